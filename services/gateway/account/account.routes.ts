@@ -1,0 +1,91 @@
+import Joi from 'joi';
+import { insertToken, revokeTokens } from '../../../shared/accounts/accounts.repository';
+import { notFound } from '../../../shared/errors/app-error';
+import { periodOf, usageSnapshot } from '../../../shared/usage/event-limit';
+import type { GatewayDeps } from '../context';
+import { authOf } from '../http/auth';
+import { dataOf, errors } from '../http/responses';
+import { defineRoute, ok, type RouteSpec } from '../http/route';
+import { findAccount } from './account.repository';
+
+const accountSchema = Joi.object({
+  user: Joi.object({ id: Joi.string().required(), name: Joi.string().required(), email: Joi.string().required() }).required(),
+  team: Joi.object({ id: Joi.string().required(), name: Joi.string().required() }).required(),
+  plan: Joi.object({
+    id: Joi.string().valid('free', 'pro', 'business', 'unlimited').required(),
+    name: Joi.string().required(),
+    monthly_event_limit: Joi.number().integer().allow(null).required().description("The team's limit (a per-team override wins over the plan's)"),
+  }).required(),
+  usage: Joi.object({
+    period: Joi.string().pattern(/^\d{4}-\d{2}$/).required().description('Calendar month, UTC'),
+    current: Joi.number().integer().required(),
+    limit: Joi.number().integer().allow(null).required(),
+    remaining: Joi.number().integer().allow(null).required(),
+    is_unlimited: Joi.boolean().required(),
+    limit_type: Joi.string().valid('monthly').required(),
+  }).required(),
+}).meta({ title: 'Account' });
+
+export function accountRoutes({ db, clock }: GatewayDeps): RouteSpec[] {
+  const tags = ['Account'];
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/account',
+      operationId: 'getAccount',
+      summary: 'The user, team, plan and this month’s usage',
+      tags,
+      auth: true,
+      responses: { 200: { description: 'The account', body: dataOf(accountSchema) }, ...errors(401, 503) },
+      handler: async (_input, req) => {
+        const auth = authOf(req);
+        const account = await findAccount(db, auth.userId);
+        if (!account) throw notFound('Account');
+        const now = clock.now();
+        const usage = await usageSnapshot(db, auth.teamId, now);
+        return ok({
+          data: {
+            user: { id: `usr_${account.user_uid}`, name: account.user_name, email: account.user_email },
+            team: { id: `team_${account.team_uid}`, name: account.team_name },
+            plan: { id: account.plan_id, name: account.plan_name, monthly_event_limit: usage.limit },
+            usage: { period: periodOf(now), ...usage, limit_type: 'monthly' },
+          },
+        });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/extension/token',
+      operationId: 'createExtensionToken',
+      summary: 'Issue a browser-extension token for the calling user',
+      description: 'The token is shown only in this answer. It acts for the same user and team as the calling token.',
+      tags,
+      auth: true,
+      responses: {
+        200: {
+          description: 'The new token',
+          body: dataOf(Joi.object({ token: Joi.string().required(), kind: Joi.string().valid('extension').required() })),
+        },
+        ...errors(401, 503),
+      },
+      handler: async (_input, req) => {
+        const auth = authOf(req);
+        const token = await insertToken(db, { userId: auth.userId, teamId: auth.teamId, kind: 'extension', name: 'browser extension' });
+        return ok({ data: { token, kind: 'extension' } });
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/extension/token',
+      operationId: 'revokeExtensionToken',
+      summary: "Revoke the calling user's extension token(s)",
+      tags,
+      auth: true,
+      responses: {
+        200: { description: 'How many were revoked', body: dataOf(Joi.object({ revoked: Joi.number().integer().min(0).required() })) },
+        ...errors(401, 503),
+      },
+      handler: async (_input, req) => ok({ data: { revoked: await revokeTokens(db, authOf(req).userId, 'extension') } }),
+    }),
+  ];
+}

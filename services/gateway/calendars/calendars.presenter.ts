@@ -1,0 +1,22 @@
+import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { publicId } from '../../../shared/ids/ids';
+import type { CalendarRow } from './calendars.repository';
+
+export const calendarPublicUrl = (baseUrl: string, uid: string) => `${baseUrl}/c/${uid}`;
+
+/** The calendar object of spec §2.2. */
+export function toCalendarJson(row: CalendarRow, baseUrl: string) {
+  return {
+    uid: row.uid,
+    public_id: publicId('cal_', row.uid),
+    short_link: row.short_link,
+    name: row.name,
+    internal_name: row.internal_name,
+    description: row.description,
+    timezone: row.timezone,
+    week_begins: row.week_begins,
+    public_url: calendarPublicUrl(baseUrl, row.uid),
+    created_at: pgTimestampToIsoMicros(row.created_at),
+    updated_at: pgTimestampToIsoMicros(row.updated_at),
+  };
+}

@@ -1,0 +1,74 @@
+import type { Knex } from '../../../shared/db/knex';
+
+export interface CalendarRow {
+  id: number;
+  uid: string;
+  team_id: number;
+  name: string;
+  internal_name: string | null;
+  description: string;
+  timezone: string;
+  week_begins: number;
+  short_link: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const CALENDAR_COLUMNS = [
+  'id',
+  'uid',
+  'team_id',
+  'name',
+  'internal_name',
+  'description',
+  'timezone',
+  'week_begins',
+  'short_link',
+  'created_at',
+  'updated_at',
+] as const;
+
+const live = (db: Knex) => db('calendars').whereNull('deleted_at');
+
+export async function listCalendars(db: Knex, teamId: number): Promise<CalendarRow[]> {
+  return live(db).select(CALENDAR_COLUMNS).where({ team_id: teamId }).orderBy('id');
+}
+
+/** `lock: 'share'` inside a transaction keeps the calendar from being deleted under it. */
+export async function findCalendar(
+  db: Knex,
+  teamId: number,
+  uid: string,
+  lock?: 'share' | 'update',
+): Promise<CalendarRow | undefined> {
+  const q = live(db).first(CALENDAR_COLUMNS).where({ team_id: teamId, uid });
+  if (lock === 'share') q.forShare();
+  if (lock === 'update') q.forUpdate();
+  return q;
+}
+
+export async function oldestCalendar(db: Knex, teamId: number): Promise<CalendarRow | undefined> {
+  return live(db).first(CALENDAR_COLUMNS).where({ team_id: teamId }).orderBy('id');
+}
+
+export async function insertCalendar(db: Knex, values: Partial<CalendarRow>): Promise<CalendarRow> {
+  const [row] = await db('calendars').insert(values).returning(CALENDAR_COLUMNS);
+  return row;
+}
+
+export async function updateCalendar(db: Knex, id: number, values: Partial<CalendarRow>): Promise<CalendarRow> {
+  const [row] = await db('calendars')
+    .where({ id })
+    .update({ ...values, updated_at: db.fn.now() })
+    .returning(CALENDAR_COLUMNS);
+  return row;
+}
+
+export async function hasLiveEvents(db: Knex, calendarId: number): Promise<boolean> {
+  const row = await db('events').where({ calendar_id: calendarId }).whereNull('deleted_at').first(db.raw('1 AS one'));
+  return row !== undefined;
+}
+
+export async function softDeleteCalendar(db: Knex, id: number): Promise<void> {
+  await db('calendars').where({ id }).update({ deleted_at: db.fn.now(), short_link: null });
+}

@@ -1,0 +1,83 @@
+import Joi from 'joi';
+import type { GatewayDeps } from '../context';
+import { authOf } from '../http/auth';
+import { dataListOf, dataOf, errors } from '../http/responses';
+import { defineRoute, ok, type RouteSpec } from '../http/route';
+import { listCalendars } from './calendars.repository';
+import { toCalendarJson } from './calendars.presenter';
+import { calendarParams, calendarSchema, createCalendarBody, updateCalendarBody, type CalendarInput } from './calendars.schemas';
+import { createCalendar, deleteCalendar, requireCalendar, updateCalendar } from './calendars.service';
+
+type CalParams = { cal: string };
+
+export function calendarRoutes({ db, config }: GatewayDeps): RouteSpec[] {
+  const json = (row: Parameters<typeof toCalendarJson>[0]) => toCalendarJson(row, config.publicBaseUrl);
+  const tags = ['Calendars'];
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/calendars',
+      operationId: 'listCalendars',
+      summary: "List the team's calendars",
+      tags,
+      auth: true,
+      responses: { 200: { description: 'The calendars, oldest first', body: dataListOf(calendarSchema) }, ...errors(401, 503) },
+      handler: async (_input, req) => ok({ data: (await listCalendars(db, authOf(req).teamId)).map(json) }),
+    }),
+    defineRoute<Record<string, never>, Record<string, never>, CalendarInput>({
+      method: 'post',
+      path: '/api/calendars',
+      operationId: 'createCalendar',
+      summary: 'Create a calendar',
+      tags,
+      auth: true,
+      body: createCalendarBody,
+      responses: { 200: { description: 'The new calendar', body: dataOf(calendarSchema) }, ...errors(400, 401, 413, 415, 422, 503) },
+      handler: async ({ body }, req) => ok({ data: json(await createCalendar(db, authOf(req).teamId, body)) }),
+    }),
+    defineRoute<CalParams>({
+      method: 'get',
+      path: '/api/calendars/:cal',
+      operationId: 'getCalendar',
+      summary: 'Get a calendar',
+      tags,
+      auth: true,
+      params: calendarParams,
+      responses: { 200: { description: 'The calendar', body: dataOf(calendarSchema) }, ...errors(401, 404, 503) },
+      handler: async ({ params }, req) => ok({ data: json(await requireCalendar(db, authOf(req).teamId, params.cal)) }),
+    }),
+    defineRoute<CalParams, Record<string, never>, CalendarInput>({
+      method: 'put',
+      path: '/api/calendars/:cal',
+      operationId: 'updateCalendar',
+      summary: 'Update a calendar',
+      description: '`name` and `timezone` are required; an omitted optional field keeps its value, an explicit null clears it.',
+      tags,
+      auth: true,
+      params: calendarParams,
+      body: updateCalendarBody,
+      responses: { 200: { description: 'The updated calendar', body: dataOf(calendarSchema) }, ...errors(400, 401, 404, 413, 415, 422, 503) },
+      handler: async ({ params, body }, req) => ok({ data: json(await updateCalendar(db, authOf(req).teamId, params.cal, body)) }),
+    }),
+    defineRoute<CalParams>({
+      method: 'delete',
+      path: '/api/calendars/:cal',
+      operationId: 'deleteCalendar',
+      summary: 'Delete a calendar that has no events',
+      tags,
+      auth: true,
+      params: calendarParams,
+      responses: {
+        200: {
+          description: 'Deleted',
+          body: Joi.object({ data: Joi.object({ public_id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() }).required() }),
+        },
+        ...errors(401, 404, 409, 503),
+      },
+      handler: async ({ params }, req) => {
+        const row = await deleteCalendar(db, authOf(req).teamId, params.cal);
+        return ok({ data: { public_id: `cal_${row.uid}`, deleted: true } });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,47 @@
+import Joi from 'joi';
+import { shortLink, timezone } from '../http/validation';
+
+const isoMicros = () => Joi.string().description('ISO 8601 UTC with microseconds, e.g. 2026-03-05T10:00:00.123456Z');
+
+const writable = {
+  name: Joi.string().max(255),
+  internal_name: Joi.string().max(255).allow(null, ''),
+  description: Joi.string().max(20000).allow(null, ''),
+  timezone: timezone(),
+  week_begins: Joi.number().integer().min(0).max(6).description('First day of the week: 0 = Sunday … 6 = Saturday'),
+  short_link: shortLink().allow(null),
+};
+
+export const createCalendarBody = Joi.object({
+  ...writable,
+  name: writable.name.required(),
+  timezone: writable.timezone.required(),
+}).unknown(true);
+
+/** PUT: the create body's required fields stay required; omitted optional ones keep their value. */
+export const updateCalendarBody = createCalendarBody;
+
+export const calendarParams = Joi.object({ cal: Joi.string().required().description('cal_… public id') });
+
+export const calendarSchema = Joi.object({
+  uid: Joi.string().required(),
+  public_id: Joi.string().pattern(/^cal_/).required(),
+  short_link: Joi.string().allow(null).required(),
+  name: Joi.string().required(),
+  internal_name: Joi.string().allow(null).required(),
+  description: Joi.string().allow('').required(),
+  timezone: Joi.string().required(),
+  week_begins: Joi.number().integer().min(0).max(6).required(),
+  public_url: Joi.string().uri().required(),
+  created_at: isoMicros().required(),
+  updated_at: isoMicros().required(),
+}).meta({ title: 'Calendar' });
+
+export interface CalendarInput {
+  name: string;
+  internal_name?: string | null;
+  description?: string | null;
+  timezone: string;
+  week_begins?: number;
+  short_link?: string | null;
+}

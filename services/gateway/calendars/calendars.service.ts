@@ -1,0 +1,76 @@
+import { sanitizeDescription } from '../../../shared/calendar/html';
+import type { Knex } from '../../../shared/db/knex';
+import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
+import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
+import { claimShortLink, replaceShortLink } from '../public/short-links.repository';
+import {
+  type CalendarRow,
+  findCalendar,
+  hasLiveEvents,
+  insertCalendar,
+  softDeleteCalendar,
+  updateCalendar as updateCalendarRow,
+} from './calendars.repository';
+import type { CalendarInput } from './calendars.schemas';
+
+export const shortLinkTaken = () => validationFailed({ short_link: ['The short link has already been taken.'] });
+
+const emptyToNull = (v: string | null | undefined) => (v === undefined ? undefined : v === '' ? null : v);
+
+/** The team's calendar named by a `cal_` id; another team's id is as unknown as a made-up one. */
+export async function requireCalendar(
+  db: Knex,
+  teamId: number,
+  calPublicId: string,
+  lock?: 'share' | 'update',
+): Promise<CalendarRow> {
+  const uid = uidFromPublicId('cal_', calPublicId);
+  const row = uid ? await findCalendar(db, teamId, uid, lock) : undefined;
+  if (!row) throw notFound('Calendar');
+  return row;
+}
+
+export async function createCalendar(db: Knex, teamId: number, input: CalendarInput): Promise<CalendarRow> {
+  return db.transaction(async (trx) => {
+    const row = await insertCalendar(trx, {
+      uid: newUid(),
+      team_id: teamId,
+      name: input.name,
+      internal_name: emptyToNull(input.internal_name) ?? null,
+      description: sanitizeDescription(input.description ?? ''),
+      timezone: input.timezone,
+      week_begins: input.week_begins ?? 1,
+      short_link: input.short_link ?? null,
+    });
+    if (input.short_link && !(await claimShortLink(trx, input.short_link, { calendarId: row.id }))) throw shortLinkTaken();
+    return row;
+  });
+}
+
+export async function updateCalendar(db: Knex, teamId: number, calPublicId: string, input: CalendarInput): Promise<CalendarRow> {
+  return db.transaction(async (trx) => {
+    const current = await requireCalendar(trx, teamId, calPublicId, 'update');
+    const changes: Partial<CalendarRow> = { name: input.name, timezone: input.timezone };
+    if (input.internal_name !== undefined) changes.internal_name = emptyToNull(input.internal_name) ?? null;
+    if (input.description !== undefined) changes.description = sanitizeDescription(input.description ?? '');
+    if (input.week_begins !== undefined) changes.week_begins = input.week_begins;
+    if (input.short_link !== undefined) {
+      if (!(await replaceShortLink(trx, { calendarId: current.id }, current.short_link, input.short_link))) throw shortLinkTaken();
+      changes.short_link = input.short_link;
+    }
+    return updateCalendarRow(trx, current.id, changes);
+  });
+}
+
+export async function deleteCalendar(db: Knex, teamId: number, calPublicId: string): Promise<CalendarRow> {
+  return db.transaction(async (trx) => {
+    // Locked so no event can be added between the check and the delete (creators take a share lock).
+    const current = await requireCalendar(trx, teamId, calPublicId, 'update');
+    if (await hasLiveEvents(trx, current.id)) {
+      throw conflict('The calendar still has events; delete or move them first.');
+    }
+    await trx('short_links').where({ calendar_id: current.id }).delete();
+    await softDeleteCalendar(trx, current.id);
+    return current;
+  });
+}

@@ -1,0 +1,14 @@
+import type { Config } from '../../shared/config/config';
+import type { Knex } from '../../shared/db/knex';
+import type { Clock } from '../../shared/lifecycle/clock';
+import type { Logger } from '../../shared/logging/logger';
+import type { Redis } from '../../shared/queues/redis';
+
+/** What the gateway's features are built from; main.ts makes the real ones, tests their own. */
+export interface GatewayDeps {
+  config: Config;
+  db: Knex;
+  redis: Redis;
+  logger: Logger;
+  clock: Clock;
+}

@@ -1,0 +1,67 @@
+import { formatWithOffset, pgTimestampToDateTime, pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { formatDateRange } from '../../../shared/calendar/format';
+import { eventLinks } from '../../../shared/calendar/platforms';
+import { recurrenceText } from '../../../shared/calendar/recurrence';
+import { timezoneReadable } from '../../../shared/calendar/time-zones';
+import { publicId } from '../../../shared/ids/ids';
+import { toCalendarJson } from '../calendars/calendars.presenter';
+import { HTML_LABELS, htmlSnippets } from './event-snippets';
+import type { EventWithCalendar } from './events.repository';
+
+export const eventPublicUrl = (baseUrl: string, uid: string) => `${baseUrl}/e/${uid}`;
+
+/** The event object of spec §2.1 (plus status and is_protected). */
+export function toEventJson({ event: e, calendar }: EventWithCalendar, baseUrl: string) {
+  const start = pgTimestampToDateTime(e.date_start);
+  const end = pgTimestampToDateTime(e.date_end);
+  const publicUrl = eventPublicUrl(baseUrl, e.uid);
+  // All-day events are calendar days with no zone: shown at UTC midnight, timezone null.
+  const zone = e.is_all_day ? 'UTC' : e.timezone;
+  return {
+    uid: e.uid,
+    public_id: publicId('evt_', e.uid),
+    calendar_uid: publicId('cal_', calendar.uid),
+    short_link: e.short_link,
+    title: e.title,
+    internal_name: e.internal_name,
+    is_draft: e.is_draft,
+    description: e.description,
+    location: e.location,
+    is_all_day: e.is_all_day,
+    has_rsvp: e.has_rsvp,
+    has_calendar_invites: e.has_calendar_invites,
+    rsvp_limit: e.rsvp_limit,
+    is_recurring: e.recurrence_rule !== null,
+    recurrence_rule: e.recurrence_rule,
+    recurrence_text: e.recurrence_rule ? recurrenceText(e.recurrence_rule) : null,
+    series_title: e.series_title,
+    date_start: formatWithOffset(start, zone),
+    date_end: formatWithOffset(end, zone),
+    timezone: e.is_all_day ? null : e.timezone,
+    busy_type: e.busy_type,
+    reminder_before: e.reminder_before,
+    date_range_formatted: formatDateRange({ isAllDay: e.is_all_day, start, end, zone: e.timezone }),
+    public_url: publicUrl,
+    embed_url: `${publicUrl}/embed`,
+    location_url: e.location_url,
+    image_url: e.image_url,
+    timezone_readable: e.is_all_day ? null : timezoneReadable(e.timezone, start),
+    status: e.status,
+    is_protected: e.access_code_hash !== null,
+    calendar: toCalendarJson(calendar, baseUrl),
+    created_at: pgTimestampToIsoMicros(e.created_at),
+    updated_at: pgTimestampToIsoMicros(e.updated_at),
+  };
+}
+
+/** `{data, links, html[, html_snippets]}` of a single-event answer. */
+export function toSingleEventJson(found: EventWithCalendar, baseUrl: string, withHtml: boolean) {
+  const data = toEventJson(found, baseUrl);
+  const links = eventLinks(data.public_url);
+  return {
+    data,
+    links,
+    html: { ...HTML_LABELS },
+    ...(withHtml ? { html_snippets: htmlSnippets(data.title, links) } : {}),
+  };
+}

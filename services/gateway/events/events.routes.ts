@@ -1,0 +1,199 @@
+import { parseDateInput } from '../../../shared/calendar/dates';
+import { resolveEventTimes } from '../../../shared/calendar/event-times';
+import { isValidTimeZone } from '../../../shared/calendar/time-zones';
+import type { FieldErrors } from '../../../shared/errors/app-error';
+import type { GatewayDeps } from '../context';
+import { authOf } from '../http/auth';
+import { errors } from '../http/responses';
+import { defineRoute, ok, type RouteSpec } from '../http/route';
+import { toEventJson, toSingleEventJson } from './events.presenter';
+import type { EventWithCalendar } from './events.repository';
+import {
+  calendarEventParams,
+  createEventBody,
+  deleteEventBody,
+  deletedEventSchema,
+  eventLimitSchema,
+  eventListSchema,
+  eventParams,
+  listEventsQuery,
+  simpleEventBody,
+  singleEventSchema,
+  updateEventBody,
+  withHtmlQuery,
+  type EventInput,
+  type ListEventsQuery,
+  type SimpleEventInput,
+} from './events.schemas';
+import { createEvent, createSimpleEvent, deleteEvent, listEvents, requireEvent, updateEvent } from './events.service';
+
+type CalParams = { cal: string };
+type CalEvtParams = { cal: string; evt: string };
+type EvtParams = { evt: string };
+type WithHtml = { with_html?: boolean };
+
+/**
+ * date_end on or after date_start, checked with the other fields so one 422 lists every
+ * problem. Skipped when the parts it needs already failed (their own errors say why).
+ */
+function datesInOrder(body: { date_start?: unknown; date_end?: unknown; timezone?: unknown; is_all_day?: unknown }, fields?: { startField: string; endField: string }): FieldErrors {
+  const { date_start: start, date_end: end, timezone } = body;
+  if (typeof start !== 'string' || typeof end !== 'string' || !isValidTimeZone(timezone)) return {};
+  if (!parseDateInput(start) || !parseDateInput(end)) return {};
+  const result = resolveEventTimes({ isAllDay: body.is_all_day === true, start, end, timezone, ...fields });
+  return 'errors' in result ? result.errors : {};
+}
+
+export function eventRoutes({ db, config, clock }: GatewayDeps): RouteSpec[] {
+  const deps = { db, clock };
+  const base = config.publicBaseUrl;
+  const single = (found: EventWithCalendar, withHtml?: boolean) => ok(toSingleEventJson(found, base, withHtml === true));
+  const tags = ['Events'];
+  const single200 = { description: 'The event with its links and HTML variants', body: singleEventSchema };
+  const limit409 = { description: "The team's monthly event limit is reached (spec §7)", body: eventLimitSchema };
+  const listDescription =
+    'Ordered by date_start, then id. Pages by keyset: pass `meta.next_cursor` as `cursor` for the next page. Boolean flags take true, false, 1 or 0.';
+
+  return [
+    defineRoute<Record<string, never>, ListEventsQuery>({
+      method: 'get',
+      path: '/api/events',
+      operationId: 'listEvents',
+      summary: "List the team's events",
+      description: listDescription,
+      tags,
+      auth: true,
+      query: listEventsQuery,
+      responses: { 200: { description: 'A page of events', body: eventListSchema }, ...errors(401, 422, 503) },
+      handler: async ({ query }, req) => {
+        const page = await listEvents(deps, authOf(req).teamId, query);
+        return ok({ data: page.rows.map((r) => toEventJson(r, base)), meta: { per_page: query.per_page, next_cursor: page.nextCursor } });
+      },
+    }),
+    defineRoute<Record<string, never>, WithHtml, SimpleEventInput>({
+      method: 'post',
+      path: '/api/events',
+      operationId: 'createSimpleEvent',
+      summary: 'Create an event from a title and a start',
+      description:
+        'No end: one hour (all-day: the same day). No timezone: the calendar\'s. No calendar: the team\'s oldest, or a new "My Calendar". A bare-date start makes an all-day event.',
+      tags,
+      auth: true,
+      query: withHtmlQuery,
+      body: simpleEventBody,
+      check: ({ body }) =>
+        body.end === undefined || body.timezone === undefined
+          ? {}
+          : datesInOrder({ ...body, date_start: body.start, date_end: body.end, is_all_day: body.is_all_day ?? !/[T ]/.test(String(body.start)) }, { startField: 'start', endField: 'end' }),
+      responses: { 200: single200, 409: limit409, ...errors(400, 401, 413, 415, 422, 503) },
+      handler: async ({ body, query }, req) => single(await createSimpleEvent(deps, authOf(req).teamId, body), query.with_html),
+    }),
+    defineRoute<EvtParams, WithHtml>({
+      method: 'get',
+      path: '/api/events/:evt',
+      operationId: 'getEvent',
+      summary: 'Get an event by its public id',
+      tags,
+      auth: true,
+      params: eventParams,
+      query: withHtmlQuery,
+      responses: { 200: single200, ...errors(401, 404, 503) },
+      handler: async ({ params, query }, req) => single(await requireEvent(db, authOf(req).teamId, params.evt), query.with_html),
+    }),
+    defineRoute<EvtParams, Record<string, never>, { notify_invitees: boolean }>({
+      method: 'delete',
+      path: '/api/events/:evt',
+      operationId: 'deleteEventShort',
+      summary: 'Delete an event (short form)',
+      tags,
+      auth: true,
+      params: eventParams,
+      body: deleteEventBody,
+      responses: { 200: { description: 'Deleted', body: deletedEventSchema }, ...errors(400, 401, 404, 422, 503) },
+      handler: async ({ params, body }, req) => {
+        const result = await deleteEvent(deps, authOf(req).teamId, params.evt, { notifyInvitees: body.notify_invitees });
+        return ok({ data: { public_id: result.publicId, deleted: true, invitees_notified: result.inviteesNotified } });
+      },
+    }),
+    defineRoute<CalParams, ListEventsQuery>({
+      method: 'get',
+      path: '/api/calendars/:cal/events',
+      operationId: 'listCalendarEvents',
+      summary: 'List the events of a calendar',
+      description: listDescription,
+      tags,
+      auth: true,
+      params: calendarEventParams.fork(['evt'], (s) => s.optional()),
+      query: listEventsQuery,
+      responses: { 200: { description: 'A page of events', body: eventListSchema }, ...errors(401, 404, 422, 503) },
+      handler: async ({ params, query }, req) => {
+        const page = await listEvents(deps, authOf(req).teamId, query, params.cal);
+        return ok({ data: page.rows.map((r) => toEventJson(r, base)), meta: { per_page: query.per_page, next_cursor: page.nextCursor } });
+      },
+    }),
+    defineRoute<CalParams, WithHtml, EventInput>({
+      method: 'post',
+      path: '/api/calendars/:cal/events',
+      operationId: 'createEvent',
+      summary: 'Create an event',
+      description: 'Without an offset, date_start and date_end are wall time in `timezone`. For all-day events date_end is the inclusive last day.',
+      tags,
+      auth: true,
+      params: calendarEventParams.fork(['evt'], (s) => s.optional()),
+      query: withHtmlQuery,
+      body: createEventBody,
+      check: ({ body }) => datesInOrder(body),
+      responses: { 200: single200, 409: limit409, ...errors(400, 401, 404, 413, 415, 422, 503) },
+      handler: async ({ params, body, query }, req) => single(await createEvent(deps, authOf(req).teamId, params.cal, body), query.with_html),
+    }),
+    defineRoute<CalEvtParams, WithHtml>({
+      method: 'get',
+      path: '/api/calendars/:cal/events/:evt',
+      operationId: 'getCalendarEvent',
+      summary: 'Get an event',
+      tags,
+      auth: true,
+      params: calendarEventParams,
+      query: withHtmlQuery,
+      responses: { 200: single200, ...errors(401, 404, 503) },
+      handler: async ({ params, query }, req) =>
+        single(await requireEvent(db, authOf(req).teamId, params.evt, { calPublicId: params.cal }), query.with_html),
+    }),
+    defineRoute<CalEvtParams, WithHtml, EventInput>({
+      method: 'put',
+      path: '/api/calendars/:cal/events/:evt',
+      operationId: 'updateEvent',
+      summary: 'Update an event',
+      description:
+        'title, date_start, date_end and timezone are required; an omitted optional field keeps its value, an explicit null clears it. `send_invite_updates: true` emails every invitee an update.',
+      tags,
+      auth: true,
+      params: calendarEventParams,
+      query: withHtmlQuery,
+      body: updateEventBody,
+      check: ({ body }) => (body.is_all_day === undefined ? {} : datesInOrder(body)),
+      responses: { 200: single200, ...errors(400, 401, 404, 413, 415, 422, 503) },
+      handler: async ({ params, body, query }, req) =>
+        single(await updateEvent(deps, authOf(req).teamId, params.cal, params.evt, body), query.with_html),
+    }),
+    defineRoute<CalEvtParams, Record<string, never>, { notify_invitees: boolean }>({
+      method: 'delete',
+      path: '/api/calendars/:cal/events/:evt',
+      operationId: 'deleteEvent',
+      summary: 'Delete an event',
+      description: '`notify_invitees: true` emails every invitee a cancellation; the answer says how many were queued.',
+      tags,
+      auth: true,
+      params: calendarEventParams,
+      body: deleteEventBody,
+      responses: { 200: { description: 'Deleted', body: deletedEventSchema }, ...errors(400, 401, 404, 422, 503) },
+      handler: async ({ params, body }, req) => {
+        const result = await deleteEvent(deps, authOf(req).teamId, params.evt, {
+          calPublicId: params.cal,
+          notifyInvitees: body.notify_invitees,
+        });
+        return ok({ data: { public_id: result.publicId, deleted: true, invitees_notified: result.inviteesNotified } });
+      },
+    }),
+  ];
+}

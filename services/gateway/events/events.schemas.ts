@@ -1,0 +1,197 @@
+import Joi from 'joi';
+import { calendarSchema } from '../calendars/calendars.schemas';
+import { bool, dateInput, httpUrl, rrule, shortLink, timezone } from '../http/validation';
+
+/** Writable event fields (spec §4.4 plus API.md's extras), without presence rules. */
+export const eventFields = {
+  title: Joi.string().max(255),
+  internal_name: Joi.string().max(255).allow(null, ''),
+  is_draft: bool(),
+  description: Joi.string().max(50000).allow(null, '').description('HTML (sanitized) or plain text (becomes paragraphs)'),
+  location: Joi.string().max(255).allow(null, ''),
+  is_all_day: bool(),
+  recurrence_rule: rrule().allow(null, ''),
+  series_title: Joi.string().max(255).allow(null, ''),
+  has_rsvp: bool(),
+  rsvp_limit: Joi.number().integer().min(1).max(1000000).allow(null),
+  date_start: dateInput(),
+  date_end: dateInput().description('On or after date_start. For all-day events, the inclusive last day.'),
+  timezone: timezone(),
+  busy_type: Joi.string().valid('busy', 'free').allow(null),
+  reminder_before: Joi.number().integer().min(0).max(525600).allow(null).description('Minutes before the start'),
+  short_link: shortLink().allow(null, ''),
+  location_url: httpUrl().allow(null, ''),
+  image_url: httpUrl().allow(null, ''),
+  access_code: Joi.string().min(4).max(64).allow(null).description('Write-only; protects the public pages. null removes it.'),
+};
+
+export const createEventBody = Joi.object({
+  ...eventFields,
+  title: eventFields.title.required(),
+  date_start: eventFields.date_start.required(),
+  date_end: eventFields.date_end.required(),
+  timezone: eventFields.timezone.required(),
+}).unknown(true);
+
+export const updateEventBody = createEventBody.keys({
+  send_invite_updates: bool().description('Email every invitee an update'),
+});
+
+/** `POST /api/events`: `title` and `start`; everything else has a default. */
+export const simpleEventBody = Joi.object({
+  ...eventFields,
+  start: dateInput().required().description('A bare date makes an all-day event'),
+  end: dateInput().description('Default: one hour after start (all-day: the same day)'),
+  timezone: eventFields.timezone.description("Default: the calendar's"),
+  calendar: Joi.string().max(255).description("A cal_ id. Default: the team's oldest calendar, or a new \"My Calendar\""),
+  title: eventFields.title.required(),
+}).unknown(true);
+
+export const withHtmlQuery = Joi.object({ with_html: bool().description('Add html_snippets to the response') }).unknown(true);
+
+export const deleteEventBody = Joi.object({
+  notify_invitees: bool().default(false).description('Email every invitee a cancellation'),
+})
+  .unknown(true)
+  .allow(null);
+
+export const listEventsQuery = Joi.object({
+  range: Joi.string().valid('all', 'upcoming', 'past').default('all').description('upcoming: not yet ended; past: ended'),
+  search: Joi.string().max(255).allow('').description('Matches title or internal name'),
+  calendar: Joi.string().max(255).description('A cal_ id'),
+  start_date: dateInput().description('Events starting at or after this date (UTC when no offset is given)'),
+  end_date: dateInput().description('Events ending at or before this date (UTC when no offset is given)'),
+  rsvp: bool(),
+  invites: bool(),
+  status: Joi.string().valid('approved', 'pending', 'rejected'),
+  per_page: Joi.number().integer().min(1).max(200).default(50),
+  cursor: Joi.string().max(200).pattern(/^[A-Za-z0-9_-]+$/).description('next_cursor of the previous page'),
+}).unknown(true);
+
+export const calendarEventParams = Joi.object({
+  cal: Joi.string().required().description('cal_… public id'),
+  evt: Joi.string().required().description('evt_… public id'),
+});
+export const eventParams = Joi.object({ evt: Joi.string().required().description('evt_… public id') });
+
+const offsetDateTime = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
+const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+
+export const LINK_KEYS = ['event_page', 'auto', 'google', 'apple', 'outlook', 'outlook_web', 'yahoo', 'office365', 'ics'] as const;
+export const HTML_KEYS = ['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep'] as const;
+
+const keyed = (keys: readonly string[]) => Joi.object(Object.fromEntries(keys.map((k) => [k, Joi.string().required()])));
+
+export const eventSchema = Joi.object({
+  uid: Joi.string().required(),
+  public_id: Joi.string().pattern(/^evt_/).required(),
+  calendar_uid: Joi.string().pattern(/^cal_/).required(),
+  short_link: Joi.string().allow(null).required(),
+  title: Joi.string().required(),
+  internal_name: Joi.string().allow(null).required(),
+  is_draft: Joi.boolean().required(),
+  description: Joi.string().allow(null).required(),
+  location: Joi.string().allow(null).required(),
+  is_all_day: Joi.boolean().required(),
+  has_rsvp: Joi.boolean().required(),
+  has_calendar_invites: Joi.boolean().required(),
+  rsvp_limit: Joi.number().integer().allow(null).required(),
+  is_recurring: Joi.boolean().required(),
+  recurrence_rule: Joi.string().allow(null).required(),
+  recurrence_text: Joi.string().allow(null).required(),
+  series_title: Joi.string().allow(null).required(),
+  date_start: offsetDateTime().required(),
+  date_end: offsetDateTime().required(),
+  timezone: Joi.string().allow(null).required(),
+  busy_type: Joi.string().valid('busy', 'free').allow(null).required(),
+  reminder_before: Joi.number().integer().allow(null).required(),
+  date_range_formatted: Joi.string().required(),
+  public_url: Joi.string().uri().required(),
+  embed_url: Joi.string().uri().required(),
+  location_url: Joi.string().allow(null).required(),
+  image_url: Joi.string().allow(null).required(),
+  timezone_readable: Joi.string().allow(null).required(),
+  status: Joi.string().valid('approved', 'pending', 'rejected').required(),
+  is_protected: Joi.boolean().required(),
+  calendar: calendarSchema.required(),
+  created_at: isoMicros().required(),
+  updated_at: isoMicros().required(),
+}).meta({ title: 'Event' });
+
+/** Single-event answers: the event, its platform links and the HTML variants. */
+export const singleEventSchema = Joi.object({
+  data: eventSchema.required(),
+  links: keyed(LINK_KEYS).required(),
+  html: keyed(HTML_KEYS).required(),
+  html_snippets: keyed(HTML_KEYS),
+});
+
+export const eventListSchema = Joi.object({
+  data: Joi.array().items(eventSchema).required(),
+  meta: Joi.object({
+    per_page: Joi.number().integer().required(),
+    next_cursor: Joi.string().allow(null).required(),
+  }).required(),
+});
+
+export const deletedEventSchema = Joi.object({
+  data: Joi.object({
+    public_id: Joi.string().required(),
+    deleted: Joi.boolean().valid(true).required(),
+    invitees_notified: Joi.number().integer().min(0).required(),
+  }).required(),
+});
+
+export const eventLimitSchema = Joi.object({
+  message: Joi.string().required(),
+  current: Joi.number().integer().required(),
+  limit: Joi.number().integer().required(),
+  remaining: Joi.number().integer().required(),
+  would_exceed_by: Joi.number().integer().required(),
+  is_unlimited: Joi.boolean().required(),
+  limit_type: Joi.string().valid('monthly').required(),
+}).meta({ title: 'EventLimitExceeded' });
+
+/** The writable fields as the service receives them after validation. */
+export interface EventInput {
+  title?: string;
+  internal_name?: string | null;
+  is_draft?: boolean;
+  description?: string | null;
+  location?: string | null;
+  is_all_day?: boolean;
+  recurrence_rule?: string | null;
+  series_title?: string | null;
+  has_rsvp?: boolean;
+  rsvp_limit?: number | null;
+  date_start?: string;
+  date_end?: string;
+  timezone?: string;
+  busy_type?: 'busy' | 'free' | null;
+  reminder_before?: number | null;
+  short_link?: string | null;
+  location_url?: string | null;
+  image_url?: string | null;
+  access_code?: string | null;
+  send_invite_updates?: boolean;
+}
+
+export interface SimpleEventInput extends Omit<EventInput, 'date_start' | 'date_end'> {
+  title: string;
+  start: string;
+  end?: string;
+  calendar?: string;
+}
+
+export interface ListEventsQuery {
+  range: 'all' | 'upcoming' | 'past';
+  search?: string;
+  calendar?: string;
+  start_date?: string;
+  end_date?: string;
+  rsvp?: boolean;
+  invites?: boolean;
+  status?: 'approved' | 'pending' | 'rejected';
+  per_page: number;
+  cursor?: string;
+}

@@ -1,0 +1,265 @@
+import { DateTime } from 'luxon';
+import { parseDateInput, resolveInstant } from '../../../shared/calendar/dates';
+import { resolveEventTimes } from '../../../shared/calendar/event-times';
+import { sanitizeDescription } from '../../../shared/calendar/html';
+import type { Knex } from '../../../shared/db/knex';
+import { notFound, validationFailed } from '../../../shared/errors/app-error';
+import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
+import type { Clock } from '../../../shared/lifecycle/clock';
+import { eventLimitExceeded, reserveEventSlots } from '../../../shared/usage/event-limit';
+import { type CalendarRow, findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
+import { requireCalendar, shortLinkTaken } from '../calendars/calendars.service';
+import { claimShortLink, replaceShortLink } from '../public/short-links.repository';
+import { hashAccessCode } from './access-code';
+import {
+  type EventRow,
+  type EventWithCalendar,
+  findEvent,
+  insertEvent,
+  listEvents as listEventRows,
+  softDeleteEvent,
+  updateEvent as updateEventRow,
+} from './events.repository';
+import type { EventInput, ListEventsQuery, SimpleEventInput } from './events.schemas';
+
+export interface EventsDeps {
+  db: Knex;
+  clock: Clock;
+}
+
+const OPTIONAL_TEXT = ['internal_name', 'location', 'series_title', 'location_url', 'image_url', 'recurrence_rule'] as const;
+
+const blankToNull = (v: string | null | undefined): string | null | undefined => (v === '' ? null : v);
+
+/**
+ * The stored values for a create (no `current`) or a PUT (merged over `current`: omitted
+ * optional fields keep their value, explicit nulls clear them). Throws 422 on bad dates.
+ */
+async function eventValues(
+  input: EventInput,
+  current?: EventRow,
+  fields: { startField: string; endField: string } = { startField: 'date_start', endField: 'date_end' },
+): Promise<Partial<EventRow>> {
+  const isAllDay = input.is_all_day ?? current?.is_all_day ?? false;
+  const timing = resolveEventTimes({
+    isAllDay,
+    start: input.date_start as string,
+    end: input.date_end as string,
+    timezone: input.timezone as string,
+    ...fields,
+  });
+  if ('errors' in timing) throw validationFailed(timing.errors);
+
+  const values: Partial<EventRow> = {
+    title: input.title,
+    timezone: input.timezone,
+    is_all_day: isAllDay,
+    ...timing.times,
+  };
+  for (const key of OPTIONAL_TEXT) {
+    const v = blankToNull(input[key]);
+    if (v !== undefined) values[key] = v;
+    else if (!current) values[key] = null;
+  }
+  if (input.description !== undefined) values.description = input.description ? sanitizeDescription(input.description) || null : null;
+  else if (!current) values.description = null;
+  for (const key of ['is_draft', 'has_rsvp'] as const) {
+    if (input[key] !== undefined) values[key] = input[key];
+  }
+  for (const key of ['busy_type', 'reminder_before', 'rsvp_limit'] as const) {
+    if (input[key] !== undefined) (values as Record<string, unknown>)[key] = input[key];
+    else if (!current) (values as Record<string, unknown>)[key] = null;
+  }
+  if (input.access_code !== undefined) {
+    values.access_code_hash = input.access_code === null ? null : await hashAccessCode(input.access_code);
+  }
+  return values;
+}
+
+/** Inserts an event into `calendar` within `trx`, spending one slot of the monthly allowance. */
+async function insertNewEvent(
+  deps: EventsDeps,
+  trx: Knex,
+  teamId: number,
+  calendar: CalendarRow,
+  input: EventInput,
+  values: Partial<EventRow>,
+): Promise<EventWithCalendar> {
+  const reservation = await reserveEventSlots(trx, teamId, 1, deps.clock.now());
+  if (reservation.granted < 1) throw eventLimitExceeded(reservation.current, reservation.limit ?? 0);
+  const shortLink = blankToNull(input.short_link) ?? null;
+  const event = await insertEvent(trx, {
+    ...values,
+    uid: newUid(),
+    team_id: teamId,
+    calendar_id: calendar.id,
+    short_link: shortLink,
+    status: 'approved',
+  });
+  if (shortLink && !(await claimShortLink(trx, shortLink, { eventId: event.id }))) throw shortLinkTaken();
+  return { event, calendar };
+}
+
+export async function createEvent(deps: EventsDeps, teamId: number, calPublicId: string, input: EventInput): Promise<EventWithCalendar> {
+  const values = await eventValues(input);
+  return deps.db.transaction(async (trx) => {
+    const calendar = await requireCalendar(trx, teamId, calPublicId, 'share');
+    return insertNewEvent(deps, trx, teamId, calendar, input, values);
+  });
+}
+
+/** `POST /api/events`: fills in the calendar, the zone, the end and the all-day flag. */
+export async function createSimpleEvent(deps: EventsDeps, teamId: number, input: SimpleEventInput): Promise<EventWithCalendar> {
+  const start = parseDateInput(input.start);
+  if (!start) throw validationFailed({ start: ['The start field must be a valid date.'] });
+  const isAllDay = input.is_all_day ?? start.kind === 'date';
+
+  return deps.db.transaction(async (trx) => {
+    const calendar = await simpleEventCalendar(trx, teamId, input);
+    const zone = input.timezone ?? calendar.timezone;
+    let end = input.end;
+    if (end === undefined) {
+      end = isAllDay
+        ? (resolveInstant(start, zone).toISODate() as string)
+        : (resolveInstant(start, zone).plus({ hours: 1 }).toISO({ includeOffset: true }) as string);
+    }
+    const full: EventInput = { ...input, is_all_day: isAllDay, date_start: input.start, date_end: end, timezone: zone };
+    const values = await eventValues(full, undefined, { startField: 'start', endField: 'end' });
+    return insertNewEvent(deps, trx, teamId, calendar, full, values);
+  });
+}
+
+async function simpleEventCalendar(trx: Knex, teamId: number, input: SimpleEventInput): Promise<CalendarRow> {
+  if (input.calendar !== undefined) {
+    const uid = uidFromPublicId('cal_', input.calendar);
+    const found = uid ? await findCalendar(trx, teamId, uid, 'share') : undefined;
+    if (!found) throw validationFailed({ calendar: ['The selected calendar is invalid.'] });
+    return found;
+  }
+  // Serialize per team so two first events do not make two "My Calendar"s.
+  await trx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [teamId]);
+  const oldest = await oldestCalendar(trx, teamId);
+  if (oldest) return oldest;
+  return insertCalendar(trx, {
+    uid: newUid(),
+    team_id: teamId,
+    name: 'My Calendar',
+    description: '',
+    timezone: input.timezone ?? 'UTC',
+    week_begins: 1,
+  });
+}
+
+/** The team's live event; with a calendar id, only when it belongs to that calendar. */
+export async function requireEvent(
+  db: Knex,
+  teamId: number,
+  evtPublicId: string,
+  opts: { calPublicId?: string; lock?: boolean } = {},
+): Promise<EventWithCalendar> {
+  const uid = uidFromPublicId('evt_', evtPublicId);
+  let calendarUid: string | undefined;
+  if (opts.calPublicId !== undefined) {
+    const cal = uidFromPublicId('cal_', opts.calPublicId);
+    if (!cal) throw notFound('Event');
+    calendarUid = cal;
+  }
+  const found = uid ? await findEvent(db, teamId, uid, { calendarUid, lock: opts.lock }) : undefined;
+  if (!found) throw notFound('Event');
+  return found;
+}
+
+export async function updateEvent(
+  deps: EventsDeps,
+  teamId: number,
+  calPublicId: string,
+  evtPublicId: string,
+  input: EventInput,
+): Promise<EventWithCalendar> {
+  return deps.db.transaction(async (trx) => {
+    const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId, lock: true });
+    const values = await eventValues(input, current.event);
+    if (input.short_link !== undefined) {
+      const next = blankToNull(input.short_link) ?? null;
+      if (!(await replaceShortLink(trx, { eventId: current.event.id }, current.event.short_link, next))) throw shortLinkTaken();
+      values.short_link = next;
+    }
+    values.sequence = current.event.sequence + 1;
+    const event = await updateEventRow(trx, current.event.id, values);
+    return { event, calendar: current.calendar };
+  });
+}
+
+export interface DeleteResult {
+  publicId: string;
+  inviteesNotified: number;
+}
+
+export async function deleteEvent(
+  deps: EventsDeps,
+  teamId: number,
+  evtPublicId: string,
+  opts: { calPublicId?: string; notifyInvitees: boolean },
+): Promise<DeleteResult> {
+  return deps.db.transaction(async (trx) => {
+    const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId: opts.calPublicId, lock: true });
+    await softDeleteEvent(trx, current.event.id);
+    // Invitations arrive with the mail worker; until an event has invitees there is no one to notify.
+    return { publicId: `evt_${current.event.uid}`, inviteesNotified: 0 };
+  });
+}
+
+export interface EventPage {
+  rows: EventWithCalendar[];
+  nextCursor: string | null;
+}
+
+const encodeCursor = (row: EventRow) => Buffer.from(JSON.stringify([row.date_start, row.id])).toString('base64url');
+
+function decodeCursor(cursor: string): { dateStart: string; id: number } {
+  try {
+    const [dateStart, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof dateStart === 'string' && Number.isSafeInteger(id) && DateTime.fromSQL(dateStart).isValid) return { dateStart, id };
+  } catch {
+    // fall through
+  }
+  throw validationFailed({ cursor: ['The cursor field is invalid.'] });
+}
+
+const filterInstant = (value: string | undefined) => {
+  if (value === undefined) return undefined;
+  const parsed = parseDateInput(value);
+  return parsed ? (resolveInstant(parsed, 'UTC').toUTC().toISO() as string) : undefined;
+};
+
+export async function listEvents(deps: EventsDeps, teamId: number, query: ListEventsQuery, calPublicId?: string): Promise<EventPage> {
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  let calendarId: number | undefined;
+  const calendarRef = calPublicId ?? query.calendar;
+  if (calendarRef !== undefined) {
+    const uid = uidFromPublicId('cal_', calendarRef);
+    const cal = uid ? await findCalendar(deps.db, teamId, uid) : undefined;
+    if (!cal) {
+      if (calPublicId !== undefined) throw notFound('Calendar');
+      return { rows: [], nextCursor: null };
+    }
+    calendarId = cal.id;
+  }
+  const rows = await listEventRows(deps.db, {
+    teamId,
+    calendarId,
+    range: query.range,
+    now: deps.clock.now().toISOString(),
+    search: query.search || undefined,
+    startFrom: filterInstant(query.start_date),
+    endBy: filterInstant(query.end_date),
+    rsvp: query.rsvp,
+    invites: query.invites,
+    status: query.status,
+    after,
+    limit: query.per_page + 1,
+  });
+  const hasMore = rows.length > query.per_page;
+  const page = hasMore ? rows.slice(0, query.per_page) : rows;
+  return { rows: page, nextCursor: hasMore ? encodeCursor(page[page.length - 1].event) : null };
+}

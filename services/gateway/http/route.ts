@@ -1,0 +1,91 @@
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type Joi from 'joi';
+import type { FieldErrors } from '../../../shared/errors/app-error';
+import { throwIfErrors, validatePart } from './validation';
+
+/**
+ * One declaration per endpoint: Express mounts it, joi validates it, and the OpenAPI
+ * document is generated from it, so the docs cannot drift from what is enforced.
+ */
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  /** JSON body shape; omitted for bodies that are not JSON. */
+  body?: Joi.Schema;
+  /** Content type when the body is not JSON (text/html, text/calendar…). */
+  contentType?: string;
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
+export const accepted = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 202, body, headers });
+
+export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknown>, B = Record<string, unknown>> {
+  method: HttpMethod;
+  /** Express path, e.g. `/api/calendars/:cal/events`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** Bearer token required. */
+  auth: boolean;
+  params?: Joi.ObjectSchema;
+  query?: Joi.ObjectSchema;
+  body?: Joi.ObjectSchema;
+  /** Request body content types, JSON by default. */
+  consumes?: string[];
+  /** Cross-field rules, run on the converted input even when some fields failed. */
+  check?: (input: RouteInput<P, Q, B>) => FieldErrors;
+  responses: Record<number, ResponseSpec>;
+  /** Middleware run after auth and before validation (rate limits, body parsers). */
+  before?: RequestHandler[];
+  /** Returns a Reply to send as JSON, or nothing when it answered `res` itself. */
+  handler: (input: RouteInput<P, Q, B>, req: Request, res: Response) => Promise<Reply | void>;
+}
+
+export function defineRoute<P = Record<string, string>, Q = Record<string, unknown>, B = Record<string, unknown>>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+export interface MountOptions {
+  authenticate: RequestHandler;
+}
+
+/** Mounts the routes on an Express router with auth, validation and JSON replies. */
+export function mountRoutes(router: Router, routes: RouteSpec[], opts: MountOptions): void {
+  for (const route of routes) {
+    const chain: RequestHandler[] = [];
+    if (route.auth) chain.push(opts.authenticate);
+    if (route.before) chain.push(...route.before);
+    chain.push(async (req: Request, res: Response, _next: NextFunction) => {
+      const params = validatePart<Record<string, string>>(route.params, req.params);
+      const query = validatePart<Record<string, unknown>>(route.query, { ...(req.query as object) });
+      const hasBodySchema = route.body !== undefined;
+      const rawBody = req.body === undefined && hasBodySchema ? {} : req.body;
+      const body = validatePart<Record<string, unknown>>(route.body, rawBody);
+      const input = { params: params.value, query: query.value, body: body.value ?? {} };
+      const extra = route.check ? route.check(input) : {};
+      throwIfErrors(params.errors, query.errors, body.errors, extra);
+      const reply = await route.handler(input, req, res);
+      if (!reply || res.headersSent) return;
+      if (reply.headers) res.set(reply.headers);
+      res.status(reply.status).json(reply.body);
+    });
+    router[route.method](route.path, ...chain);
+  }
+}

@@ -1,0 +1,126 @@
+import Joi from 'joi';
+import { parseDateInput } from '../../../shared/calendar/dates';
+import { checkRrule } from '../../../shared/calendar/recurrence';
+import { isValidTimeZone } from '../../../shared/calendar/time-zones';
+import { type FieldErrors, mergeFieldErrors, validationFailed } from '../../../shared/errors/app-error';
+
+/**
+ * Request validation with joi: every field is checked (abortEarly off) and each failure is
+ * turned into the Laravel-style sentence of API.md's 422 body.
+ */
+
+const fieldName = (path: string) => path.replace(/_/g, ' ');
+
+function messageFor(detail: Joi.ValidationErrorItem, field: string): string {
+  const name = fieldName(field);
+  const ctx = detail.context ?? {};
+  switch (detail.type) {
+    case 'any.required':
+    case 'string.empty':
+      return `The ${name} field is required.`;
+    case 'string.base':
+      return `The ${name} field must be a string.`;
+    case 'string.max':
+      return `The ${name} field must not be greater than ${ctx.limit} characters.`;
+    case 'string.min':
+      return `The ${name} field must be at least ${ctx.limit} characters.`;
+    case 'string.email':
+      return `The ${name} field must be a valid email address.`;
+    case 'string.uri':
+    case 'string.uriCustomScheme':
+      return `The ${name} field must be a valid URL.`;
+    case 'string.pattern.base':
+      return `The ${name} field format is invalid.`;
+    case 'boolean.base':
+      return `The ${name} field must be true or false.`;
+    case 'number.base':
+    case 'number.integer':
+    case 'number.unsafe':
+      return `The ${name} field must be an integer.`;
+    case 'number.min':
+      return `The ${name} field must be at least ${ctx.limit}.`;
+    case 'number.max':
+      return `The ${name} field must not be greater than ${ctx.limit}.`;
+    case 'array.base':
+      return `The ${name} field must be an array.`;
+    case 'array.min':
+      return `The ${name} field must have at least ${ctx.limit} item${ctx.limit === 1 ? '' : 's'}.`;
+    case 'array.max':
+      return `The ${name} field must not have more than ${ctx.limit} items.`;
+    case 'object.base':
+      return field === 'body' ? 'The request body must be a JSON object.' : `The ${name} field must be an object.`;
+    case 'any.only':
+      return `The selected ${name} is invalid.`;
+    case 'date.invalid':
+      return `The ${name} field must be a valid date.`;
+    case 'timezone.invalid':
+      return `The ${name} field must be a valid timezone.`;
+    case 'rrule.invalid':
+      return `The ${name} field must be a valid RRULE: it ${ctx.reason}.`;
+    default:
+      return detail.message.replace(/"/g, '');
+  }
+}
+
+/** Joi's error details as API.md field errors (`{"title": ["The title field is required."]}`). */
+export function toFieldErrors(error: Joi.ValidationError | undefined): FieldErrors {
+  const out: FieldErrors = {};
+  for (const detail of error?.details ?? []) {
+    const field = detail.path.length ? detail.path.join('.') : 'body';
+    (out[field] ??= []).push(messageFor(detail, field));
+  }
+  return out;
+}
+
+export interface Validated<T> {
+  value: T;
+  errors: FieldErrors;
+}
+
+export function validatePart<T>(schema: Joi.Schema | undefined, input: unknown): Validated<T> {
+  if (!schema) return { value: input as T, errors: {} };
+  const { value, error } = schema.validate(input, { abortEarly: false, convert: true, stripUnknown: false });
+  return { value: value as T, errors: toFieldErrors(error) };
+}
+
+/** Throws one 422 holding every error from every part. */
+export function throwIfErrors(...maps: FieldErrors[]): void {
+  const merged = mergeFieldErrors(...maps);
+  if (Object.keys(merged).length) throw validationFailed(merged);
+}
+
+// ---- reusable field types -------------------------------------------------------------
+
+/** Booleans as API.md says: true, false, 1, 0 and the strings of those. */
+export const bool = () => Joi.boolean().truthy(1, '1').falsy(0, '0').strict(false);
+
+export const timezone = () =>
+  Joi.string()
+    .max(64)
+    .custom((value: string, helpers) => (isValidTimeZone(value) ? value : helpers.error('timezone.invalid')))
+    .messages({ 'timezone.invalid': 'invalid timezone' })
+    .description('IANA time zone name, e.g. America/New_York');
+
+export const dateInput = () =>
+  Joi.string()
+    .max(40)
+    .custom((value: string, helpers) => (parseDateInput(value) ? value : helpers.error('date.invalid')))
+    .messages({ 'date.invalid': 'invalid date' })
+    .description('ISO 8601 date-time with or without offset, `YYYY-MM-DD HH:mm[:ss]`, or a bare date');
+
+export const rrule = () =>
+  Joi.string()
+    .max(1000)
+    .custom((value: string, helpers) => {
+      const result = checkRrule(value);
+      return result.ok ? result.rule : helpers.error('rrule.invalid', { reason: result.reason });
+    })
+    .messages({ 'rrule.invalid': 'invalid RRULE' })
+    .description('RFC 5545 RRULE, e.g. FREQ=WEEKLY;BYDAY=TU;COUNT=10 (an RRULE: prefix is accepted)');
+
+export const httpUrl = () => Joi.string().max(2048).uri({ scheme: ['http', 'https'] });
+
+export const shortLink = () => Joi.string().max(50).pattern(/^[a-zA-Z0-9-]+$/);
+
+export const publicIdParam = (prefix: string) =>
+  Joi.string().max(255).required().description(`${prefix}… public id`);

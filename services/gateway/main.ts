@@ -1,0 +1,33 @@
+import { loadConfigOrExit } from '../../shared/config/config';
+import { createDb } from '../../shared/db/knex';
+import { Lifecycle } from '../../shared/lifecycle/lifecycle';
+import { systemClock } from '../../shared/lifecycle/clock';
+import { createLogger } from '../../shared/logging/logger';
+import { closeRedis, createRedis } from '../../shared/queues/redis';
+import { buildApp } from './app';
+import { listen } from './server';
+
+/** Gateway process: the HTTP API and public pages. Run migrations first (npm start does). */
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger('gateway', config.logLevel);
+  if (config.appKeyIsDefault) logger.warn('APP_KEY is not set: using the development key; set APP_KEY in production');
+  const lifecycle = new Lifecycle(logger, config.shutdownTimeoutMs);
+  lifecycle.installSignalHandlers();
+
+  const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax, applicationName: 'gateway' });
+  lifecycle.onShutdown('postgres', () => db.destroy());
+  const redis = createRedis(config.redisUrl, 'client');
+  redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));
+  lifecycle.onShutdown('redis', () => closeRedis(redis));
+
+  const { app } = buildApp({ config, db, redis, logger, clock: systemClock }, { isShuttingDown: () => lifecycle.isShuttingDown });
+  const server = await listen(app, config.port, config.host);
+  lifecycle.onShutdown('http', () => server.closeGracefully());
+  logger.info({ url: config.publicBaseUrl, port: server.port }, `gateway listening on ${config.publicBaseUrl}`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import path from 'node:path';
+import { loadConfigOrExit } from '../shared/config/config';
+import { prepareDatabase } from '../shared/db/prepare';
+import { createLogger } from '../shared/logging/logger';
+
+/**
+ * `npm start`: prepares the database, then runs every service as its own process (as
+ * docker-compose and Kubernetes do), forwards SIGTERM/SIGINT to them, and stops them all
+ * when one dies so a supervisor can restart the set.
+ */
+export const SERVICES: Array<{ name: string; entry: string }> = [{ name: 'gateway', entry: 'gateway/main.js' }];
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger('launcher', config.logLevel);
+  await prepareDatabase(config.databaseUrl, logger);
+
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+  const stopAll = (signal: NodeJS.Signals, code: number) => {
+    if (!stopping) {
+      stopping = true;
+      process.exitCode = code;
+      for (const child of children.values()) child.kill(signal);
+    }
+  };
+
+  for (const service of SERVICES) {
+    const child = fork(path.join(__dirname, service.entry), [], { stdio: 'inherit' });
+    children.set(service.name, child);
+    child.on('exit', (code, signal) => {
+      children.delete(service.name);
+      if (!stopping) {
+        logger.error({ service: service.name, code, signal }, 'service exited; stopping the others');
+        stopAll('SIGTERM', 1);
+      }
+      if (children.size === 0) process.exit(process.exitCode ?? 0);
+    });
+  }
+  process.on('SIGTERM', () => stopAll('SIGTERM', 0));
+  process.on('SIGINT', () => stopAll('SIGTERM', 0));
+  logger.info({ services: SERVICES.map((s) => s.name), url: config.publicBaseUrl }, `calendar service starting on ${config.publicBaseUrl}`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`start failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

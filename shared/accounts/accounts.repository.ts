@@ -1,0 +1,81 @@
+import type { Knex } from '../db/knex';
+import { newUid } from '../ids/ids';
+import { generateToken, type TokenKind } from './tokens';
+
+export type PlanId = 'free' | 'pro' | 'business' | 'unlimited';
+export const PLAN_IDS: PlanId[] = ['free', 'pro', 'business', 'unlimited'];
+
+export interface TokenOwner {
+  tokenId: number;
+  tokenHash: string;
+  kind: TokenKind;
+  userId: number;
+  teamId: number;
+  lastUsedAt: string | null;
+}
+
+export interface NewTeam {
+  teamId: number;
+  teamUid: string;
+  userId: number;
+  userUid: string;
+  token: string;
+}
+
+/** Creates a team, its first user and that user's API token, in one transaction. */
+export async function createTeamWithOwner(
+  db: Knex,
+  input: { name: string; email: string; userName?: string; plan: PlanId; eventLimit?: number | null },
+): Promise<NewTeam> {
+  return db.transaction(async (trx) => {
+    const [team] = await trx('teams')
+      .insert({ uid: newUid(), name: input.name, plan_id: input.plan, event_limit_override: input.eventLimit ?? null })
+      .returning(['id', 'uid']);
+    const [user] = await trx('users')
+      .insert({ uid: newUid(), team_id: team.id, name: input.userName ?? input.name, email: input.email })
+      .returning(['id', 'uid']);
+    const token = await insertToken(trx, { userId: user.id, teamId: team.id, kind: 'api', name: 'default' });
+    return { teamId: team.id, teamUid: team.uid, userId: user.id, userUid: user.uid, token };
+  });
+}
+
+export async function insertToken(
+  db: Knex,
+  input: { userId: number; teamId: number; kind: TokenKind; name?: string },
+): Promise<string> {
+  const { token, hash } = generateToken(input.kind);
+  await db('api_tokens').insert({
+    user_id: input.userId,
+    team_id: input.teamId,
+    kind: input.kind,
+    name: input.name ?? null,
+    token_hash: hash,
+  });
+  return token;
+}
+
+export async function findActiveToken(db: Knex, hash: string): Promise<TokenOwner | null> {
+  const row = await db('api_tokens')
+    .select('id', 'token_hash', 'kind', 'user_id', 'team_id', 'last_used_at')
+    .where({ token_hash: hash })
+    .whereNull('revoked_at')
+    .first();
+  if (!row) return null;
+  return {
+    tokenId: row.id,
+    tokenHash: row.token_hash,
+    kind: row.kind,
+    userId: row.user_id,
+    teamId: row.team_id,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export async function touchToken(db: Knex, tokenId: number): Promise<void> {
+  await db('api_tokens').where({ id: tokenId }).update({ last_used_at: db.fn.now() });
+}
+
+/** Revokes every live token of that kind for the user; answers how many. */
+export async function revokeTokens(db: Knex, userId: number, kind: TokenKind): Promise<number> {
+  return db('api_tokens').where({ user_id: userId, kind }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+}

@@ -1,0 +1,60 @@
+import sanitizeHtml from 'sanitize-html';
+
+const ALLOWED: sanitizeHtml.IOptions = {
+  allowedTags: ['p', 'br', 'strong', 'b', 'em', 'i', 'u', 's', 'a', 'ul', 'ol', 'li', 'blockquote', 'code', 'pre', 'h2', 'h3', 'h4', 'hr', 'span'],
+  // rel and target are set by the transform below, never taken from the input.
+  allowedAttributes: { a: ['href', 'title', 'rel', 'target'] },
+  allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+  allowProtocolRelative: false,
+  transformTags: {
+    a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow', target: '_blank' }),
+  },
+};
+
+// Input counts as HTML when it uses real HTML tags; a stray `<x>` typed in text stays
+// text (escaped), and a <script> is HTML that the sanitizer removes.
+const HTML_TAG =
+  /<\/?(?:p|br|div|span|a|b|strong|i|em|u|s|strike|ul|ol|li|h[1-6]|blockquote|pre|code|hr|img|script|style|iframe|table|thead|tbody|tr|td|th|font|center|section|article|header|footer|nav|form|input|button|svg|math|object|embed|link|meta|base|video|audio|source|details|summary)(?:\s[^>]*)?\/?>/i;
+
+export function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/**
+ * Event and calendar descriptions are stored as safe HTML. Plain text becomes paragraphs
+ * (blank lines split them, single newlines become <br>); HTML keeps a small allowlist.
+ */
+export function sanitizeDescription(input: string): string {
+  const text = input.replace(/\r\n?/g, '\n').trim();
+  if (!text) return '';
+  if (!HTML_TAG.test(text)) {
+    return text
+      .split(/\n{2,}/)
+      .map((para) => `<p>${escapeHtml(para.trim()).replace(/\n/g, '<br>')}</p>`)
+      .join('');
+  }
+  return sanitizeHtml(text, ALLOWED).trim();
+}
+
+/** The text of stored description HTML (for ICS, emails and platform links). */
+export function htmlToText(html: string): string {
+  return sanitizeHtml(
+    html
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<\/(p|li|h[1-6]|blockquote|pre)>/gi, '\n\n')
+      .replace(/<li>/gi, '- '),
+    { allowedTags: [], allowedAttributes: {} },
+  )
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

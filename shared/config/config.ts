@@ -1,0 +1,106 @@
+import Joi from 'joi';
+
+/**
+ * Every setting the service reads, validated once at start. A bad setting lists every
+ * problem and stops the process instead of failing later in the middle of a request.
+ */
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  databaseUrl: string;
+  dbPoolMax: number;
+  redisUrl: string;
+  queuePrefix: string;
+  publicBaseUrl: string;
+  appKey: string;
+  appKeyIsDefault: boolean;
+  smtpUrl: string | null;
+  mailFrom: string;
+  outboxDir: string;
+  logLevel: string;
+  shutdownTimeoutMs: number;
+  trustProxy: string | false;
+}
+
+const DEV_APP_KEY = 'dev-only-app-key-change-me-0123456789abcdef';
+
+const schema = Joi.object({
+  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
+  PORT: Joi.number().integer().min(0).max(65535).default(3000),
+  HOST: Joi.string().default('0.0.0.0'),
+  DATABASE_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .default('postgres://postgres:postgres@127.0.0.1:5432/calendar'),
+  DB_POOL_MAX: Joi.number().integer().min(1).max(500).default(10),
+  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
+  // Redis Cluster needs every key of a queue in one slot: the braces make the prefix a hash tag.
+  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9{}_-]+$/).default('{cal}'),
+  PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  APP_KEY: Joi.string().min(32),
+  SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+  MAIL_FROM: Joi.string().default('Calendar <no-reply@localhost>'),
+  OUTBOX_DIR: Joi.string().default('outbox'),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
+  TRUST_PROXY: Joi.string().allow('').default(''),
+})
+  .unknown(true)
+  .custom((env: Record<string, unknown>, helpers) => {
+    if (env.NODE_ENV === 'production' && !env.APP_KEY) {
+      return helpers.message({ custom: 'APP_KEY is required when NODE_ENV=production' });
+    }
+    return env;
+  });
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment. Throws ConfigError listing every problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const clean: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') clean[key] = value;
+  }
+  const { error, value } = schema.validate(clean, { abortEarly: false, convert: true });
+  if (error) {
+    throw new ConfigError(error.details.map((d) => (d.context?.key ? `${d.context.key}: ${d.message}` : d.message)));
+  }
+  const port = value.PORT as number;
+  const baseUrl = (value.PUBLIC_BASE_URL as string | undefined) ?? `http://localhost:${port}`;
+  return {
+    nodeEnv: value.NODE_ENV,
+    port,
+    host: value.HOST,
+    databaseUrl: value.DATABASE_URL,
+    dbPoolMax: value.DB_POOL_MAX,
+    redisUrl: value.REDIS_URL,
+    queuePrefix: value.QUEUE_PREFIX,
+    publicBaseUrl: baseUrl.replace(/\/+$/, ''),
+    appKey: value.APP_KEY ?? DEV_APP_KEY,
+    appKeyIsDefault: !value.APP_KEY,
+    smtpUrl: value.SMTP_URL ?? null,
+    mailFrom: value.MAIL_FROM,
+    outboxDir: value.OUTBOX_DIR,
+    logLevel: value.LOG_LEVEL,
+    shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+    trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,
+  };
+}
+
+/** For process entry points: prints every problem and exits non-zero. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

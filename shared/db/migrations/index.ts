@@ -1,0 +1,14 @@
+import type { Knex } from 'knex';
+import * as core from './0001_core';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Migrations in order. Listed here instead of globbed from disk so they run the same
+ * from TypeScript (tests) and from compiled JavaScript (dist), and a stray file never runs.
+ * Add a new migration at the end; never rename or edit one that has shipped.
+ */
+export const migrations: Array<[name: string, migration: Migration]> = [['0001_core', core]];

@@ -1,0 +1,75 @@
+/**
+ * The one error type the service raises on purpose. The HTTP layer maps it to the JSON
+ * shapes of API.md; `body` holds safe extra fields (never SQL, never a stack).
+ */
+export type FieldErrors = Record<string, string[]>;
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'event_limit_exceeded'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'validation_failed'
+  | 'rate_limited'
+  | 'unavailable';
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly status: number,
+    message: string,
+    readonly body: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string) => new AppError('bad_request', 400, message);
+
+export const unauthenticated = () =>
+  new AppError('unauthenticated', 401, 'Unauthenticated.', {}, { 'WWW-Authenticate': 'Bearer' });
+
+export const forbidden = (message = 'This action is unauthorized.') => new AppError('forbidden', 403, message);
+
+export const notFound = (what = 'Resource') => new AppError('not_found', 404, `${what} not found.`);
+
+export const conflict = (message: string, body: Record<string, unknown> = {}) =>
+  new AppError('conflict', 409, message, body);
+
+export const payloadTooLarge = () => new AppError('payload_too_large', 413, 'The request body is too large.');
+
+export const unsupportedMediaType = (accepted: string) =>
+  new AppError('unsupported_media_type', 415, `Unsupported content type: send ${accepted}.`);
+
+export const unavailable = (retryAfterSeconds = 5) =>
+  new AppError('unavailable', 503, 'Service temporarily unavailable.', {}, { 'Retry-After': String(retryAfterSeconds) });
+
+export const tooManyRequests = (retryAfterSeconds: number, headers: Record<string, string> = {}) =>
+  new AppError('rate_limited', 429, 'Too Many Attempts.', {}, { ...headers, 'Retry-After': String(retryAfterSeconds) });
+
+/** 422 with every failing field; the message is the first error plus a count of the rest. */
+export function validationFailed(errors: FieldErrors): AppError {
+  const all = Object.values(errors).flat();
+  const first = all[0] ?? 'The given data was invalid.';
+  const rest = all.length - 1;
+  const message = rest > 0 ? `${first} (and ${rest} more error${rest === 1 ? '' : 's'})` : first;
+  return new AppError('validation_failed', 422, message, { errors });
+}
+
+/** Merges field error maps, keeping every message once, in order. */
+export function mergeFieldErrors(...maps: FieldErrors[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const map of maps) {
+    for (const [field, messages] of Object.entries(map)) {
+      const list = (out[field] ??= []);
+      for (const m of messages) if (!list.includes(m)) list.push(m);
+    }
+  }
+  return out;
+}

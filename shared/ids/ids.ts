@@ -1,0 +1,33 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Random base62 string; rejection sampling keeps every character equally likely. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += ALPHABET[byte % 62]; // 248 = 4 * 62: no modulo bias
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** Public, unguessable identifier: 16 base62 characters, about 95 bits. */
+export const UID_LENGTH = 16;
+export const UID_PATTERN = /^[0-9A-Za-z]{16}$/;
+export const newUid = (): string => randomBase62(UID_LENGTH);
+
+export type IdPrefix = 'cal_' | 'evt_' | 'sl_' | 'sls_' | 'ext_' | 'inv_' | 'rsvp_' | 'sub_' | 'dk_' | 'team_' | 'usr_';
+
+export const publicId = (prefix: IdPrefix, uid: string): string => prefix + uid;
+
+/** The uid inside a public id, or null when the value is not of that kind. */
+export function uidFromPublicId(prefix: IdPrefix, value: string): string | null {
+  if (!value.startsWith(prefix)) return null;
+  const uid = value.slice(prefix.length);
+  return UID_PATTERN.test(uid) ? uid : null;
+}
+
+export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');

@@ -1,0 +1,59 @@
+import type { Knex } from '../db/knex';
+import { AppError } from '../errors/app-error';
+
+/** The monthly allowance period of an instant: `YYYY-MM` in UTC. */
+export const periodOf = (at: Date): string => at.toISOString().slice(0, 7);
+
+export interface Reservation {
+  granted: number;
+  /** Events counted this period after the reservation. */
+  current: number;
+  limit: number | null;
+}
+
+/**
+ * Takes up to `wanted` slots of the team's monthly event allowance. Call it inside the
+ * transaction that inserts the events: the slots come back if that transaction rolls back.
+ */
+export async function reserveEventSlots(trx: Knex, teamId: number, wanted: number, at: Date): Promise<Reservation> {
+  const { rows } = await trx.raw('SELECT * FROM reserve_event_slots(?, ?, ?)', [teamId, periodOf(at), wanted]);
+  const row = rows[0];
+  return { granted: row.granted, current: row.current_count, limit: row.event_limit };
+}
+
+export interface UsageSnapshot {
+  current: number;
+  limit: number | null;
+  remaining: number | null;
+  is_unlimited: boolean;
+}
+
+export async function usageSnapshot(db: Knex, teamId: number, at: Date): Promise<UsageSnapshot> {
+  const row = await db('teams as t')
+    .join('plans as p', 'p.id', 't.plan_id')
+    .leftJoin('team_usage as u', function joinUsage() {
+      this.on('u.team_id', 't.id').andOn('u.period', db.raw('?', [periodOf(at)]));
+    })
+    .where('t.id', teamId)
+    .first(db.raw('COALESCE(t.event_limit_override, p.monthly_event_limit) AS event_limit'), db.raw('COALESCE(u.events_created, 0) AS current'));
+  const limit: number | null = row?.event_limit ?? null;
+  const current: number = row?.current ?? 0;
+  return {
+    current,
+    limit,
+    remaining: limit === null ? null : Math.max(0, limit - current),
+    is_unlimited: limit === null,
+  };
+}
+
+/** The 409 of spec §7 for a creation of `wanted` events that the allowance cannot take. */
+export function eventLimitExceeded(current: number, limit: number, wanted = 1): AppError {
+  return new AppError('event_limit_exceeded', 409, 'You have reached the event limit of your plan for this month.', {
+    current,
+    limit,
+    remaining: Math.max(0, limit - current),
+    would_exceed_by: current + wanted - limit,
+    is_unlimited: false,
+    limit_type: 'monthly',
+  });
+}

@@ -1,0 +1,148 @@
+import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+
+let gw: TestGateway;
+let team: TestTeam;
+let calA: { public_id: string };
+let calB: { public_id: string };
+const ids: Record<string, string> = {};
+
+type Ev = { public_id: string; title: string };
+const titles = (res: { body: { data: Ev[] } }) => res.body.data.map((e) => e.title);
+
+beforeAll(async () => {
+  gw = await startGateway();
+  gw.clock.set('2026-06-15T12:00:00Z');
+  team = await gw.newTeam();
+  calA = (await team.api.post('/api/calendars', { name: 'A', timezone: 'UTC' })).body.data;
+  calB = (await team.api.post('/api/calendars', { name: 'B', timezone: 'UTC' })).body.data;
+  const make = async (cal: { public_id: string }, title: string, start: string, end: string, extra: Record<string, unknown> = {}) => {
+    const res = await team.api.post(`/api/calendars/${cal.public_id}/events`, { title, date_start: start, date_end: end, timezone: 'UTC', ...extra });
+    expect(res.status).toBe(200);
+    ids[title] = res.body.data.public_id;
+  };
+  await make(calA, 'Past meetup', '2026-06-01 10:00', '2026-06-01 11:00', { has_rsvp: true, internal_name: 'alpha' });
+  await make(calA, 'Ongoing conference', '2026-06-14 09:00', '2026-06-16 17:00', { has_rsvp: true });
+  await make(calB, 'Future launch', '2026-07-01 10:00', '2026-07-01 11:00', { internal_name: 'secret-beta' });
+  await make(calB, 'Future 100% sale_day', '2026-07-02 10:00', '2026-07-02 11:00');
+  await make(calA, 'Today all day', '2026-06-15', '2026-06-15', { is_all_day: true });
+  // another team's events never show up
+  const other = await gw.newTeam();
+  const theirs = (await other.api.post('/api/calendars', { name: 'X', timezone: 'UTC' })).body.data;
+  await other.api.post(`/api/calendars/${theirs.public_id}/events`, { title: 'Future launch (other team)', date_start: '2026-07-01 10:00', date_end: '2026-07-01 11:00', timezone: 'UTC' });
+});
+afterAll(() => gw.close());
+
+describe('listing events', () => {
+  it('lists every event of the team in date_start order with meta', async () => {
+    const res = await team.api.get('/api/events');
+    expect(res.status).toBe(200);
+    expect(titles(res)).toEqual(['Past meetup', 'Ongoing conference', 'Today all day', 'Future launch', 'Future 100% sale_day']);
+    expect(res.body.meta).toEqual({ per_page: 50, next_cursor: null });
+  });
+
+  it('range=upcoming means not yet ended (ongoing events included); past means ended', async () => {
+    expect(titles(await team.api.get('/api/events?range=upcoming'))).toEqual(['Ongoing conference', 'Today all day', 'Future launch', 'Future 100% sale_day']);
+    expect(titles(await team.api.get('/api/events?range=past'))).toEqual(['Past meetup']);
+    expect(titles(await team.api.get('/api/events?range=all'))).toHaveLength(5);
+  });
+
+  it('filters by calendar (query or path)', async () => {
+    expect(titles(await team.api.get(`/api/events?calendar=${calB.public_id}`))).toEqual(['Future launch', 'Future 100% sale_day']);
+    expect(titles(await team.api.get(`/api/calendars/${calA.public_id}/events?range=upcoming`))).toEqual(['Ongoing conference', 'Today all day']);
+    expect((await team.api.get('/api/events?calendar=cal_AAAAAAAAAAAAAAAA')).body.data).toEqual([]);
+    expect((await team.api.get('/api/calendars/cal_AAAAAAAAAAAAAAAA/events')).status).toBe(404);
+  });
+
+  it('searches title and internal name, case-insensitively, with LIKE characters taken literally', async () => {
+    expect(titles(await team.api.get('/api/events?search=FUTURE'))).toEqual(['Future launch', 'Future 100% sale_day']);
+    expect(titles(await team.api.get('/api/events?search=beta'))).toEqual(['Future launch']);
+    expect(titles(await team.api.get('/api/events?search=100%25'))).toEqual(['Future 100% sale_day']);
+    expect(titles(await team.api.get('/api/events?search=_'))).toEqual(['Future 100% sale_day']);
+    expect(titles(await team.api.get(`/api/events?search=${encodeURIComponent("'; DROP TABLE events; --")}`))).toEqual([]);
+  });
+
+  it('filters by start_date and end_date', async () => {
+    expect(titles(await team.api.get('/api/events?start_date=2026-06-15'))).toEqual(['Today all day', 'Future launch', 'Future 100% sale_day']);
+    expect(titles(await team.api.get('/api/events?end_date=2026-06-16T00:00:00Z'))).toEqual(['Past meetup', 'Today all day']);
+    expect(titles(await team.api.get('/api/events?start_date=2026-06-01&end_date=2026-06-30'))).toEqual(['Past meetup', 'Ongoing conference', 'Today all day']);
+  });
+
+  it.each([
+    ['1', ['Past meetup', 'Ongoing conference']],
+    ['true', ['Past meetup', 'Ongoing conference']],
+    ['0', ['Today all day', 'Future launch', 'Future 100% sale_day']],
+    ['false', ['Today all day', 'Future launch', 'Future 100% sale_day']],
+  ])('rsvp=%s', async (flag, expected) => {
+    expect(titles(await team.api.get(`/api/events?rsvp=${flag}`))).toEqual(expected);
+  });
+
+  it.each([
+    ['1', []],
+    ['0', ['Past meetup', 'Ongoing conference', 'Today all day', 'Future launch', 'Future 100% sale_day']],
+  ])('invites=%s', async (flag, expected) => {
+    expect(titles(await team.api.get(`/api/events?invites=${flag}`))).toEqual(expected);
+  });
+
+  it('filters by status', async () => {
+    expect(titles(await team.api.get('/api/events?status=approved'))).toHaveLength(5);
+    expect(titles(await team.api.get('/api/events?status=pending'))).toEqual([]);
+  });
+
+  it('rejects filter values that break their rules with one 422 listing each', async () => {
+    const res = await team.api.get(`/api/events?range=soon&search=${'x'.repeat(256)}&start_date=yesterday&end_date=2026-13-01&rsvp=maybe&invites=2&per_page=0&status=done&cursor=%%%`);
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors).sort()).toEqual(['cursor', 'end_date', 'invites', 'per_page', 'range', 'rsvp', 'search', 'start_date', 'status']);
+    expect(res.body.errors.range).toEqual(['The selected range is invalid.']);
+    expect(res.body.errors.per_page).toEqual(['The per page field must be at least 1.']);
+    const big = await team.api.get('/api/events?per_page=201');
+    expect(big.body.errors).toEqual({ per_page: ['The per page field must not be greater than 200.'] });
+    const forged = await team.api.get(`/api/events?cursor=${Buffer.from('["x",1]').toString('base64url')}`);
+    expect(forged.body.errors).toEqual({ cursor: ['The cursor field is invalid.'] });
+  });
+});
+
+describe('keyset pagination', () => {
+  it('walks every page with no duplicates and no gaps, also while events are added', async () => {
+    const own = await gw.newTeam();
+    const cal = (await own.api.post('/api/calendars', { name: 'Many', timezone: 'UTC' })).body.data;
+    // Rows sharing a start time exercise the id tie-break.
+    const created: string[] = [];
+    for (let i = 0; i < 23; i++) {
+      const start = `2026-10-${String(1 + Math.floor(i / 3)).padStart(2, '0')} 10:00`;
+      const res = await own.api.post(`/api/calendars/${cal.public_id}/events`, { title: `E${i}`, date_start: start, date_end: start, timezone: 'UTC' });
+      created.push(res.body.data.public_id);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = `/api/events?per_page=5${cursor ? `&cursor=${cursor}` : ''}`;
+      const res = await own.api.get(query);
+      expect(res.status).toBe(200);
+      expect(res.body.meta.per_page).toBe(5);
+      seen.push(...res.body.data.map((e: Ev) => e.public_id));
+      cursor = res.body.meta.next_cursor;
+      pages++;
+      if (pages === 2) {
+        // an event added before the cursor's position does not shift later pages
+        await own.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Early', date_start: '2026-01-01 10:00', date_end: '2026-01-01 10:00', timezone: 'UTC' });
+      }
+    } while (cursor);
+    expect(pages).toBe(5);
+    expect(seen).toEqual(created);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it('pages through range=upcoming across ongoing and future events', async () => {
+    const all: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: { body: { data: Ev[]; meta: { next_cursor: string | null } } } = await team.api.get(
+        `/api/events?range=upcoming&per_page=1${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      all.push(...res.body.data.map((e) => e.title));
+      cursor = res.body.meta.next_cursor;
+    } while (cursor);
+    expect(all).toEqual(['Ongoing conference', 'Today all day', 'Future launch', 'Future 100% sale_day']);
+  });
+});

@@ -1,0 +1,89 @@
+import { startGateway, type TestGateway } from '../helpers/gateway';
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startGateway();
+});
+afterAll(() => gw.close());
+
+describe('health, docs and unknown paths', () => {
+  it('answers /healthz and /readyz', async () => {
+    expect((await gw.anon.get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await gw.anon.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } });
+  });
+
+  it('tags every response with a request id, keeping a sane incoming one', async () => {
+    const own = await gw.anon.get('/healthz', { headers: { 'X-Request-Id': 'trace-abc-123' } });
+    expect(own.headers.get('x-request-id')).toBe('trace-abc-123');
+    const generated = await gw.anon.get('/healthz', { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('serves an OpenAPI 3.1 document covering every route', async () => {
+    const res = await gw.anon.get('/docs.openapi');
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers).toEqual([{ url: gw.baseUrl }]);
+    const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
+    for (const op of [
+      'GET /api/calendars',
+      'POST /api/calendars',
+      'GET /api/calendars/{cal}',
+      'PUT /api/calendars/{cal}',
+      'DELETE /api/calendars/{cal}',
+      'GET /api/calendars/{cal}/events',
+      'POST /api/calendars/{cal}/events',
+      'GET /api/calendars/{cal}/events/{evt}',
+      'PUT /api/calendars/{cal}/events/{evt}',
+      'DELETE /api/calendars/{cal}/events/{evt}',
+      'GET /api/events',
+      'POST /api/events',
+      'GET /api/events/{evt}',
+      'DELETE /api/events/{evt}',
+      'GET /api/account',
+      'POST /api/extension/token',
+      'DELETE /api/extension/token',
+    ]) {
+      expect(documented).toContain(op);
+    }
+    const create = doc.paths['/api/calendars/{cal}/events'].post;
+    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '404', '409', '413', '415', '422', '503']);
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(['title', 'date_start', 'date_end', 'timezone']);
+    expect(create.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it('the response checker used by every test rejects a body that breaks the document', () => {
+    const problems = gw.conformance.check('GET', '/api/calendars', 200, 'application/json', { data: [{ uid: 1 }] });
+    expect(problems.length).toBeGreaterThan(0);
+    expect(gw.conformance.check('GET', '/api/calendars', 418, 'application/json', {})).toEqual([
+      'GET /api/calendars answered 418, which the document does not list',
+    ]);
+    expect(gw.conformance.check('GET', '/api/nowhere', 200, null, '')).toEqual(['GET /api/nowhere is not in the OpenAPI document']);
+  });
+
+  it('serves the interactive reference with local assets only', async () => {
+    const page = await gw.anon.get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    const srcs = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(srcs.length).toBeGreaterThan(2);
+    for (const src of srcs) {
+      expect(src.startsWith('/docs/')).toBe(true);
+      const asset = await fetch(gw.baseUrl + src);
+      expect(asset.status).toBe(200);
+    }
+    const init = await (await fetch(`${gw.baseUrl}/docs/assets/init.js`)).text();
+    expect(init).toContain("url: '/docs.openapi'");
+    expect(init).not.toMatch(/https?:\/\//);
+  });
+
+  it('answers unknown paths with a JSON 404', async () => {
+    const res = await gw.anon.get('/api/nothing-here', { unchecked: true });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ message: 'Not found.' });
+  });
+});

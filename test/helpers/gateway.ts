@@ -1,0 +1,116 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import { createTeamWithOwner, type PlanId } from '../../shared/accounts/accounts.repository';
+import { type Config, loadConfig } from '../../shared/config/config';
+import { createDb, type Knex } from '../../shared/db/knex';
+import type { Clock } from '../../shared/lifecycle/clock';
+import { createLogger } from '../../shared/logging/logger';
+import { closeRedis, createRedis, type Redis } from '../../shared/queues/redis';
+import { randomBase62 } from '../../shared/ids/ids';
+import { buildApp } from '../../services/gateway/app';
+import { ApiClient } from './api-client';
+import { OpenApiConformance } from './openapi-conformance';
+
+/** A clock tests can stop and move; it follows real time until set. */
+export class TestClock implements Clock {
+  private fixed: number | null = null;
+  now(): Date {
+    return new Date(this.fixed ?? Date.now());
+  }
+  set(at: Date | string): void {
+    this.fixed = new Date(at).getTime();
+  }
+  advance(ms: number): void {
+    this.fixed = (this.fixed ?? Date.now()) + ms;
+  }
+  reset(): void {
+    this.fixed = null;
+  }
+}
+
+export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const databaseUrl = process.env.TEST_DATABASE_URL;
+  if (!databaseUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (global setup)');
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: process.env.TEST_REDIS_URL,
+    QUEUE_PREFIX: process.env.TEST_QUEUE_PREFIX,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    APP_KEY: 'test-app-key-0123456789abcdef0123456789',
+    DB_POOL_MAX: '5',
+    ...extra,
+  };
+}
+
+export interface TestGateway {
+  baseUrl: string;
+  config: Config;
+  db: Knex;
+  redis: Redis;
+  clock: TestClock;
+  openapi: Record<string, unknown>;
+  conformance: OpenApiConformance;
+  app: Express;
+  /** A client with no token. */
+  anon: ApiClient;
+  /** A new team (its own data, isolated from every other test) and a client with its token. */
+  newTeam(opts?: { plan?: PlanId; eventLimit?: number | null }): Promise<TestTeam>;
+  close(): Promise<void>;
+}
+
+export interface TestTeam {
+  api: ApiClient;
+  token: string;
+  teamId: number;
+  userId: number;
+  email: string;
+}
+
+/** The real gateway app on a free port, against the run's database and Redis. */
+export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  let handler: http.RequestListener = (_req, res) => res.end();
+  const server = http.createServer((req, res) => handler(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const config = loadConfig(testEnv({ PUBLIC_BASE_URL: baseUrl, ...env }));
+  const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax });
+  const redis = createRedis(config.redisUrl, 'client');
+  redis.on('error', () => undefined);
+  const clock = new TestClock();
+  const logger = createLogger('gateway-test', config.logLevel);
+  const built = buildApp({ config, db, redis, logger, clock });
+  handler = built.app as unknown as http.RequestListener;
+  const conformance = new OpenApiConformance(built.openapi as never);
+  const anon = new ApiClient(baseUrl, null, conformance);
+
+  return {
+    baseUrl,
+    config,
+    db,
+    redis,
+    clock,
+    openapi: built.openapi,
+    conformance,
+    app: built.app,
+    anon,
+    async newTeam(opts = {}) {
+      const email = `owner-${randomBase62(10).toLowerCase()}@example.test`;
+      const created = await createTeamWithOwner(db, {
+        name: `Team ${email}`,
+        email,
+        plan: opts.plan ?? 'business',
+        eventLimit: opts.eventLimit ?? null,
+      });
+      return { api: anon.as(created.token), token: created.token, teamId: created.teamId, userId: created.userId, email };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
+      await closeRedis(redis);
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>> };
+
+interface Operation {
+  method: string;
+  template: string;
+  pattern: RegExp;
+  responses: Record<string, { content?: Record<string, { schema?: object }> }>;
+}
+
+/**
+ * Checks an HTTP exchange against the OpenAPI document: the path and method are documented,
+ * the status is among the operation's responses, and a JSON body matches its schema.
+ */
+export class OpenApiConformance {
+  private readonly ops: Operation[] = [];
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  private readonly compiled = new Map<object, ValidateFunction>();
+
+  constructor(doc: Doc) {
+    addFormats(this.ajv);
+    for (const [template, methods] of Object.entries(doc.paths)) {
+      const pattern = new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      for (const [method, op] of Object.entries(methods)) {
+        this.ops.push({ method: method.toUpperCase(), template, pattern, responses: op.responses });
+      }
+    }
+    // Literal paths before templated ones (/api/events/extract before /api/events/{evt}).
+    this.ops.sort((a, b) => (a.template.includes('{') ? 1 : 0) - (b.template.includes('{') ? 1 : 0));
+  }
+
+  /** Returns a list of problems (empty when the exchange conforms). */
+  check(method: string, path: string, status: number, contentType: string | null, body: unknown): string[] {
+    const cleanPath = path.split('?')[0];
+    const op = this.ops.find((o) => o.method === method.toUpperCase() && o.pattern.test(cleanPath));
+    if (!op) return [`${method} ${cleanPath} is not in the OpenAPI document`];
+    const response = op.responses[String(status)];
+    if (!response) return [`${method} ${op.template} answered ${status}, which the document does not list`];
+    if (!contentType?.includes('json')) return [];
+    const schema = response.content?.['application/json']?.schema;
+    if (!schema) return [`${method} ${op.template} ${status} answered JSON but documents no JSON body`];
+    let validate = this.compiled.get(schema);
+    if (!validate) {
+      validate = this.ajv.compile(schema);
+      this.compiled.set(schema, validate);
+    }
+    if (validate(body)) return [];
+    return (validate.errors ?? []).map((e) => `${method} ${op.template} ${status}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+  }
+}

@@ -1,0 +1,99 @@
+import net from 'node:net';
+import { dropDatabase } from '../../shared/db/knex';
+import { startGateway, testEnv } from '../helpers/gateway';
+import { dist, freePort, spawnNode, type Spawned } from '../helpers/processes';
+import { waitFor } from '../helpers/wait';
+
+const running: Spawned[] = [];
+afterEach(() => {
+  for (const s of running.splice(0)) if (s.proc.exitCode === null) s.proc.kill('SIGKILL');
+});
+
+async function healthy(port: number) {
+  return waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, { what: 'the gateway to answer', timeoutMs: 20_000 });
+}
+
+describe('the gateway process', () => {
+  it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
+    const port = await freePort();
+    const gw = spawnNode(dist('gateway/main.js'), { ...testEnv({ LOG_LEVEL: 'info' }), PORT: String(port) });
+    running.push(gw);
+    await healthy(port);
+    expect(gw.stdout()).toContain(`gateway listening on http://localhost:${port}`);
+
+    // Start a request (the server's "100 Continue" proves it is in flight), SIGTERM, then send the body.
+    const body = JSON.stringify({ name: 'x', timezone: 'UTC' });
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    let answer = '';
+    socket.on('data', (d) => (answer += d));
+    socket.write(`POST /api/calendars HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`);
+    await waitFor(() => answer.startsWith('HTTP/1.1 100 Continue'), { what: '100 Continue' });
+    answer = '';
+    gw.proc.kill('SIGTERM');
+    await waitFor(() => gw.stdout().includes('shutting down'), { what: 'shutdown to start' });
+    socket.write(body);
+    await waitFor(() => answer.includes('\r\n\r\n') && answer, { what: 'the in-flight answer' });
+    expect(answer).toMatch(/^HTTP\/1.1 401/);
+    socket.destroy();
+    const exit = await gw.exited;
+    expect(exit.code).toBe(0);
+    expect(gw.stdout()).toContain('shutdown complete');
+  });
+
+  it('lists every configuration problem and exits non-zero', async () => {
+    const gw = spawnNode(dist('gateway/main.js'), { PORT: 'x', DATABASE_URL: 'mysql://nope', REDIS_URL: 'bad' });
+    running.push(gw);
+    const exit = await gw.exited;
+    expect(exit.code).toBe(1);
+    expect(gw.stderr()).toContain('Invalid configuration');
+    for (const key of ['PORT', 'DATABASE_URL', 'REDIS_URL']) expect(gw.stderr()).toContain(key);
+  });
+});
+
+describe('npm start (the launcher)', () => {
+  it('creates and migrates a missing database, starts the gateway and stops on SIGTERM', async () => {
+    const port = await freePort();
+    const url = new URL(testEnv().DATABASE_URL as string);
+    url.pathname = `${url.pathname}_launcher`;
+    const env = { ...testEnv({ LOG_LEVEL: 'info' }), DATABASE_URL: url.toString(), PORT: String(port) };
+    await dropDatabase(env.DATABASE_URL);
+    const launcher = spawnNode(dist('main.js'), env);
+    running.push(launcher);
+    try {
+      await healthy(port);
+      const ready = await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, { what: 'readiness' });
+      expect(ready).toBe(true);
+      expect(launcher.stdout()).toContain('applied migrations');
+      launcher.proc.kill('SIGTERM');
+      expect((await launcher.exited).code).toBe(0);
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    } finally {
+      await dropDatabase(env.DATABASE_URL);
+    }
+  });
+});
+
+describe('the admin CLI', () => {
+  it('creates a team and prints one JSON object with a working token', async () => {
+    const cli = spawnNode(dist('admin/main.js'), testEnv(), ['create-team', '--name', 'Acme', '--email', `cli-${Date.now()}@example.test`, '--plan', 'pro', '--event-limit', '7']);
+    expect((await cli.exited).code).toBe(0);
+    const out = JSON.parse(cli.stdout());
+    expect(out).toMatchObject({ team_id: expect.stringMatching(/^team_/), user_id: expect.stringMatching(/^usr_/), plan: 'pro', event_limit: 7 });
+    expect(out.token).toMatch(/^cst_[0-9A-Za-z]{40}$/);
+    const gw = await startGateway();
+    try {
+      const account = await gw.anon.as(out.token).get('/api/account');
+      expect(account.body.data).toMatchObject({ team: { id: out.team_id, name: 'Acme' }, plan: { id: 'pro', monthly_event_limit: 7 } });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('rejects bad arguments with every problem and exit code 2', async () => {
+    const cli = spawnNode(dist('admin/main.js'), testEnv(), ['create-team', '--email', 'not-an-email', '--plan', 'gold']);
+    expect((await cli.exited).code).toBe(2);
+    expect(cli.stdout()).toBe('');
+    for (const word of ['name', 'email', 'plan']) expect(cli.stderr()).toContain(word);
+  });
+});

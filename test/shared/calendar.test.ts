@@ -1,0 +1,121 @@
+import { DateTime } from 'luxon';
+import { formatWithOffset, parseDateInput, pgTimestampToIsoMicros, resolveInstant } from '../../shared/calendar/dates';
+import { resolveEventTimes } from '../../shared/calendar/event-times';
+import { formatDateRange } from '../../shared/calendar/format';
+import { htmlToText, sanitizeDescription } from '../../shared/calendar/html';
+import { checkRrule, recurrenceText } from '../../shared/calendar/recurrence';
+import { isValidTimeZone, timezoneReadable } from '../../shared/calendar/time-zones';
+
+describe('date inputs', () => {
+  it.each([
+    ['2026-03-10', { kind: 'date', date: '2026-03-10' }],
+    ['2026-03-10 13:00', { kind: 'datetime', hasOffset: false, wall: '2026-03-10T13:00:00', offset: null }],
+    ['2026-03-10T13:00:05.5Z', { kind: 'datetime', hasOffset: true, wall: '2026-03-10T13:00:05.500', offset: '+00:00' }],
+    ['2026-03-10T13:00:00+0530', { kind: 'datetime', hasOffset: true, wall: '2026-03-10T13:00:00', offset: '+05:30' }],
+    ['2026-03-10T13:00-04', { kind: 'datetime', hasOffset: true, wall: '2026-03-10T13:00:00', offset: '-04:00' }],
+  ])('parses %s', (input, expected) => {
+    expect(parseDateInput(input)).toEqual(expected);
+  });
+
+  it.each(['2026-02-29', '2026-13-01', '2026-03-10 25:00', 'tomorrow', '2026-W10', '10/03/2026', '2026-03-10T13:00+25:00', ''])('rejects %s', (input) => {
+    expect(parseDateInput(input)).toBeNull();
+  });
+
+  it('reads wall time in the zone on both sides of a DST change', () => {
+    const before = resolveInstant(parseDateInput('2026-03-07 12:00')!, 'America/New_York');
+    const after = resolveInstant(parseDateInput('2026-03-09 12:00')!, 'America/New_York');
+    expect(formatWithOffset(before, 'America/New_York')).toBe('2026-03-07T12:00:00-05:00');
+    expect(formatWithOffset(after, 'America/New_York')).toBe('2026-03-09T12:00:00-04:00');
+    // a wall time that does not exist (spring forward) moves forward an hour
+    expect(formatWithOffset(resolveInstant(parseDateInput('2026-03-08 02:30')!, 'America/New_York'), 'America/New_York')).toBe('2026-03-08T03:30:00-04:00');
+  });
+
+  it('turns Postgres timestamps into ISO with microseconds', () => {
+    expect(pgTimestampToIsoMicros('2026-03-05 10:00:00.123456+00')).toBe('2026-03-05T10:00:00.123456Z');
+    expect(pgTimestampToIsoMicros('2026-03-05 10:00:00+00')).toBe('2026-03-05T10:00:00.000000Z');
+    expect(pgTimestampToIsoMicros('2026-03-05 10:00:00.12+00')).toBe('2026-03-05T10:00:00.120000Z');
+  });
+});
+
+describe('event times', () => {
+  it('stores all-day days and the real end in the zone', () => {
+    const r = resolveEventTimes({ isAllDay: true, start: '2026-04-14', end: '2026-04-16', timezone: 'Europe/Amsterdam' });
+    expect(r).toEqual({ times: { date_start: '2026-04-14T00:00:00Z', date_end: '2026-04-16T00:00:00Z', ends_at: '2026-04-16T22:00:00.000Z' } });
+  });
+  it('refuses an end before the start', () => {
+    expect(resolveEventTimes({ isAllDay: false, start: '2026-04-14 10:00', end: '2026-04-14 09:59', timezone: 'UTC' })).toEqual({
+      errors: { date_end: ['The date end field must be a date after or equal to date start.'] },
+    });
+  });
+});
+
+describe('time zones and formatting', () => {
+  it('validates IANA names', () => {
+    expect(isValidTimeZone('America/New_York')).toBe(true);
+    expect(isValidTimeZone('UTC')).toBe(true);
+    expect(isValidTimeZone('Mars/Olympus')).toBe(false);
+    expect(isValidTimeZone('')).toBe(false);
+    expect(isValidTimeZone(42)).toBe(false);
+  });
+
+  it.each([
+    ['America/New_York', '2026-01-15T12:00:00Z', 'EST / GMT-05:00'],
+    ['America/New_York', '2026-07-15T12:00:00Z', 'EDT / GMT-04:00'],
+    ['Europe/Berlin', '2026-01-15T12:00:00Z', 'CET / GMT+01:00'],
+    ['Europe/London', '2026-07-15T12:00:00Z', 'BST / GMT+01:00'],
+    ['Asia/Kolkata', '2026-07-15T12:00:00Z', 'IST / GMT+05:30'],
+    ['Australia/Sydney', '2026-01-15T12:00:00Z', 'AEDT / GMT+11:00'],
+    ['UTC', '2026-01-15T12:00:00Z', 'UTC / GMT+00:00'],
+    ['Asia/Tokyo', '2026-01-15T12:00:00Z', 'GMT+9 / GMT+09:00'],
+  ])('timezone_readable of %s at %s', (zone, at, expected) => {
+    expect(timezoneReadable(zone, DateTime.fromISO(at))).toBe(expected);
+  });
+
+  it('formats ranges, naming both zones when DST changes in between', () => {
+    const f = (s: string, e: string, zone = 'America/New_York') =>
+      formatDateRange({ isAllDay: false, start: DateTime.fromISO(s), end: DateTime.fromISO(e), zone });
+    expect(f('2026-07-14T17:00:00Z', '2026-07-14T18:30:00Z')).toBe('Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
+    expect(f('2026-12-31T03:00:00Z', '2027-01-01T07:00:00Z')).toBe('Wed Dec 30, 2026 10:00 PM - Fri Jan 1, 2027 2:00 AM (EST)');
+    expect(f('2026-03-08T03:00:00Z', '2026-03-08T15:00:00Z')).toBe('Sat Mar 7, 2026 10:00 PM EST - Sun Mar 8, 2026 11:00 AM EDT');
+  });
+});
+
+describe('RRULE', () => {
+  it.each([
+    ['FREQ=WEEKLY;BYDAY=TU;COUNT=10', 'FREQ=WEEKLY;BYDAY=TU;COUNT=10'],
+    ['RRULE:freq=daily;interval=2', 'FREQ=DAILY;INTERVAL=2'],
+    ['FREQ=MONTHLY;BYDAY=-1FR;UNTIL=20261231T000000Z', 'FREQ=MONTHLY;BYDAY=-1FR;UNTIL=20261231T000000Z'],
+    ['FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=-1', 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=-1'],
+  ])('accepts %s', (input, rule) => {
+    expect(checkRrule(input)).toEqual({ ok: true, rule });
+  });
+
+  it.each([
+    ['FREQ=FOO', 'has an invalid FREQ value "FOO"'],
+    ['BYDAY=MO', 'needs a FREQ'],
+    ['FREQ=DAILY;COUNT=2;UNTIL=20260101', 'cannot have both COUNT and UNTIL'],
+    ['FREQ=DAILY;FREQ=WEEKLY', 'repeats FREQ'],
+    ['FREQ=WEEKLY;BYDAY=XX', 'has an invalid BYDAY value "XX"'],
+    ['FREQ=DAILY;UNTIL=20260230', 'has an invalid UNTIL value "20260230"'],
+    ['FREQ=DAILY;X-NAME=1', 'has an unknown part "X-NAME"'],
+    ['FREQ=MONTHLY;BYMONTHDAY=0', 'has an invalid BYMONTHDAY value "0"'],
+  ])('rejects %s', (input, reason) => {
+    expect(checkRrule(input)).toEqual({ ok: false, reason });
+  });
+
+  it('reads rules in English', () => {
+    expect(recurrenceText('FREQ=WEEKLY;BYDAY=MO,WE,FR')).toBe('every week on Monday, Wednesday, Friday');
+  });
+});
+
+describe('descriptions', () => {
+  it('turns plain text into paragraphs and escapes it', () => {
+    expect(sanitizeDescription('One\nline two\n\nThree <x> & "q"')).toBe('<p>One<br>line two</p><p>Three &lt;x&gt; &amp; &quot;q&quot;</p>');
+  });
+  it('keeps allowed HTML and drops the rest', () => {
+    expect(sanitizeDescription('<h1>T</h1><p style="x">a<img src=x onerror=alert(1)></p><script>bad()</script>')).toBe('T<p>a</p>');
+  });
+  it('reads stored HTML back as text', () => {
+    expect(htmlToText('<p>One<br>two</p><ul><li>a</li><li>b &amp; c</li></ul>')).toBe('One\ntwo\n\n- a\n\n- b & c');
+  });
+});
