@@ -1,14 +1,16 @@
 import express, { type Express } from 'express';
 import { accountRoutes } from './account/account.routes';
 import { calendarRoutes } from './calendars/calendars.routes';
-import type { GatewayDeps } from './context';
+import type { AppContext, GatewayDeps } from './context';
 import { docsAssets, docsRoutes } from './docs/docs.routes';
 import { buildOpenApi } from './docs/openapi';
 import { eventRoutes } from './events/events.routes';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
-import { requestLogger } from './http/request-context';
+import { requestContext } from './http/request-context';
+import { listenForInvalidations } from '../../shared/cache/invalidation';
+import { ReadCaches } from './read-caches';
 import { mountRoutes, type RouteSpec } from './http/route';
 import { systemRoutes } from './system.routes';
 
@@ -16,6 +18,9 @@ export interface GatewayApp {
   app: Express;
   routes: RouteSpec[];
   openapi: Record<string, unknown>;
+  caches: ReadCaches;
+  /** Closes what the app opened itself (the token-revocation subscription). */
+  close(): Promise<void>;
 }
 
 export interface BuildOptions {
@@ -30,7 +35,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   app.set('trust proxy', deps.config.trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(requestLogger(deps.logger));
+  app.use(requestContext(deps.logger));
   app.use((_req, res, next) => {
     res.set('X-Content-Type-Options', 'nosniff');
     next();
@@ -38,13 +43,17 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   app.use(docsAssets());
   app.use('/api', jsonBody);
 
+  const caches = new ReadCaches(deps.redis, deps.config.queuePrefix, deps.logger);
+  const stopListening = listenForInvalidations(deps.config.redisUrl, deps.config.queuePrefix, caches, deps.logger);
+  const ctx: AppContext = { ...deps, caches };
+
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
     ...systemRoutes(deps.db, deps.redis, opts.isShuttingDown ?? (() => false)),
     ...docsRoutes(() => openapi),
-    ...accountRoutes(deps),
-    ...calendarRoutes(deps),
-    ...eventRoutes(deps),
+    ...accountRoutes(ctx),
+    ...calendarRoutes(ctx),
+    ...eventRoutes(ctx),
   ];
   openapi = buildOpenApi(routes, {
     title: 'Calendar service',
@@ -53,12 +62,12 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
       'Calendars and events over JSON, with add-to-calendar links for every platform. Authenticate with `Authorization: Bearer <token>`. Errors: `{"message": …}`; validation errors (422) add `errors: {field: [messages]}`.',
     serverUrl: deps.config.publicBaseUrl,
   });
-  mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger) });
+  mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens) });
 
   app.use('/api', apiNotFound);
   app.use((_req, res) => {
     res.status(404).json({ message: 'Not found.' });
   });
   app.use(errorHandler);
-  return { app, routes, openapi };
+  return { app, routes, openapi, caches, close: stopListening };
 }

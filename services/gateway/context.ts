@@ -3,6 +3,7 @@ import type { Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
+import type { ReadCaches } from './read-caches';
 
 /** What the gateway's features are built from; main.ts makes the real ones, tests their own. */
 export interface GatewayDeps {
@@ -11,4 +12,9 @@ export interface GatewayDeps {
   redis: Redis;
   logger: Logger;
   clock: Clock;
+}
+
+/** What features receive: the dependencies plus the read caches the app keeps. */
+export interface AppContext extends GatewayDeps {
+  caches: ReadCaches;
 }

@@ -21,8 +21,9 @@ async function main(): Promise<void> {
   redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));
   lifecycle.onShutdown('redis', () => closeRedis(redis));
 
-  const { app } = buildApp({ config, db, redis, logger, clock: systemClock }, { isShuttingDown: () => lifecycle.isShuttingDown });
-  const server = await listen(app, config.port, config.host);
+  const built = buildApp({ config, db, redis, logger, clock: systemClock }, { isShuttingDown: () => lifecycle.isShuttingDown });
+  lifecycle.onShutdown('app', () => built.close());
+  const server = await listen(built.app, config.port, config.host);
   lifecycle.onShutdown('http', () => server.closeGracefully());
   logger.info({ url: config.publicBaseUrl, port: server.port }, `gateway listening on ${config.publicBaseUrl}`);
 }

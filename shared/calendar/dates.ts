@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { isoWithOffset, wallClock } from './time-zones';
 
 /**
  * Date inputs the API accepts: ISO 8601 with or without an offset, `YYYY-MM-DD HH:mm[:ss]`,
@@ -53,8 +54,8 @@ export function resolveDay(parsed: ParsedDate, zone: string): string {
 }
 
 /** `2026-03-10T13:00:00-04:00`: the instant in `zone` with its numeric offset (never `Z`). */
-export function formatWithOffset(at: DateTime, zone: string): string {
-  return at.setZone(zone).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+export function formatWithOffset(epochMs: number, zone: string): string {
+  return isoWithOffset(wallClock(epochMs, zone));
 }
 
 /** Postgres timestamptz text (`2026-03-05 10:00:00.123456+00`) to ISO with microseconds and Z. */
@@ -64,10 +65,10 @@ export function pgTimestampToIsoMicros(value: string): string {
   return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(6, '0')}Z`;
 }
 
-/** Postgres timestamptz text to a luxon DateTime in UTC. */
-export function pgTimestampToDateTime(value: string): DateTime {
+/** Postgres timestamptz text (`2026-03-05 10:00:00.123456+00`) to epoch milliseconds. */
+export function pgTimestampToMillis(value: string): number {
   const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?)([+-]\d{2}(?::?\d{2})?)?$/.exec(value);
-  if (!m) return DateTime.fromJSDate(new Date(value), { zone: 'UTC' });
+  if (!m) return Date.parse(value);
   const offset = m[3] ? (m[3].length === 3 ? `${m[3]}:00` : m[3]) : '+00:00';
-  return DateTime.fromISO(`${m[1]}T${m[2]}${offset}`, { zone: 'UTC' });
+  return Date.parse(`${m[1]}T${m[2]}${offset}`);
 }

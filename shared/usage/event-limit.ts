@@ -46,6 +46,17 @@ export async function usageSnapshot(db: Knex, teamId: number, at: Date): Promise
   };
 }
 
+/**
+ * The 409 for a take_event_slots failure (SQLSTATE P0001, message event_limit_exceeded,
+ * figures in the detail), or null when the error is something else.
+ */
+export function eventLimitErrorFrom(err: unknown, wanted = 1): AppError | null {
+  const e = err as { code?: string; message?: string; detail?: string };
+  if (e?.code !== 'P0001' || !e.message?.includes('event_limit_exceeded') || !e.detail) return null;
+  const { current, limit } = JSON.parse(e.detail) as { current: number; limit: number };
+  return eventLimitExceeded(current, limit, wanted);
+}
+
 /** The 409 of spec §7 for a creation of `wanted` events that the allowance cannot take. */
 export function eventLimitExceeded(current: number, limit: number, wanted = 1): AppError {
   return new AppError('event_limit_exceeded', 409, 'You have reached the event limit of your plan for this month.', {

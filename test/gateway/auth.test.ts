@@ -1,4 +1,5 @@
 import { startGateway, type TestGateway } from '../helpers/gateway';
+import { waitFor } from '../helpers/wait';
 
 let gw: TestGateway;
 
@@ -66,6 +67,24 @@ describe('account and extension tokens', () => {
     // the API token is untouched, and revoking again finds nothing
     expect((await team.api.get('/api/account')).status).toBe(200);
     expect((await team.api.delete('/api/extension/token')).body).toEqual({ data: { revoked: 0 } });
+  });
+
+  it('a revocation reaches every gateway process that cached the token', async () => {
+    const other = await startGateway();
+    try {
+      await waitFor(() => other.caches.tokens.isLive, { what: 'a live token cache' });
+      const team = await gw.newTeam();
+      const token = (await team.api.post('/api/extension/token')).body.data.token;
+      const here = gw.anon.as(token);
+      const there = other.anon.as(token);
+      // the other gateway has seen the token (and cached it once its subscription is live)
+      await waitFor(async () => (await there.get('/api/account')).status === 200 && (await there.get('/api/account')).status === 200);
+      expect((await here.delete('/api/extension/token')).body.data.revoked).toBe(1);
+      expect((await here.get('/api/account')).status).toBe(401);
+      await waitFor(async () => (await there.get('/api/account')).status === 401, { what: 'the other gateway to drop the token', timeoutMs: 2000 });
+    } finally {
+      await other.close();
+    }
   });
 
   it("revokes only the calling user's extension tokens", async () => {

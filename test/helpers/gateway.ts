@@ -9,6 +9,7 @@ import { createLogger } from '../../shared/logging/logger';
 import { closeRedis, createRedis, type Redis } from '../../shared/queues/redis';
 import { randomBase62 } from '../../shared/ids/ids';
 import { buildApp } from '../../services/gateway/app';
+import type { ReadCaches } from '../../services/gateway/read-caches';
 import { ApiClient } from './api-client';
 import { OpenApiConformance } from './openapi-conformance';
 
@@ -53,6 +54,7 @@ export interface TestGateway {
   openapi: Record<string, unknown>;
   conformance: OpenApiConformance;
   app: Express;
+  caches: ReadCaches;
   /** A client with no token. */
   anon: ApiClient;
   /** A new team (its own data, isolated from every other test) and a client with its token. */
@@ -95,6 +97,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
     openapi: built.openapi,
     conformance,
     app: built.app,
+    caches: built.caches,
     anon,
     async newTeam(opts = {}) {
       const email = `owner-${randomBase62(10).toLowerCase()}@example.test`;
@@ -109,6 +112,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await built.close();
       await db.destroy();
       await closeRedis(redis);
     },

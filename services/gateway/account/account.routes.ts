@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { insertToken, revokeTokens } from '../../../shared/accounts/accounts.repository';
 import { notFound } from '../../../shared/errors/app-error';
 import { periodOf, usageSnapshot } from '../../../shared/usage/event-limit';
-import type { GatewayDeps } from '../context';
+import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
@@ -26,7 +26,7 @@ const accountSchema = Joi.object({
   }).required(),
 }).meta({ title: 'Account' });
 
-export function accountRoutes({ db, clock }: GatewayDeps): RouteSpec[] {
+export function accountRoutes({ db, clock, caches }: AppContext): RouteSpec[] {
   const tags = ['Account'];
   return [
     defineRoute({
@@ -85,7 +85,12 @@ export function accountRoutes({ db, clock }: GatewayDeps): RouteSpec[] {
         200: { description: 'How many were revoked', body: dataOf(Joi.object({ revoked: Joi.number().integer().min(0).required() })) },
         ...errors(401, 503),
       },
-      handler: async (_input, req) => ok({ data: { revoked: await revokeTokens(db, authOf(req).userId, 'extension') } }),
+      handler: async (_input, req) => {
+        const { userId } = authOf(req);
+        const revoked = await revokeTokens(db, userId, 'extension');
+        await caches.invalidate({ kind: 'user', id: userId });
+        return ok({ data: { revoked } });
+      },
     }),
   ];
 }

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { GatewayDeps } from '../context';
+import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
@@ -10,7 +10,8 @@ import { createCalendar, deleteCalendar, requireCalendar, updateCalendar } from 
 
 type CalParams = { cal: string };
 
-export function calendarRoutes({ db, config }: GatewayDeps): RouteSpec[] {
+export function calendarRoutes(ctx: AppContext): RouteSpec[] {
+  const { db, config } = ctx;
   const json = (row: Parameters<typeof toCalendarJson>[0]) => toCalendarJson(row, config.publicBaseUrl);
   const tags = ['Calendars'];
   return [
@@ -57,7 +58,7 @@ export function calendarRoutes({ db, config }: GatewayDeps): RouteSpec[] {
       params: calendarParams,
       body: updateCalendarBody,
       responses: { 200: { description: 'The updated calendar', body: dataOf(calendarSchema) }, ...errors(400, 401, 404, 413, 415, 422, 503) },
-      handler: async ({ params, body }, req) => ok({ data: json(await updateCalendar(db, authOf(req).teamId, params.cal, body)) }),
+      handler: async ({ params, body }, req) => ok({ data: json(await updateCalendar(ctx, authOf(req).teamId, params.cal, body)) }),
     }),
     defineRoute<CalParams>({
       method: 'delete',
@@ -75,7 +76,7 @@ export function calendarRoutes({ db, config }: GatewayDeps): RouteSpec[] {
         ...errors(401, 404, 409, 503),
       },
       handler: async ({ params }, req) => {
-        const row = await deleteCalendar(db, authOf(req).teamId, params.cal);
+        const row = await deleteCalendar(ctx, authOf(req).teamId, params.cal);
         return ok({ data: { public_id: `cal_${row.uid}`, deleted: true } });
       },
     }),

@@ -11,6 +11,7 @@ import {
   softDeleteCalendar,
   updateCalendar as updateCalendarRow,
 } from './calendars.repository';
+import type { AppContext } from '../context';
 import type { CalendarInput } from './calendars.schemas';
 
 export const shortLinkTaken = () => validationFailed({ short_link: ['The short link has already been taken.'] });
@@ -47,8 +48,10 @@ export async function createCalendar(db: Knex, teamId: number, input: CalendarIn
   });
 }
 
-export async function updateCalendar(db: Knex, teamId: number, calPublicId: string, input: CalendarInput): Promise<CalendarRow> {
-  return db.transaction(async (trx) => {
+type CalendarsDeps = Pick<AppContext, 'db' | 'caches'>;
+
+export async function updateCalendar({ db, caches }: CalendarsDeps, teamId: number, calPublicId: string, input: CalendarInput): Promise<CalendarRow> {
+  const updated = await db.transaction(async (trx) => {
     const current = await requireCalendar(trx, teamId, calPublicId, 'update');
     const changes: Partial<CalendarRow> = { name: input.name, timezone: input.timezone };
     if (input.internal_name !== undefined) changes.internal_name = emptyToNull(input.internal_name) ?? null;
@@ -60,10 +63,12 @@ export async function updateCalendar(db: Knex, teamId: number, calPublicId: stri
     }
     return updateCalendarRow(trx, current.id, changes);
   });
+  await caches.invalidate({ kind: 'calendar', id: updated.id });
+  return updated;
 }
 
-export async function deleteCalendar(db: Knex, teamId: number, calPublicId: string): Promise<CalendarRow> {
-  return db.transaction(async (trx) => {
+export async function deleteCalendar({ db, caches }: CalendarsDeps, teamId: number, calPublicId: string): Promise<CalendarRow> {
+  const deleted = await db.transaction(async (trx) => {
     // Locked so no event can be added between the check and the delete (creators take a share lock).
     const current = await requireCalendar(trx, teamId, calPublicId, 'update');
     if (await hasLiveEvents(trx, current.id)) {
@@ -73,4 +78,6 @@ export async function deleteCalendar(db: Knex, teamId: number, calPublicId: stri
     await softDeleteCalendar(trx, current.id);
     return current;
   });
+  await caches.invalidate({ kind: 'calendar', id: deleted.id });
+  return deleted;
 }

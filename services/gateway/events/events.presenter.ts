@@ -1,22 +1,35 @@
-import { formatWithOffset, pgTimestampToDateTime, pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { pgTimestampToIsoMicros, pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { formatDateRange } from '../../../shared/calendar/format';
 import { eventLinks } from '../../../shared/calendar/platforms';
 import { recurrenceText } from '../../../shared/calendar/recurrence';
-import { timezoneReadable } from '../../../shared/calendar/time-zones';
+import { isoWithOffset, timezoneReadable, wallClock } from '../../../shared/calendar/time-zones';
 import { publicId } from '../../../shared/ids/ids';
 import { toCalendarJson } from '../calendars/calendars.presenter';
 import { HTML_LABELS, htmlSnippets } from './event-snippets';
+import type { CalendarRow } from '../calendars/calendars.repository';
 import type { EventWithCalendar } from './events.repository';
+
+// Events of one page (and cached events) share calendar rows; present each row once.
+const calendarJsonMemo = new WeakMap<CalendarRow, { baseUrl: string; json: ReturnType<typeof toCalendarJson> }>();
+function calendarJson(row: CalendarRow, baseUrl: string) {
+  let memo = calendarJsonMemo.get(row);
+  if (!memo || memo.baseUrl !== baseUrl) {
+    memo = { baseUrl, json: toCalendarJson(row, baseUrl) };
+    calendarJsonMemo.set(row, memo);
+  }
+  return memo.json;
+}
 
 export const eventPublicUrl = (baseUrl: string, uid: string) => `${baseUrl}/e/${uid}`;
 
 /** The event object of spec §2.1 (plus status and is_protected). */
 export function toEventJson({ event: e, calendar }: EventWithCalendar, baseUrl: string) {
-  const start = pgTimestampToDateTime(e.date_start);
-  const end = pgTimestampToDateTime(e.date_end);
+  const start = pgTimestampToMillis(e.date_start);
+  const end = pgTimestampToMillis(e.date_end);
   const publicUrl = eventPublicUrl(baseUrl, e.uid);
   // All-day events are calendar days with no zone: shown at UTC midnight, timezone null.
-  const zone = e.is_all_day ? 'UTC' : e.timezone;
+  const startWall = wallClock(start, e.is_all_day ? 'UTC' : e.timezone);
+  const endWall = wallClock(end, e.is_all_day ? 'UTC' : e.timezone);
   return {
     uid: e.uid,
     public_id: publicId('evt_', e.uid),
@@ -35,20 +48,20 @@ export function toEventJson({ event: e, calendar }: EventWithCalendar, baseUrl: 
     recurrence_rule: e.recurrence_rule,
     recurrence_text: e.recurrence_rule ? recurrenceText(e.recurrence_rule) : null,
     series_title: e.series_title,
-    date_start: formatWithOffset(start, zone),
-    date_end: formatWithOffset(end, zone),
+    date_start: isoWithOffset(startWall),
+    date_end: isoWithOffset(endWall),
     timezone: e.is_all_day ? null : e.timezone,
     busy_type: e.busy_type,
     reminder_before: e.reminder_before,
-    date_range_formatted: formatDateRange({ isAllDay: e.is_all_day, start, end, zone: e.timezone }),
+    date_range_formatted: formatDateRange({ isAllDay: e.is_all_day, startMs: start, endMs: end, zone: e.timezone, start: startWall, end: endWall }),
     public_url: publicUrl,
     embed_url: `${publicUrl}/embed`,
     location_url: e.location_url,
     image_url: e.image_url,
-    timezone_readable: e.is_all_day ? null : timezoneReadable(e.timezone, start),
+    timezone_readable: e.is_all_day ? null : timezoneReadable(e.timezone, start, startWall.offsetMinutes),
     status: e.status,
     is_protected: e.access_code_hash !== null,
-    calendar: toCalendarJson(calendar, baseUrl),
+    calendar: calendarJson(calendar, baseUrl),
     created_at: pgTimestampToIsoMicros(e.created_at),
     updated_at: pgTimestampToIsoMicros(e.updated_at),
   };

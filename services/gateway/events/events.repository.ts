@@ -52,16 +52,31 @@ const CALENDAR_FIELDS = [
 const eventSelect = EVENT_COLUMNS.map((c) => `e.${c}`);
 const calendarSelect = CALENDAR_FIELDS.map((c) => `c.${c} as c__${c}`);
 
-type JoinedRow = EventRow & Record<string, unknown>;
+type JoinedRow = EventRow & { [K in (typeof CALENDAR_FIELDS)[number] as `c__${K}`]: CalendarRow[K] };
 
-function split(row: JoinedRow): EventWithCalendar {
-  const event = {} as Record<string, unknown>;
-  const calendar = {} as Record<string, unknown>;
-  for (const [k, v] of Object.entries(row)) {
-    if (k.startsWith('c__')) calendar[k.slice(3)] = v;
-    else event[k] = v;
+/**
+ * A joined row as event + calendar. The row itself serves as the event (its c__ columns
+ * are simply never read); rows of one page share calendar objects.
+ */
+function split(row: JoinedRow, calendars?: Map<number, CalendarRow>): EventWithCalendar {
+  let calendar = calendars?.get(row.c__id);
+  if (!calendar) {
+    calendar = {
+      id: row.c__id,
+      uid: row.c__uid,
+      team_id: row.c__team_id,
+      name: row.c__name,
+      internal_name: row.c__internal_name,
+      description: row.c__description,
+      timezone: row.c__timezone,
+      week_begins: row.c__week_begins,
+      short_link: row.c__short_link,
+      created_at: row.c__created_at,
+      updated_at: row.c__updated_at,
+    };
+    calendars?.set(calendar.id, calendar);
   }
-  return { event: event as unknown as EventRow, calendar: calendar as unknown as CalendarRow };
+  return { event: row, calendar };
 }
 
 /** A live event of the team, with its calendar. */
@@ -82,9 +97,49 @@ export async function findEvent(
   return row ? split(row) : undefined;
 }
 
-export async function insertEvent(db: Knex, values: Partial<EventRow>): Promise<EventRow> {
-  const [row] = await db('events').insert(values).returning(EVENT_COLUMNS);
-  return row;
+/** Postgres types of the writable columns, for the typed parameters of INSERT … SELECT. */
+const COLUMN_TYPES: Partial<Record<keyof EventRow, string>> = {
+  uid: 'text', team_id: 'bigint', short_link: 'text', title: 'text', internal_name: 'text', description: 'text',
+  location: 'text', location_url: 'text', image_url: 'text', is_draft: 'boolean', is_all_day: 'boolean',
+  has_rsvp: 'boolean', has_calendar_invites: 'boolean', rsvp_limit: 'integer', recurrence_rule: 'text',
+  series_title: 'text', date_start: 'timestamptz', date_end: 'timestamptz', ends_at: 'timestamptz', timezone: 'text',
+  busy_type: 'text', reminder_before: 'integer', status: 'text', access_code_hash: 'text', sequence: 'integer',
+};
+
+/**
+ * Creates an event in one statement: finds (and share-locks) the team's calendar, inserts
+ * the event, claims its short link and takes a slot of the monthly allowance. One round
+ * trip, and the usage row is locked only for this statement and its commit. Answers
+ * undefined when the calendar does not exist; fails with take_event_slots' P0001 when the
+ * allowance is spent, and with a unique violation on short_links_pkey when the link is taken.
+ */
+export async function insertEventTakingSlot(
+  db: Knex,
+  p: { teamId: number; calendarUid: string; period: string; values: Partial<EventRow> & { uid: string } },
+): Promise<EventWithCalendar | undefined> {
+  const columns = Object.keys(p.values).filter((c) => p.values[c as keyof EventRow] !== undefined) as Array<keyof EventRow>;
+  const placeholders = columns.map((c) => {
+    const type = COLUMN_TYPES[c];
+    if (!type) throw new Error(`events.${c} is not writable`);
+    return `?::${type}`;
+  });
+  const { rows } = await db.raw(
+    `WITH cal AS (
+       SELECT ${CALENDAR_FIELDS.join(', ')} FROM calendars
+        WHERE uid = ? AND team_id = ? AND deleted_at IS NULL FOR SHARE
+     ), e AS (
+       INSERT INTO events (calendar_id, ??) SELECT cal.id, ${placeholders.join(', ')} FROM cal
+       RETURNING ${EVENT_COLUMNS.join(', ')}
+     ), link AS (
+       INSERT INTO short_links (slug, event_id) SELECT lower(e.short_link), e.id FROM e WHERE e.short_link IS NOT NULL
+     ), slot AS (
+       SELECT take_event_slots(e.team_id, ?, 1) AS taken FROM e
+     )
+     SELECT ${eventSelect.join(', ')}, ${CALENDAR_FIELDS.map((c) => `c.${c} AS c__${c}`).join(', ')}
+       FROM e, cal c, slot`,
+    [p.calendarUid, p.teamId, columns, ...columns.map((c) => p.values[c] as Knex.Value), p.period],
+  );
+  return rows[0] ? split(rows[0] as JoinedRow) : undefined;
 }
 
 export async function updateEvent(db: Knex, id: number, values: Partial<EventRow>): Promise<EventRow> {
@@ -142,12 +197,17 @@ export async function listEvents(db: Knex, f: ListFilter): Promise<EventWithCale
   let page: Knex.QueryBuilder;
   if (f.range === 'upcoming') {
     const starting = base().where('e.date_start', '>=', f.now);
+    // Materialized on its own so the planner answers it from the GiST range index (a few
+    // rows: what is under way right now) instead of walking the ordered index through the past.
     const ongoing = base()
+      .clearOrder()
+      .clear('limit')
       .where('e.date_start', '<', f.now)
       .whereRaw("tstzrange(e.date_start, e.ends_at, '[)') @> ?::timestamptz", [f.now]);
     page = db
+      .withMaterialized('ongoing', ongoing)
       .select('u.id', 'u.date_start')
-      .from(db.raw('((?) UNION ALL (?)) AS u', [starting, ongoing]))
+      .from(db.raw('((?) UNION ALL (SELECT id, date_start FROM ongoing)) AS u', [starting]))
       .orderBy([{ column: 'u.date_start' }, { column: 'u.id' }])
       .limit(f.limit);
   } else {
@@ -162,5 +222,6 @@ export async function listEvents(db: Knex, f: ListFilter): Promise<EventWithCale
     .join('calendars as c', 'c.id', 'e.calendar_id')
     .select([...eventSelect, ...calendarSelect])
     .orderBy([{ column: 'e.date_start' }, { column: 'e.id' }])) as JoinedRow[];
-  return rows.map(split);
+  const calendars = new Map<number, CalendarRow>();
+  return rows.map((r) => split(r, calendars));
 }

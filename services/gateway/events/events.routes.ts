@@ -2,7 +2,7 @@ import { parseDateInput } from '../../../shared/calendar/dates';
 import { resolveEventTimes } from '../../../shared/calendar/event-times';
 import { isValidTimeZone } from '../../../shared/calendar/time-zones';
 import type { FieldErrors } from '../../../shared/errors/app-error';
-import type { GatewayDeps } from '../context';
+import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
@@ -25,7 +25,7 @@ import {
   type ListEventsQuery,
   type SimpleEventInput,
 } from './events.schemas';
-import { createEvent, createSimpleEvent, deleteEvent, listEvents, requireEvent, updateEvent } from './events.service';
+import { createEvent, createSimpleEvent, deleteEvent, listEvents, readEvent, updateEvent } from './events.service';
 
 type CalParams = { cal: string };
 type CalEvtParams = { cal: string; evt: string };
@@ -44,8 +44,8 @@ function datesInOrder(body: { date_start?: unknown; date_end?: unknown; timezone
   return 'errors' in result ? result.errors : {};
 }
 
-export function eventRoutes({ db, config, clock }: GatewayDeps): RouteSpec[] {
-  const deps = { db, clock };
+export function eventRoutes(deps: AppContext): RouteSpec[] {
+  const { config } = deps;
   const base = config.publicBaseUrl;
   const single = (found: EventWithCalendar, withHtml?: boolean) => ok(toSingleEventJson(found, base, withHtml === true));
   const tags = ['Events'];
@@ -98,7 +98,7 @@ export function eventRoutes({ db, config, clock }: GatewayDeps): RouteSpec[] {
       params: eventParams,
       query: withHtmlQuery,
       responses: { 200: single200, ...errors(401, 404, 503) },
-      handler: async ({ params, query }, req) => single(await requireEvent(db, authOf(req).teamId, params.evt), query.with_html),
+      handler: async ({ params, query }, req) => single(await readEvent(deps, authOf(req).teamId, params.evt), query.with_html),
     }),
     defineRoute<EvtParams, Record<string, never>, { notify_invitees: boolean }>({
       method: 'delete',
@@ -157,7 +157,7 @@ export function eventRoutes({ db, config, clock }: GatewayDeps): RouteSpec[] {
       query: withHtmlQuery,
       responses: { 200: single200, ...errors(401, 404, 503) },
       handler: async ({ params, query }, req) =>
-        single(await requireEvent(db, authOf(req).teamId, params.evt, { calPublicId: params.cal }), query.with_html),
+        single(await readEvent(deps, authOf(req).teamId, params.evt, params.cal), query.with_html),
     }),
     defineRoute<CalEvtParams, WithHtml, EventInput>({
       method: 'put',

@@ -5,27 +5,24 @@ import { sanitizeDescription } from '../../../shared/calendar/html';
 import type { Knex } from '../../../shared/db/knex';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
-import type { Clock } from '../../../shared/lifecycle/clock';
-import { eventLimitExceeded, reserveEventSlots } from '../../../shared/usage/event-limit';
+import { eventLimitErrorFrom, periodOf } from '../../../shared/usage/event-limit';
 import { type CalendarRow, findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
-import { requireCalendar, shortLinkTaken } from '../calendars/calendars.service';
-import { claimShortLink, replaceShortLink } from '../public/short-links.repository';
+import { shortLinkTaken } from '../calendars/calendars.service';
+import type { AppContext } from '../context';
+import { replaceShortLink } from '../public/short-links.repository';
 import { hashAccessCode } from './access-code';
 import {
   type EventRow,
   type EventWithCalendar,
   findEvent,
-  insertEvent,
+  insertEventTakingSlot,
   listEvents as listEventRows,
   softDeleteEvent,
   updateEvent as updateEventRow,
 } from './events.repository';
 import type { EventInput, ListEventsQuery, SimpleEventInput } from './events.schemas';
 
-export interface EventsDeps {
-  db: Knex;
-  clock: Clock;
-}
+export type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches'>;
 
 const OPTIONAL_TEXT = ['internal_name', 'location', 'series_title', 'location_url', 'image_url', 'recurrence_rule'] as const;
 
@@ -76,36 +73,41 @@ async function eventValues(
   return values;
 }
 
-/** Inserts an event into `calendar` within `trx`, spending one slot of the monthly allowance. */
+const isShortLinkConflict = (err: unknown) =>
+  (err as { code?: string; constraint?: string })?.code === '23505' && (err as { constraint?: string }).constraint === 'short_links_pkey';
+
+/**
+ * Inserts an event into the team's calendar and spends one slot of the monthly allowance,
+ * in one statement. `missing` is thrown when the calendar does not exist.
+ */
 async function insertNewEvent(
   deps: EventsDeps,
-  trx: Knex,
   teamId: number,
-  calendar: CalendarRow,
-  input: EventInput,
+  calendarUid: string,
   values: Partial<EventRow>,
+  missing: Error,
 ): Promise<EventWithCalendar> {
-  const reservation = await reserveEventSlots(trx, teamId, 1, deps.clock.now());
-  if (reservation.granted < 1) throw eventLimitExceeded(reservation.current, reservation.limit ?? 0);
-  const shortLink = blankToNull(input.short_link) ?? null;
-  const event = await insertEvent(trx, {
-    ...values,
-    uid: newUid(),
-    team_id: teamId,
-    calendar_id: calendar.id,
-    short_link: shortLink,
-    status: 'approved',
-  });
-  if (shortLink && !(await claimShortLink(trx, shortLink, { eventId: event.id }))) throw shortLinkTaken();
-  return { event, calendar };
+  try {
+    const created = await insertEventTakingSlot(deps.db, {
+      teamId,
+      calendarUid,
+      period: periodOf(deps.clock.now()),
+      values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' },
+    });
+    if (!created) throw missing;
+    return created;
+  } catch (err) {
+    if (isShortLinkConflict(err)) throw shortLinkTaken();
+    throw eventLimitErrorFrom(err) ?? err;
+  }
 }
 
 export async function createEvent(deps: EventsDeps, teamId: number, calPublicId: string, input: EventInput): Promise<EventWithCalendar> {
+  const calendarUid = uidFromPublicId('cal_', calPublicId);
+  if (!calendarUid) throw notFound('Calendar');
   const values = await eventValues(input);
-  return deps.db.transaction(async (trx) => {
-    const calendar = await requireCalendar(trx, teamId, calPublicId, 'share');
-    return insertNewEvent(deps, trx, teamId, calendar, input, values);
-  });
+  values.short_link = blankToNull(input.short_link) ?? null;
+  return insertNewEvent(deps, teamId, calendarUid, values, notFound('Calendar'));
 }
 
 /** `POST /api/events`: fills in the calendar, the zone, the end and the all-day flag. */
@@ -113,40 +115,38 @@ export async function createSimpleEvent(deps: EventsDeps, teamId: number, input:
   const start = parseDateInput(input.start);
   if (!start) throw validationFailed({ start: ['The start field must be a valid date.'] });
   const isAllDay = input.is_all_day ?? start.kind === 'date';
+  const invalidCalendar = validationFailed({ calendar: ['The selected calendar is invalid.'] });
 
-  return deps.db.transaction(async (trx) => {
-    const calendar = await simpleEventCalendar(trx, teamId, input);
-    const zone = input.timezone ?? calendar.timezone;
-    let end = input.end;
-    if (end === undefined) {
-      end = isAllDay
-        ? (resolveInstant(start, zone).toISODate() as string)
-        : (resolveInstant(start, zone).plus({ hours: 1 }).toISO({ includeOffset: true }) as string);
-    }
-    const full: EventInput = { ...input, is_all_day: isAllDay, date_start: input.start, date_end: end, timezone: zone };
-    const values = await eventValues(full, undefined, { startField: 'start', endField: 'end' });
-    return insertNewEvent(deps, trx, teamId, calendar, full, values);
-  });
+  const calendar = await simpleEventCalendar(deps.db, teamId, input, invalidCalendar);
+  const zone = input.timezone ?? calendar.timezone;
+  let end = input.end;
+  if (end === undefined) {
+    end = isAllDay
+      ? (resolveInstant(start, zone).toISODate() as string)
+      : (resolveInstant(start, zone).plus({ hours: 1 }).toISO({ includeOffset: true }) as string);
+  }
+  const full: EventInput = { ...input, is_all_day: isAllDay, date_start: input.start, date_end: end, timezone: zone };
+  const values = await eventValues(full, undefined, { startField: 'start', endField: 'end' });
+  values.short_link = blankToNull(input.short_link) ?? null;
+  return insertNewEvent(deps, teamId, calendar.uid, values, invalidCalendar);
 }
 
-async function simpleEventCalendar(trx: Knex, teamId: number, input: SimpleEventInput): Promise<CalendarRow> {
+async function simpleEventCalendar(db: Knex, teamId: number, input: SimpleEventInput, invalid: Error): Promise<CalendarRow> {
   if (input.calendar !== undefined) {
     const uid = uidFromPublicId('cal_', input.calendar);
-    const found = uid ? await findCalendar(trx, teamId, uid, 'share') : undefined;
-    if (!found) throw validationFailed({ calendar: ['The selected calendar is invalid.'] });
+    const found = uid ? await findCalendar(db, teamId, uid) : undefined;
+    if (!found) throw invalid;
     return found;
   }
-  // Serialize per team so two first events do not make two "My Calendar"s.
-  await trx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [teamId]);
-  const oldest = await oldestCalendar(trx, teamId);
+  const oldest = await oldestCalendar(db, teamId);
   if (oldest) return oldest;
-  return insertCalendar(trx, {
-    uid: newUid(),
-    team_id: teamId,
-    name: 'My Calendar',
-    description: '',
-    timezone: input.timezone ?? 'UTC',
-    week_begins: 1,
+  // Serialize per team so two first events do not make two "My Calendar"s.
+  return db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [teamId]);
+    return (
+      (await oldestCalendar(trx, teamId)) ??
+      insertCalendar(trx, { uid: newUid(), team_id: teamId, name: 'My Calendar', description: '', timezone: input.timezone ?? 'UTC', week_begins: 1 })
+    );
   });
 }
 
@@ -169,6 +169,24 @@ export async function requireEvent(
   return found;
 }
 
+/**
+ * A read outside any transaction (GET): served from the event cache when it is live.
+ * Writes invalidate the cache in every gateway, so what it answers is current.
+ */
+export async function readEvent(deps: EventsDeps, teamId: number, evtPublicId: string, calPublicId?: string): Promise<EventWithCalendar> {
+  const uid = uidFromPublicId('evt_', evtPublicId);
+  const cached = uid ? deps.caches.events.get(uid) : undefined;
+  if (cached) {
+    const calendarMatches = calPublicId === undefined || calPublicId === `cal_${cached.calendar.uid}`;
+    if (cached.event.team_id !== teamId || !calendarMatches) throw notFound('Event');
+    return cached;
+  }
+  const startedAt = deps.caches.events.begin();
+  const found = await requireEvent(deps.db, teamId, evtPublicId, { calPublicId });
+  deps.caches.events.set(found.event.uid, found, startedAt);
+  return found;
+}
+
 export async function updateEvent(
   deps: EventsDeps,
   teamId: number,
@@ -176,7 +194,7 @@ export async function updateEvent(
   evtPublicId: string,
   input: EventInput,
 ): Promise<EventWithCalendar> {
-  return deps.db.transaction(async (trx) => {
+  const updated = await deps.db.transaction(async (trx) => {
     const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId, lock: true });
     const values = await eventValues(input, current.event);
     if (input.short_link !== undefined) {
@@ -188,6 +206,8 @@ export async function updateEvent(
     const event = await updateEventRow(trx, current.event.id, values);
     return { event, calendar: current.calendar };
   });
+  await deps.caches.invalidate({ kind: 'event', uid: updated.event.uid });
+  return updated;
 }
 
 export interface DeleteResult {
@@ -201,12 +221,14 @@ export async function deleteEvent(
   evtPublicId: string,
   opts: { calPublicId?: string; notifyInvitees: boolean },
 ): Promise<DeleteResult> {
-  return deps.db.transaction(async (trx) => {
+  const result = await deps.db.transaction(async (trx) => {
     const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId: opts.calPublicId, lock: true });
     await softDeleteEvent(trx, current.event.id);
     // Invitations arrive with the mail worker; until an event has invitees there is no one to notify.
-    return { publicId: `evt_${current.event.uid}`, inviteesNotified: 0 };
+    return { uid: current.event.uid, inviteesNotified: 0 };
   });
+  await deps.caches.invalidate({ kind: 'event', uid: result.uid });
+  return { publicId: `evt_${result.uid}`, inviteesNotified: result.inviteesNotified };
 }
 
 export interface EventPage {

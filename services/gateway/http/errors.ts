@@ -32,16 +32,16 @@ export function toAppError(err: unknown): AppError | null {
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const mapped = toAppError(err);
   if (res.headersSent) {
-    req.log?.error({ err }, 'error after the response started');
+    req.log.error({ err }, 'error after the response started');
     res.destroy();
     return;
   }
   if (!mapped) {
-    req.log?.error({ err }, 'unhandled error');
+    req.log.error({ err }, 'unhandled error');
     res.status(500).json({ message: 'Server Error' });
     return;
   }
-  if (mapped.status >= 500) req.log?.warn({ err }, mapped.message);
+  if (mapped.status >= 500) req.log.warn({ err }, mapped.message);
   res.set(mapped.headers);
   res.status(mapped.status).json({ message: mapped.message, ...mapped.body });
 };

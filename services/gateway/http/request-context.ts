@@ -1,29 +1,43 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from '../../../shared/logging/logger';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The request id (X-Request-Id), also carried into jobs this request enqueues. */
+    id: string;
+    /** A logger bound to this request's id. */
+    log: Logger;
+  }
+}
+
 /**
  * A request id on every request (a sane incoming X-Request-Id is kept, so a caller can
- * follow its own id), echoed in the response and carried by every log line of the request.
+ * follow its own id), echoed in the response, and one structured log line per request
+ * when it finishes. The per-request child logger is made only when something logs, since
+ * this runs on every request of the hottest paths.
  */
-export function requestLogger(logger: Logger): RequestHandler {
-  return pinoHttp({
-    logger,
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url.split('?')[0] }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    quietReqLogger: true,
-  }) as unknown as RequestHandler;
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    req.id = id;
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      get: () => (child ??= logger.child({ reqId: id })),
+    });
+    res.setHeader('X-Request-Id', id);
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const status = res.statusCode;
+      const line = { reqId: id, method: req.method, url: req.originalUrl.split('?')[0], status, ms: Math.round(ms * 100) / 100 };
+      if (status >= 500) logger.error(line, 'request failed');
+      else logger.info(line, 'request completed');
+    });
+    next();
+  };
 }

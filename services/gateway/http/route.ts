@@ -42,6 +42,7 @@ export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknow
   tags: string[];
   /** Bearer token required. */
   auth: boolean;
+  /** Path parameters, for the document only: ids are checked by the services (unknown → 404). */
   params?: Joi.ObjectSchema;
   query?: Joi.ObjectSchema;
   body?: Joi.ObjectSchema;
@@ -73,7 +74,7 @@ export function mountRoutes(router: Router, routes: RouteSpec[], opts: MountOpti
     if (route.auth) chain.push(opts.authenticate);
     if (route.before) chain.push(...route.before);
     chain.push(async (req: Request, res: Response, _next: NextFunction) => {
-      const params = validatePart<Record<string, string>>(route.params, req.params);
+      const params = { value: req.params as Record<string, string>, errors: {} };
       const query = validatePart<Record<string, unknown>>(route.query, { ...(req.query as object) });
       const hasBodySchema = route.body !== undefined;
       const rawBody = req.body === undefined && hasBodySchema ? {} : req.body;

@@ -77,9 +77,26 @@ export interface Validated<T> {
   errors: FieldErrors;
 }
 
+const OPTIONS: Joi.ValidationOptions = { abortEarly: false, convert: true, stripUnknown: false };
+
+// Most GETs carry no query at all; the answer for an empty input never changes, so it is
+// computed once per schema (a copy is handed out, since handlers may not expect sharing).
+const emptyResults = new WeakMap<Joi.Schema, Validated<unknown>>();
+
+const isEmptyObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
+
 export function validatePart<T>(schema: Joi.Schema | undefined, input: unknown): Validated<T> {
   if (!schema) return { value: input as T, errors: {} };
-  const { value, error } = schema.validate(input, { abortEarly: false, convert: true, stripUnknown: false });
+  if (isEmptyObject(input)) {
+    let cached = emptyResults.get(schema);
+    if (!cached) {
+      const { value, error } = schema.validate({}, OPTIONS);
+      cached = { value, errors: toFieldErrors(error) };
+      emptyResults.set(schema, cached);
+    }
+    return { value: structuredClone(cached.value) as T, errors: cached.errors };
+  }
+  const { value, error } = schema.validate(input, OPTIONS);
   return { value: value as T, errors: toFieldErrors(error) };
 }
 

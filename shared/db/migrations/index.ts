@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as core from './0001_core';
+import * as takeEventSlots from './0002_take_event_slots';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -11,4 +12,7 @@ interface Migration {
  * from TypeScript (tests) and from compiled JavaScript (dist), and a stray file never runs.
  * Add a new migration at the end; never rename or edit one that has shipped.
  */
-export const migrations: Array<[name: string, migration: Migration]> = [['0001_core', core]];
+export const migrations: Array<[name: string, migration: Migration]> = [
+  ['0001_core', core],
+  ['0002_take_event_slots', takeEventSlots],
+];

@@ -1,0 +1,41 @@
+import type { TokenOwner } from '../../shared/accounts/accounts.repository';
+import { type Invalidation, type InvalidationTarget, publishInvalidations } from '../../shared/cache/invalidation';
+import { LiveCache } from '../../shared/cache/live-cache';
+import type { Logger } from '../../shared/logging/logger';
+import type { Redis } from '../../shared/queues/redis';
+import type { EventWithCalendar } from './events/events.repository';
+
+/**
+ * The gateway's read caches: token owners (every API request) and events with their
+ * calendar (single-event reads and every public page). Both are kept correct by the
+ * invalidation channel; see shared/cache.
+ */
+export class ReadCaches implements InvalidationTarget {
+  readonly tokens = new LiveCache<TokenOwner>(10_000, 20_000);
+  readonly events = new LiveCache<EventWithCalendar>(30_000, 50_000);
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly queuePrefix: string,
+    private readonly logger: Logger,
+  ) {}
+
+  apply(items: Invalidation[]): void {
+    for (const item of items) {
+      if (item.kind === 'user') this.tokens.deleteWhere((owner) => owner.userId === item.id);
+      else if (item.kind === 'event') this.events.delete(item.uid);
+      else this.events.deleteWhere((found) => found.calendar.id === item.id);
+    }
+  }
+
+  setLive(live: boolean): void {
+    this.tokens.setLive(live);
+    this.events.setLive(live);
+  }
+
+  /** Drops the entries here at once, then tells every other process. Call after commit. */
+  async invalidate(...items: Invalidation[]): Promise<void> {
+    this.apply(items);
+    await publishInvalidations(this.redis, this.queuePrefix, items, this.logger);
+  }
+}
