@@ -1,6 +1,6 @@
 import { pgTimestampToIsoMicros, pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { formatDateRange } from '../../../shared/calendar/format';
-import { eventLinks } from '../../../shared/calendar/platforms';
+import { eventLinks, eventPublicUrl } from '../../../shared/calendar/platforms';
 import { recurrenceText } from '../../../shared/calendar/recurrence';
 import { isoWithOffset, timezoneReadable, wallClock } from '../../../shared/calendar/time-zones';
 import { publicId } from '../../../shared/ids/ids';
@@ -19,8 +19,6 @@ function calendarJson(row: CalendarRow, baseUrl: string) {
   }
   return memo.json;
 }
-
-export const eventPublicUrl = (baseUrl: string, uid: string) => `${baseUrl}/e/${uid}`;
 
 /** The event object of spec §2.1 (plus status and is_protected). */
 export function toEventJson({ event: e, calendar }: EventWithCalendar, baseUrl: string) {

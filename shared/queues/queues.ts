@@ -1,0 +1,84 @@
+import { type JobsOptions, Queue } from 'bullmq';
+import type Joi from 'joi';
+import { unavailable } from '../errors/app-error';
+import type { Logger } from '../logging/logger';
+import { isRedisUnavailableError, type Redis } from './redis';
+
+/**
+ * The queues between the gateway and the workers. Names, payload types and their joi
+ * schemas live here once, used by producer and consumer alike.
+ */
+export const QUEUES = {
+  smartLinkSubmissions: 'smart-link-submissions',
+  extractions: 'extractions',
+  emails: 'emails',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** Carried by every job, so one request can be followed from the gateway into the worker. */
+export interface JobMeta {
+  requestId?: string;
+}
+
+/** A queue's contract: its name, the payload's schema, and the defaults its jobs get. */
+export interface JobContract<T> {
+  queue: QueueName;
+  schema: Joi.Schema<T>;
+  defaults: JobsOptions;
+}
+
+export const defineJob = <T>(contract: JobContract<T>): JobContract<T> => contract;
+
+/** Kept long enough to answer "did this run?", short enough that Redis stays small. */
+export const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
+  removeOnComplete: { age: 24 * 3600, count: 100_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 100_000 },
+};
+
+/** BullMQ job ids must not contain ':' and must not be all digits. */
+export function safeJobId(...parts: string[]): string {
+  return parts.join('-').replace(/:/g, '_');
+}
+
+/**
+ * Puts jobs on one queue from a request path. The connection has no offline queue, so
+ * while Redis is away an add fails at once and becomes a 503 (never an accepted request
+ * that was not stored).
+ */
+export class Producer<T extends object> {
+  readonly queue: Queue;
+
+  constructor(
+    private readonly contract: JobContract<T>,
+    private readonly connection: Redis,
+    prefix: string,
+    private readonly logger: Logger,
+  ) {
+    this.queue = new Queue(contract.queue, { connection, prefix, defaultJobOptions: { ...RETENTION, ...contract.defaults } });
+    this.queue.on('error', (err) => logger.debug({ err: err.message, queue: contract.queue }, 'queue connection error'));
+  }
+
+  /** Stores the job in Redis (or throws a 503 AppError). Payloads are checked first. */
+  async add(name: string, data: T & { meta?: JobMeta }, opts: JobsOptions = {}): Promise<string> {
+    const { error } = this.contract.schema.validate(data);
+    if (error) throw new Error(`invalid ${this.contract.queue} payload: ${error.message}`);
+    // BullMQ waits for a connection that is not ready yet (and would send the job later);
+    // answer 503 now instead, having sent nothing.
+    if (this.connection.status !== 'ready') throw unavailable();
+    try {
+      const job = await this.queue.add(name, data, opts);
+      return job.id as string;
+    } catch (err) {
+      if (isRedisUnavailableError(err)) {
+        this.logger.warn({ err: (err as Error).message, queue: this.contract.queue }, 'could not queue a job: Redis unavailable');
+        throw unavailable();
+      }
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}

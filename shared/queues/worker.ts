@@ -1,0 +1,53 @@
+import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
+import type { Config } from '../config/config';
+import type { Knex } from '../db/knex';
+import type { Clock } from '../lifecycle/clock';
+import type { Logger } from '../logging/logger';
+import type { JobContract, JobMeta } from './queues';
+import type { Redis } from './redis';
+
+/** What a job processor gets besides the job. */
+export interface WorkerContext {
+  config: Config;
+  db: Knex;
+  logger: Logger;
+  clock: Clock;
+  /** A request-path style connection (no offline queue) for publishing and side lookups. */
+  redis: Redis;
+}
+
+export interface WorkerDefinition<T, R> {
+  contract: JobContract<T>;
+  concurrency: number;
+  /** Processes one job; throw UnrecoverableError for payloads that can never succeed. */
+  process: (job: Job<T & { meta?: JobMeta }>, ctx: WorkerContext, log: Logger) => Promise<R>;
+  options?: Partial<WorkerOptions>;
+}
+
+/**
+ * A BullMQ worker for one queue, with the payload checked against its contract and every
+ * log line carrying the job id and the request id that queued it. Tests run it in-process;
+ * worker processes run it through runWorkerProcess.
+ */
+export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerContext, connection: Redis): Worker<T, R> {
+  const processor: Processor<T, R> = async (job) => {
+    const meta = (job.data as { meta?: JobMeta }).meta;
+    const log = ctx.logger.child({ queue: def.contract.queue, jobId: job.id, reqId: meta?.requestId, attempt: job.attemptsMade + 1 });
+    return def.process(job as Job<T & { meta?: JobMeta }>, ctx, log);
+  };
+  const worker = new Worker<T, R>(def.contract.queue, processor, {
+    connection,
+    prefix: ctx.config.queuePrefix,
+    concurrency: def.concurrency,
+    ...def.options,
+  });
+  worker.on('failed', (job, err) => {
+    const meta = (job?.data as { meta?: JobMeta } | undefined)?.meta;
+    ctx.logger.warn(
+      { queue: def.contract.queue, jobId: job?.id, reqId: meta?.requestId, attempts: job?.attemptsMade, err: err.message },
+      job && err.name !== 'UnrecoverableError' && job.attemptsMade < (job.opts.attempts ?? 1) ? 'job failed; will retry' : 'job failed for good',
+    );
+  });
+  worker.on('error', (err) => ctx.logger.warn({ queue: def.contract.queue, err: err.message }, 'worker error'));
+  return worker;
+}

@@ -1,0 +1,94 @@
+import ical from 'node-ical';
+import { buildIcs, icsFileName, type IcsEvent } from '../../shared/calendar/ics';
+
+const base: IcsEvent = {
+  uid: 'AbCdEfGh12345678',
+  sequence: 2,
+  title: 'Launch, party; "big" \\ one',
+  descriptionHtml: '<p>Line one</p><p>Line two with a fairly long sentence that will certainly need folding at seventy five octets ééé</p>',
+  location: 'HQ\nSecond floor',
+  url: 'https://cal.example.com/e/AbCdEfGh12345678',
+  startMs: Date.parse('2026-07-14T17:00:00Z'),
+  endMs: Date.parse('2026-07-14T18:30:00Z'),
+  isAllDay: false,
+  timezone: 'America/New_York',
+  recurrenceRule: null,
+  reminderBefore: 15,
+  busyType: 'free',
+  updatedMs: Date.parse('2026-06-01T08:00:00Z'),
+};
+
+const parse = (text: string) => Object.values(ical.sync.parseICS(text)).filter((c) => c?.type === 'VEVENT') as ical.VEvent[];
+
+describe('ICS', () => {
+  it('writes CRLF lines folded at 75 octets, no outside URLs but the event page', () => {
+    const text = buildIcs([base], { uidHost: 'cal.example.com' });
+    expect(text).toMatch(/^BEGIN:VCALENDAR\r\n/);
+    const lines = text.split('\r\n');
+    for (const line of lines) expect(Buffer.byteLength(line, 'utf8')).toBeLessThanOrEqual(75);
+    expect(text).not.toMatch(/\n(?<!\r\n)/);
+    expect(text).not.toContain('tzurl.org');
+    expect(text).toContain('DTSTAMP:20260601T080000Z');
+    expect(text).toContain('DTSTART;TZID=America/New_York:20260714T130000');
+    expect(text).toMatch(/BEGIN:VTIMEZONE\r\nTZID:America\/New_York/);
+  });
+
+  it('reads back with a real parser: times, zone, escaping, alarm, transparency', () => {
+    const [e] = parse(buildIcs([base], { uidHost: 'cal.example.com' }));
+    expect(e.uid).toBe('evt_AbCdEfGh12345678@cal.example.com');
+    expect(e.summary).toBe('Launch, party; "big" \\ one');
+    expect(e.location).toBe('HQ\nSecond floor');
+    expect(e.start.toISOString()).toBe('2026-07-14T17:00:00.000Z');
+    expect(e.end?.toISOString()).toBe('2026-07-14T18:30:00.000Z');
+    expect((e.start as { tz?: string }).tz).toBe('America/New_York');
+    expect(Number(e.sequence)).toBe(2);
+    expect(e.transparency).toBe('TRANSPARENT');
+    expect(e.description).toContain('Line one\n\nLine two with a fairly long sentence');
+    expect(e.description).toContain('https://cal.example.com/e/AbCdEfGh12345678');
+    const text = buildIcs([base], { uidHost: 'cal.example.com' });
+    expect(text).toMatch(/BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M/);
+  });
+
+  it('writes all-day events as dates with the exclusive next day as DTEND', () => {
+    const text = buildIcs(
+      [{ ...base, isAllDay: true, startMs: Date.parse('2026-04-14T00:00:00Z'), endMs: Date.parse('2026-04-16T00:00:00Z') }],
+      { uidHost: 'h' },
+    );
+    expect(text).toContain('DTSTART;VALUE=DATE:20260414');
+    expect(text).toContain('DTEND;VALUE=DATE:20260417');
+    const [e] = parse(text);
+    expect(e.datetype).toBe('date');
+  });
+
+  it('keeps a weekly recurrence on its wall time across DST (RRULE with TZID)', () => {
+    const [e] = parse(buildIcs([{ ...base, recurrenceRule: 'FREQ=WEEKLY;COUNT=12' }], { uidHost: 'h' }));
+    const dates = e.rrule!.all().map((d) => d.toISOString());
+    expect(dates).toHaveLength(12);
+    // Every occurrence at 13:00 New York: 17:00Z in summer, 18:00Z after 1 November.
+    expect(dates.filter((d) => d.endsWith('T17:00:00.000Z')).length + dates.filter((d) => d.endsWith('T18:00:00.000Z')).length).toBe(12);
+  });
+
+  it('writes iTIP requests and cancellations', () => {
+    const request = buildIcs([base], {
+      uidHost: 'h',
+      method: 'REQUEST',
+      organizer: { name: 'Calendar', email: 'no-reply@example.com' },
+      attendees: [{ email: 'ann@example.com', name: 'Ann' }],
+      stampMs: Date.parse('2026-06-02T09:00:00Z'),
+    });
+    expect(request).toContain('METHOD:REQUEST');
+    expect(request).toContain('STATUS:CONFIRMED');
+    expect(request).toContain('DTSTAMP:20260602T090000Z');
+    expect(request).toMatch(/ORGANIZER;CN="Calendar":mailto:no-reply@example.com/);
+    expect(request).toMatch(/ATTENDEE;ROLE=REQ-PARTICIPANT;RSVP=TRUE;CN="Ann":MAILTO:ann@example.com/);
+    const cancel = buildIcs([{ ...base, cancelled: true }], { uidHost: 'h', method: 'CANCEL' });
+    expect(cancel).toContain('METHOD:CANCEL');
+    expect(cancel).toContain('STATUS:CANCELLED');
+  });
+
+  it('names files after the title', () => {
+    expect(icsFileName('Quarterly Review: Q3 / 2026')).toBe('quarterly-review-q3-2026.ics');
+    expect(icsFileName('Café crème')).toBe('cafe-creme.ics');
+    expect(icsFileName('<<<>>>')).toBe('event.ics');
+  });
+});
