@@ -10,6 +10,7 @@ import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
 import { requestContext } from './http/request-context';
 import { listenForInvalidations } from '../../shared/cache/invalidation';
+import { GatewayQueues } from './queues';
 import { ReadCaches } from './read-caches';
 import { mountRoutes, type RouteSpec } from './http/route';
 import { systemRoutes } from './system.routes';
@@ -45,7 +46,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
 
   const caches = new ReadCaches(deps.redis, deps.config.queuePrefix, deps.logger);
   const stopListening = listenForInvalidations(deps.config.redisUrl, deps.config.queuePrefix, caches, deps.logger);
-  const ctx: AppContext = { ...deps, caches };
+  const queues = new GatewayQueues(deps.redis, deps.config.queuePrefix, deps.logger);
+  const ctx: AppContext = { ...deps, caches, queues };
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
@@ -69,5 +71,9 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     res.status(404).json({ message: 'Not found.' });
   });
   app.use(errorHandler);
-  return { app, routes, openapi, caches, close: stopListening };
+  const close = async () => {
+    await stopListening();
+    await queues.close();
+  };
+  return { app, routes, openapi, caches, close };
 }

@@ -3,6 +3,7 @@ import type { Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
+import type { GatewayQueues } from './queues';
 import type { ReadCaches } from './read-caches';
 
 /** What the gateway's features are built from; main.ts makes the real ones, tests their own. */
@@ -17,4 +18,5 @@ export interface GatewayDeps {
 /** What features receive: the dependencies plus the read caches the app keeps. */
 export interface AppContext extends GatewayDeps {
   caches: ReadCaches;
+  queues: GatewayQueues;
 }
