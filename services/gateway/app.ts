@@ -10,9 +10,14 @@ import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
 import { requestContext } from './http/request-context';
 import { listenForInvalidations } from '../../shared/cache/invalidation';
+import { BatchedCounter } from './counters';
+import { addUses } from './dynamic-links/dynamic-links.repository';
+import { dynamicLinkRoutes } from './dynamic-links/dynamic-links.routes';
 import { GatewayQueues } from './queues';
 import { ReadCaches } from './read-caches';
 import { mountRoutes, type RouteSpec } from './http/route';
+import { publicRoutes } from './public/public.routes';
+import { messagePage } from './public/views';
 import { systemRoutes } from './system.routes';
 
 export interface GatewayApp {
@@ -47,7 +52,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   const caches = new ReadCaches(deps.redis, deps.config.queuePrefix, deps.logger);
   const stopListening = listenForInvalidations(deps.config.redisUrl, deps.config.queuePrefix, caches, deps.logger);
   const queues = new GatewayQueues(deps.redis, deps.config.queuePrefix, deps.logger);
-  const ctx: AppContext = { ...deps, caches, queues };
+  const counters = { dynamicLinkUses: new BatchedCounter((rows) => addUses(deps.db, rows), 2000, deps.logger) };
+  const ctx: AppContext = { ...deps, caches, queues, counters };
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
@@ -56,6 +62,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),
     ...eventRoutes(ctx),
+    ...publicRoutes(ctx),
+    ...dynamicLinkRoutes(ctx),
   ];
   openapi = buildOpenApi(routes, {
     title: 'Calendar service',
@@ -67,13 +75,15 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens) });
 
   app.use('/api', apiNotFound);
-  app.use((_req, res) => {
-    res.status(404).json({ message: 'Not found.' });
+  app.use((req, res) => {
+    if (req.accepts(['html', 'json']) === 'html') res.status(404).type('html').send(messagePage('Not found', 'There is nothing at this address.'));
+    else res.status(404).json({ message: 'Not found.' });
   });
   app.use(errorHandler);
   const close = async () => {
     await stopListening();
     await queues.close();
+    await counters.dynamicLinkUses.flush();
   };
   return { app, routes, openapi, caches, close };
 }

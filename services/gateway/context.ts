@@ -3,6 +3,7 @@ import type { Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
+import type { BatchedCounter } from './counters';
 import type { GatewayQueues } from './queues';
 import type { ReadCaches } from './read-caches';
 
@@ -19,4 +20,5 @@ export interface GatewayDeps {
 export interface AppContext extends GatewayDeps {
   caches: ReadCaches;
   queues: GatewayQueues;
+  counters: { dynamicLinkUses: BatchedCounter };
 }

@@ -4,15 +4,21 @@ import { LiveCache } from '../../shared/cache/live-cache';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
 import type { EventWithCalendar } from './events/events.repository';
+import type { DynamicLinkRow } from './dynamic-links/dynamic-links.repository';
+import type { Feed } from './public/calendar-feed';
 
 /**
- * The gateway's read caches: token owners (every API request) and events with their
- * calendar (single-event reads and every public page). Both are kept correct by the
- * invalidation channel; see shared/cache.
+ * The gateway's read caches: token owners (every API request), events with their calendar
+ * (single-event reads and every public page) and calendar feeds. All are kept correct by
+ * the invalidation channel; see shared/cache.
  */
 export class ReadCaches implements InvalidationTarget {
   readonly tokens = new LiveCache<TokenOwner>(10_000, 20_000);
   readonly events = new LiveCache<EventWithCalendar>(30_000, 50_000);
+  /** Calendar feeds by calendar uid. */
+  readonly feeds = new LiveCache<Feed>(10 * 60_000, 1_000);
+  /** Dynamic-link keys by uid. */
+  readonly dynamicLinks = new LiveCache<DynamicLinkRow>(60_000, 10_000);
 
   constructor(
     private readonly redis: Redis,
@@ -24,13 +30,19 @@ export class ReadCaches implements InvalidationTarget {
     for (const item of items) {
       if (item.kind === 'user') this.tokens.deleteWhere((owner) => owner.userId === item.id);
       else if (item.kind === 'event') this.events.delete(item.uid);
-      else this.events.deleteWhere((found) => found.calendar.id === item.id);
+      else if (item.kind === 'calendar') {
+        this.events.deleteWhere((found) => found.calendar.id === item.id);
+        this.feeds.deleteWhere((feed) => feed.calendarId === item.id);
+      } else if (item.kind === 'calendar-events') this.feeds.deleteWhere((feed) => feed.calendarId === item.id);
+      else this.dynamicLinks.delete(item.uid);
     }
   }
 
   setLive(live: boolean): void {
     this.tokens.setLive(live);
     this.events.setLive(live);
+    this.feeds.setLive(live);
+    this.dynamicLinks.setLive(live);
   }
 
   /** Drops the entries here at once, then tells every other process. Call after commit. */

@@ -5,7 +5,9 @@ import { closeRedis, createRedis, type Redis } from '../queues/redis';
 export type Invalidation =
   | { kind: 'user'; id: number } // tokens revoked
   | { kind: 'event'; uid: string } // an event changed or went away
-  | { kind: 'calendar'; id: number }; // a calendar changed (events embed it)
+  | { kind: 'calendar'; id: number } // a calendar changed (events embed it) or went away
+  | { kind: 'calendar-events'; id: number } // the events of a calendar changed (its feed)
+  | { kind: 'dynamic-link'; uid: string }; // a dynamic-link key was deleted
 
 export const invalidationChannel = (queuePrefix: string) => `${queuePrefix}:invalidations`;
 

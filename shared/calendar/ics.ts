@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import ical, { ICalAlarmType, ICalCalendarMethod, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
 import { DateTime } from 'luxon';
@@ -46,55 +47,118 @@ export const icsUid = (uid: string, host: string) => `evt_${uid}@${host}`;
 
 const METHODS = { PUBLISH: ICalCalendarMethod.PUBLISH, REQUEST: ICalCalendarMethod.REQUEST, CANCEL: ICalCalendarMethod.CANCEL };
 
+/** TEXT values (RFC 5545 3.3.11): backslash, semicolon, comma and line breaks escaped. */
+const escapeText = (value: string) => value.replace(/[\\;,]/g, (c) => `\\${c}`).replace(/\r?\n/g, '\\n');
+
 /**
- * RFC 5545 text (CRLF, 75-octet folding and escaping by ical-generator). Timed events carry
- * TZID plus a VTIMEZONE, so recurrences keep their wall time across DST; all-day events use
- * VALUE=DATE with the exclusive next day as DTEND.
+ * Folds one content line at 75 octets (continuation lines start with a space), never inside
+ * a UTF-8 sequence.
+ */
+function foldLine(line: string): string {
+  if (line.length <= 18 || Buffer.byteLength(line) <= 75) return line;
+  let out = '';
+  let width = 0;
+  for (const ch of line) {
+    const cp = ch.codePointAt(0) as number;
+    const bytes = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (width + bytes > 75) {
+      out += '\r\n ';
+      width = 1;
+    }
+    out += ch;
+    width += bytes;
+  }
+  return out;
+}
+
+const vtimezones = new Map<string, string>();
+/** The VTIMEZONE of a zone (its rules, without the outside TZURL the library adds). */
+function vtimezone(zone: string): string {
+  let text = vtimezones.get(zone);
+  if (text === undefined) {
+    const generated = getVtimezoneComponent(zone) ?? '';
+    text = generated ? `${generated.replace(/\r?\n/g, '\r\n').trim().replace(/^TZURL:.*\r\n/gm, '')}\r\n` : '';
+    vtimezones.set(zone, text);
+  }
+  return text;
+}
+
+const publishedVevents = new Map<string, string>();
+const PUBLISHED_VEVENTS_MAX = 50_000;
+
+/** One VEVENT, unfolded, written by ical-generator. */
+function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): string {
+  const text = [e.descriptionHtml ? htmlToText(e.descriptionHtml) : '', e.url ?? ''].filter(Boolean).join('\n\n');
+  const event = cal.createEvent({
+    id: icsUid(e.uid, opts.uidHost),
+    sequence: e.sequence,
+    stamp: new Date(opts.stampMs ?? e.updatedMs),
+    lastModified: new Date(e.updatedMs),
+    ...(e.createdMs ? { created: new Date(e.createdMs) } : {}),
+    summary: e.title,
+    description: text || null,
+    location: e.location ?? null,
+    url: e.url ?? null,
+    ...(e.isAllDay
+      ? {
+          allDay: true,
+          start: DateTime.fromMillis(e.startMs, { zone: 'UTC' }),
+          end: DateTime.fromMillis(e.endMs, { zone: 'UTC' }).plus({ days: 1 }),
+        }
+      : {
+          timezone: e.timezone,
+          start: DateTime.fromMillis(e.startMs, { zone: e.timezone }),
+          end: DateTime.fromMillis(e.endMs, { zone: e.timezone }),
+        }),
+    repeating: e.recurrenceRule ? `RRULE:${e.recurrenceRule}` : null,
+    transparency: e.busyType === 'free' ? ICalEventTransparency.TRANSPARENT : e.busyType === 'busy' ? ICalEventTransparency.OPAQUE : null,
+    status: e.cancelled ? ICalEventStatus.CANCELLED : opts.method === 'REQUEST' ? ICalEventStatus.CONFIRMED : null,
+  });
+  if (e.reminderBefore !== null) event.createAlarm({ type: ICalAlarmType.display, trigger: e.reminderBefore * 60, description: e.title });
+  if (opts.organizer) event.organizer({ name: opts.organizer.name, email: opts.organizer.email });
+  for (const a of opts.attendees ?? []) {
+    event.createAttendee({ email: a.email, name: a.name ?? undefined, rsvp: opts.method === 'REQUEST' });
+  }
+  return event.toString();
+}
+
+/**
+ * RFC 5545 text. ical-generator writes each VEVENT (escaping, dates, RRULE, VALARM, iTIP
+ * ORGANIZER/ATTENDEE); the calendar around them is put together and folded here, because
+ * the library's own calendar.toString() folds with a TextEncoder per character, which made
+ * a 10k-event feed take seconds. Timed events carry TZID plus a VTIMEZONE, so recurrences
+ * keep their wall time across DST; all-day events use VALUE=DATE with the exclusive next
+ * day as DTEND.
  */
 export function buildIcs(events: IcsEvent[], opts: IcsOptions): string {
   const cal = ical({ prodId: { company: 'calendar-service', product: 'events', language: 'EN' } });
-  // An empty calendar zone with a generator: a VTIMEZONE for each event's zone, while each
-  // event's own times stay as given (a named calendar zone would shift DTSTAMP and dates).
-  cal.timezone({ name: '', generator: getVtimezoneComponent });
   if (opts.method) cal.method(METHODS[opts.method]);
-  if (opts.calendarName) cal.name(opts.calendarName);
-  if (opts.refreshMinutes) cal.ttl(opts.refreshMinutes * 60);
+  const parts: string[] = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calendar-service//events//EN'];
+  if (opts.method) parts.push(`METHOD:${opts.method}`);
+  if (opts.calendarName) parts.push(`NAME:${escapeText(opts.calendarName)}`, `X-WR-CALNAME:${escapeText(opts.calendarName)}`);
+  if (opts.refreshMinutes) parts.push(`REFRESH-INTERVAL;VALUE=DURATION:PT${opts.refreshMinutes}M`, `X-PUBLISHED-TTL:PT${opts.refreshMinutes}M`);
+  let head = `${parts.join('\r\n')}\r\n`;
+  const zones = new Set(events.filter((e) => !e.isAllDay && e.timezone !== 'UTC').map((e) => e.timezone));
+  for (const zone of zones) head += vtimezone(zone);
 
+  // Published (non-iTIP) VEVENTs depend only on the event's values: remember them, so a feed
+  // rebuilt after one change re-serializes that one event, not all of them.
+  const memo = !opts.method && !opts.organizer && !opts.attendees && opts.stampMs === undefined;
+  let body = '';
   for (const e of events) {
-    const text = [e.descriptionHtml ? htmlToText(e.descriptionHtml) : '', e.url ?? ''].filter(Boolean).join('\n\n');
-    const event = cal.createEvent({
-      id: icsUid(e.uid, opts.uidHost),
-      sequence: e.sequence,
-      stamp: new Date(opts.stampMs ?? e.updatedMs),
-      lastModified: new Date(e.updatedMs),
-      ...(e.createdMs ? { created: new Date(e.createdMs) } : {}),
-      summary: e.title,
-      description: text || null,
-      location: e.location ?? null,
-      url: e.url ?? null,
-      ...(e.isAllDay
-        ? {
-            allDay: true,
-            start: DateTime.fromMillis(e.startMs, { zone: 'UTC' }),
-            end: DateTime.fromMillis(e.endMs, { zone: 'UTC' }).plus({ days: 1 }),
-          }
-        : {
-            timezone: e.timezone,
-            start: DateTime.fromMillis(e.startMs, { zone: e.timezone }),
-            end: DateTime.fromMillis(e.endMs, { zone: e.timezone }),
-          }),
-      repeating: e.recurrenceRule ? `RRULE:${e.recurrenceRule}` : null,
-      transparency: e.busyType === 'free' ? ICalEventTransparency.TRANSPARENT : e.busyType === 'busy' ? ICalEventTransparency.OPAQUE : null,
-      status: e.cancelled ? ICalEventStatus.CANCELLED : opts.method === 'REQUEST' ? ICalEventStatus.CONFIRMED : null,
-    });
-    if (e.reminderBefore !== null) event.createAlarm({ type: ICalAlarmType.display, trigger: e.reminderBefore * 60, description: e.title });
-    if (opts.organizer) event.organizer({ name: opts.organizer.name, email: opts.organizer.email });
-    for (const a of opts.attendees ?? []) {
-      event.createAttendee({ email: a.email, name: a.name ?? undefined, rsvp: opts.method === 'REQUEST' });
+    const key = memo ? createHash('sha1').update(opts.uidHost).update(JSON.stringify(e)).digest('base64') : '';
+    let text = memo ? publishedVevents.get(key) : undefined;
+    if (text === undefined) {
+      text = vevent(cal, e, opts);
+      if (memo) {
+        if (publishedVevents.size >= PUBLISHED_VEVENTS_MAX) publishedVevents.clear();
+        publishedVevents.set(key, text);
+      }
     }
+    body += text;
   }
-  // The timezone library adds a TZURL pointing at an outside site; clients need only the rules.
-  return cal.toString().replace(/^TZURL:.*\r\n/gm, '');
+  const unfolded = `${head}${body}END:VCALENDAR`;
+  return unfolded.split('\r\n').map(foldLine).join('\r\n');
 }
 
 /** A file name for the event's .ics: its title, reduced to safe characters. */

@@ -28,8 +28,10 @@ export class OpenApiConformance {
         this.ops.push({ method: method.toUpperCase(), template, pattern, responses: op.responses });
       }
     }
-    // Literal paths before templated ones (/api/events/extract before /api/events/{evt}).
-    this.ops.sort((a, b) => (a.template.includes('{') ? 1 : 0) - (b.template.includes('{') ? 1 : 0));
+    // Literal paths before templated ones (/api/events/extract before /api/events/{evt}),
+    // and the more specific template first (/c/{uid}.ics before /c/{uid}).
+    const literalLength = (t: string) => t.replace(/\{[^}]+\}/g, '').length;
+    this.ops.sort((a, b) => (a.template.includes('{') ? 1 : 0) - (b.template.includes('{') ? 1 : 0) || literalLength(b.template) - literalLength(a.template));
   }
 
   /** Returns a list of problems (empty when the exchange conforms). */

@@ -47,6 +47,11 @@ export async function findCalendar(
   return q;
 }
 
+/** A live calendar of any team, by its public uid (public pages). */
+export async function findPublicCalendar(db: Knex, uid: string): Promise<CalendarRow | undefined> {
+  return live(db).first(CALENDAR_COLUMNS).where({ uid });
+}
+
 export async function oldestCalendar(db: Knex, teamId: number): Promise<CalendarRow | undefined> {
   return live(db).first(CALENDAR_COLUMNS).where({ team_id: teamId }).orderBy('id');
 }

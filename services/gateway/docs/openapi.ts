@@ -59,11 +59,10 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): JsonSchema
     const path = toOpenApiPath(route.path);
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
-      const contentType = spec.contentType ?? (spec.body ? 'application/json' : undefined);
-      responses[status] = {
-        description: spec.description,
-        ...(contentType ? { content: { [contentType]: spec.body ? { schema: toJsonSchema(spec.body) } : {} } } : {}),
-      };
+      const content: Record<string, unknown> = {};
+      if (spec.contentType) content[spec.contentType] = {};
+      if (spec.body) content['application/json'] = { schema: toJsonSchema(spec.body) };
+      responses[status] = { description: spec.description, ...(Object.keys(content).length ? { content } : {}) };
     }
     const operation: Record<string, unknown> = {
       operationId: route.operationId,

@@ -79,18 +79,19 @@ function split(row: JoinedRow, calendars?: Map<number, CalendarRow>): EventWithC
   return { event: row, calendar };
 }
 
-/** A live event of the team, with its calendar. */
+/** A live event with its calendar: of the team, or of any team when teamId is null (public pages). */
 export async function findEvent(
   db: Knex,
-  teamId: number,
+  teamId: number | null,
   uid: string,
   opts: { calendarUid?: string; lock?: boolean } = {},
 ): Promise<EventWithCalendar | undefined> {
   const q = db('events as e')
     .join('calendars as c', 'c.id', 'e.calendar_id')
     .first([...eventSelect, ...calendarSelect])
-    .where({ 'e.uid': uid, 'e.team_id': teamId })
+    .where('e.uid', uid)
     .whereNull('e.deleted_at');
+  if (teamId !== null) q.where('e.team_id', teamId);
   if (opts.calendarUid) q.where('c.uid', opts.calendarUid);
   if (opts.lock) q.forUpdate('e');
   const row = (await q) as JoinedRow | undefined;
@@ -153,6 +154,27 @@ export async function updateEvent(db: Knex, id: number, values: Partial<EventRow
 export async function softDeleteEvent(db: Knex, id: number): Promise<void> {
   await db('events').where({ id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
   await db('short_links').where({ event_id: id }).delete();
+}
+
+/**
+ * Published events of a calendar (approved, not drafts, not deleted) in date order: the
+ * public page (from `endsAfter`, limited) and the ICS feed (all of them). Protected events
+ * are left out: their details are only for those with the code or a signed link.
+ */
+export async function listPublishedEvents(
+  db: Knex,
+  calendarId: number,
+  opts: { endsAfter?: string; limit?: number } = {},
+): Promise<EventRow[]> {
+  const q = db('events')
+    .select(EVENT_COLUMNS)
+    .where({ calendar_id: calendarId, status: 'approved', is_draft: false })
+    .whereNull('deleted_at')
+    .whereNull('access_code_hash')
+    .orderBy([{ column: 'date_start' }, { column: 'id' }]);
+  if (opts.endsAfter) q.where('ends_at', '>', opts.endsAfter);
+  if (opts.limit) q.limit(opts.limit);
+  return q;
 }
 
 export interface ListFilter {

@@ -4,7 +4,10 @@ import { isValidTimeZone } from '../../../shared/calendar/time-zones';
 import type { FieldErrors } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
-import { errors } from '../http/responses';
+import Joi from 'joi';
+import { eventPublicUrl } from '../../../shared/calendar/platforms';
+import { errors, validationErrorSchema } from '../http/responses';
+import { signEventAccess } from '../public/signatures';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toEventJson, toSingleEventJson } from './events.presenter';
 import type { EventWithCalendar } from './events.repository';
@@ -25,7 +28,7 @@ import {
   type ListEventsQuery,
   type SimpleEventInput,
 } from './events.schemas';
-import { createEvent, createSimpleEvent, deleteEvent, listEvents, readEvent, updateEvent } from './events.service';
+import { createEvent, createSimpleEvent, deleteEvent, listEvents, readEvent, requireEvent, updateEvent } from './events.service';
 
 type CalParams = { cal: string };
 type CalEvtParams = { cal: string; evt: string };
@@ -45,7 +48,7 @@ function datesInOrder(body: { date_start?: unknown; date_end?: unknown; timezone
 }
 
 export function eventRoutes(deps: AppContext): RouteSpec[] {
-  const { config } = deps;
+  const { config, db, clock } = deps;
   const base = config.publicBaseUrl;
   const single = (found: EventWithCalendar, withHtml?: boolean) => ok(toSingleEventJson(found, base, withHtml === true));
   const tags = ['Events'];
@@ -175,6 +178,36 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       responses: { 200: single200, ...errors(400, 401, 404, 413, 415, 422, 503) },
       handler: async ({ params, body, query }, req) =>
         single(await updateEvent(deps, authOf(req).teamId, params.cal, params.evt, body), query.with_html),
+    }),
+    defineRoute<CalEvtParams, Record<string, never>, { expiry_days: number }>({
+      method: 'post',
+      path: '/api/calendars/:cal/events/:evt/signed-url',
+      operationId: 'signedEventUrl',
+      summary: 'A time-limited signed URL for a protected event',
+      description:
+        'The URL is the event page with `expires` (unix seconds) and `signature` (HMAC-SHA256 with APP_KEY). One signed pair opens the page and every platform link of the event until it expires.',
+      tags,
+      auth: true,
+      params: calendarEventParams,
+      body: Joi.object({ expiry_days: Joi.number().integer().min(1).max(365).default(30).description('Days until it expires (1–365, default 30)') }).unknown(true),
+      responses: {
+        200: { description: 'The signed URL', body: Joi.object({ url: Joi.string().uri().required() }) },
+        422: {
+          description: 'The event has no access code (`{"error": …}`, spec §7), or expiry_days is out of range',
+          body: Joi.alternatives().try(Joi.object({ error: Joi.string().required() }), validationErrorSchema),
+        },
+        ...errors(400, 401, 404, 415, 503),
+      },
+      handler: async ({ params, body }, req, res) => {
+        const { event } = await requireEvent(db, authOf(req).teamId, params.evt, { calPublicId: params.cal });
+        if (!event.access_code_hash) {
+          res.status(422).json({ error: 'The event has no access code: set access_code to protect it, then ask for signed URLs.' });
+          return;
+        }
+        const expires = Math.floor(clock.now().getTime() / 1000) + body.expiry_days * 86_400;
+        const signature = signEventAccess(config.appKey, event.uid, expires);
+        return ok({ url: `${eventPublicUrl(config.publicBaseUrl, event.uid)}?expires=${expires}&signature=${signature}` });
+      },
     }),
     defineRoute<CalEvtParams, Record<string, never>, { notify_invitees: boolean }>({
       method: 'delete',

@@ -95,6 +95,7 @@ async function insertNewEvent(
       values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' },
     });
     if (!created) throw missing;
+    await deps.caches.invalidate({ kind: 'calendar-events', id: created.calendar.id });
     return created;
   } catch (err) {
     if (isShortLinkConflict(err)) throw shortLinkTaken();
@@ -206,7 +207,7 @@ export async function updateEvent(
     const event = await updateEventRow(trx, current.event.id, values);
     return { event, calendar: current.calendar };
   });
-  await deps.caches.invalidate({ kind: 'event', uid: updated.event.uid });
+  await deps.caches.invalidate({ kind: 'event', uid: updated.event.uid }, { kind: 'calendar-events', id: updated.calendar.id });
   return updated;
 }
 
@@ -225,9 +226,9 @@ export async function deleteEvent(
     const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId: opts.calPublicId, lock: true });
     await softDeleteEvent(trx, current.event.id);
     // Invitations arrive with the mail worker; until an event has invitees there is no one to notify.
-    return { uid: current.event.uid, inviteesNotified: 0 };
+    return { uid: current.event.uid, calendarId: current.calendar.id, inviteesNotified: 0 };
   });
-  await deps.caches.invalidate({ kind: 'event', uid: result.uid });
+  await deps.caches.invalidate({ kind: 'event', uid: result.uid }, { kind: 'calendar-events', id: result.calendarId });
   return { publicId: `evt_${result.uid}`, inviteesNotified: result.inviteesNotified };
 }
 

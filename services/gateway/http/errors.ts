@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, badRequest, payloadTooLarge, unavailable, unsupportedMediaType } from '../../../shared/errors/app-error';
 import { isDbUnavailableError } from '../../../shared/db/knex';
 import { isRedisUnavailableError } from '../../../shared/queues/redis';
+import { errorPage } from '../public/views';
 
 /** Maps body-parser failures, outages and anything unexpected to the shapes of API.md. */
 export function toAppError(err: unknown): AppError | null {
@@ -36,14 +37,19 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.destroy();
     return;
   }
-  if (!mapped) {
-    req.log.error({ err }, 'unhandled error');
-    res.status(500).json({ message: 'Server Error' });
+  if (!mapped) req.log.error({ err }, 'unhandled error');
+  else if (mapped.status >= 500) req.log.warn({ err }, mapped.message);
+  const status = mapped?.status ?? 500;
+  const message = mapped?.message ?? 'Server Error';
+  if (mapped) res.set(mapped.headers);
+  // People reach the public pages in a browser: answer them with a page, not JSON.
+  const isPage = res.locals.page === true || !req.path.startsWith('/api');
+  if (isPage && req.accepts(['html', 'json']) === 'html') {
+    const fieldErrors = mapped?.body.errors as Record<string, string[]> | undefined;
+    res.status(status).set('Cache-Control', 'no-store').type('html').send(errorPage(status, message, fieldErrors));
     return;
   }
-  if (mapped.status >= 500) req.log.warn({ err }, mapped.message);
-  res.set(mapped.headers);
-  res.status(mapped.status).json({ message: mapped.message, ...mapped.body });
+  res.status(status).json(mapped ? { message, ...mapped.body } : { message });
 };
 
 /** Unknown `/api` paths: JSON 404 (and 405 where the path exists with another method). */

@@ -13,7 +13,7 @@ export interface ResponseSpec {
   description: string;
   /** JSON body shape; omitted for bodies that are not JSON. */
   body?: Joi.Schema;
-  /** Content type when the body is not JSON (text/html, text/calendar…). */
+  /** Content type when the body is not JSON (text/html, text/calendar…); with `body` too, either is answered. */
   contentType?: string;
 }
 
@@ -46,6 +46,8 @@ export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknow
   params?: Joi.ObjectSchema;
   query?: Joi.ObjectSchema;
   body?: Joi.ObjectSchema;
+  /** A page people open in a browser: errors are answered as HTML unless JSON is asked for. */
+  page?: boolean;
   /** Request body content types, JSON by default. */
   consumes?: string[];
   /** Cross-field rules, run on the converted input even when some fields failed. */
@@ -71,6 +73,12 @@ export interface MountOptions {
 export function mountRoutes(router: Router, routes: RouteSpec[], opts: MountOptions): void {
   for (const route of routes) {
     const chain: RequestHandler[] = [];
+    if (route.page) {
+      chain.push((_req, res, next) => {
+        res.locals.page = true;
+        next();
+      });
+    }
     if (route.auth) chain.push(opts.authenticate);
     if (route.before) chain.push(...route.before);
     chain.push(async (req: Request, res: Response, _next: NextFunction) => {

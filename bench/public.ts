@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { load, warm, type LoadOptions, type LoadResult } from './lib/load';
+import { DIST, startProcess } from './lib/processes';
+import { row, type BenchRow } from './lib/report';
+import { benchEnv, benchTeam, freshDatabase, seedEvents } from './lib/setup';
+
+const FEED_EVENTS = Number(process.env.BENCH_FEED_EVENTS ?? 10_000);
+
+/**
+ * bench/public: the event page, a platform redirect and a 10k-event calendar feed answered
+ * with a 304, each beside a bare Express 5 app answering the same from memory.
+ */
+export async function benchPublic(): Promise<BenchRow[]> {
+  const { url, db } = await freshDatabase('public');
+  const team = await benchTeam(db);
+  const gateway = await startProcess(path.join(DIST, 'services/gateway/main.js'), benchEnv(url), '/readyz');
+  const auth = { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' };
+  let baseline: Awaited<ReturnType<typeof startProcess>> | undefined;
+  try {
+    const post = async (p: string, body: unknown) => (await (await fetch(gateway.url + p, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json()) as { data: { uid: string; public_id: string; public_url: string } };
+    const cal = await post('/api/calendars', { name: 'Public bench', timezone: 'Europe/Berlin' });
+    const evt = await post(`/api/calendars/${cal.data.public_id}/events`, {
+      title: 'Product launch',
+      date_start: '2027-09-17 18:30',
+      date_end: '2027-09-17 21:00',
+      timezone: 'Europe/Berlin',
+      location: 'Kulturbrauerei, Berlin',
+      description: 'Doors open at 18:00.\n\nDrinks and a demo of everything new.',
+    });
+    const feedCal = await post('/api/calendars', { name: 'Big feed', timezone: 'America/New_York' });
+    const feedCalRow = await db('calendars').where({ uid: feedCal.data.uid }).first('id');
+    console.error(`bench/public: seeding ${FEED_EVENTS} events…`);
+    await seedEvents(db, team.teamId, feedCalRow.id, FEED_EVENTS);
+
+    const pageUrl = `/e/${evt.data.uid}`;
+    const feedUrl = `/c/${feedCal.data.uid}.ics`;
+    const page = await fetch(gateway.url + pageUrl).then((r) => r.text());
+    const google = (await fetch(`${gateway.url}${pageUrl}/google`, { redirect: 'manual' })).headers.get('location') as string;
+    const coldStart = process.hrtime.bigint();
+    const feedRes = await fetch(gateway.url + feedUrl);
+    const feedBody = await feedRes.text();
+    const coldMs = Number(process.hrtime.bigint() - coldStart) / 1e6;
+    const etag = feedRes.headers.get('etag') as string;
+    if ((feedBody.match(/BEGIN:VEVENT/g) ?? []).length !== FEED_EVENTS) throw new Error('bench/public: feed is missing events');
+
+    const routesFile = path.join(os.tmpdir(), `bench-public-routes-${process.pid}.json`);
+    fs.writeFileSync(
+      routesFile,
+      JSON.stringify([
+        { method: 'GET', path: pageUrl, text: page, contentType: 'text/html' },
+        { method: 'GET', path: `${pageUrl}/google`, location: google },
+        { method: 'GET', path: feedUrl, text: feedBody, contentType: 'text/calendar', etag },
+      ]),
+    );
+    baseline = await startProcess(path.join(DIST, 'bench/baselines/express-json.js'), {}, '/healthz', [routesFile]);
+
+    const scenarios: Array<{ name: string; opts: (base: string) => LoadOptions; status: number; goal?: number }> = [
+      { name: 'GET /e/{uid}', opts: (base) => ({ url: base + pageUrl }), status: 200 },
+      { name: 'GET /e/{uid}/google (302)', opts: (base) => ({ url: `${base}${pageUrl}/google` }), status: 302, goal: 0.6 },
+      { name: `GET /c/{uid}.ics, ${FEED_EVENTS} events, 304`, opts: (base) => ({ url: base + feedUrl, headers: { 'If-None-Match': etag } }), status: 304, goal: 0.6 },
+    ];
+    const rows: BenchRow[] = [];
+    for (const s of scenarios) {
+      await warm(s.opts(gateway.url));
+      const ours = await load(s.opts(gateway.url));
+      await warm(s.opts(baseline.url));
+      const base = await load(s.opts(baseline.url));
+      check(s.name, ours, s.status);
+      check(`${s.name} (baseline)`, base, s.status);
+      rows.push(row('public', `${s.name} req/s`, ours.rps, base.rps, 'req/s', s.goal ? { atLeast: s.goal } : { text: 'reported' }));
+      rows.push(row('public', `${s.name} p99`, ours.p99, base.p99, 'ms', { text: 'reported' }));
+    }
+    const feedBytes = Buffer.byteLength(feedBody);
+    rows.push(row('public', `feed build, ${FEED_EVENTS} events (${Math.round(feedBytes / 1024)} KiB), first request`, coldMs, coldMs, 'ms', { text: 'reported' }));
+    fs.rmSync(routesFile, { force: true });
+    return rows;
+  } finally {
+    await gateway.stop();
+    await baseline?.stop();
+    await db.destroy();
+  }
+}
+
+function check(name: string, r: LoadResult, status: number): void {
+  const right = r.statusCounts[status] ?? 0;
+  if (r.errors > 0 || right !== r.requests) throw new Error(`bench/public ${name}: ${r.errors} errors, statuses ${JSON.stringify(r.statusCounts)} (want ${status})`);
+}

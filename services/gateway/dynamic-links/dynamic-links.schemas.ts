@@ -1,0 +1,78 @@
+import Joi from 'joi';
+import { bool, dateInput, rrule, timezone } from '../http/validation';
+
+export const DYN_SERVICES = ['google', 'apple', 'outlook', 'outlook_web', 'office365', 'yahoo', 'ics'] as const;
+export type DynService = (typeof DYN_SERVICES)[number];
+
+/** AddEvent's service names → ours. */
+export const ADDEVENT_SERVICES: Record<string, DynService> = {
+  google: 'google',
+  outlook: 'outlook',
+  outlookcom: 'outlook_web',
+  office365: 'office365',
+  yahoo: 'yahoo',
+  apple: 'apple',
+  appleical: 'apple',
+  ical: 'ics',
+  stream: 'ics',
+};
+
+export const dynamicLinkSchema = Joi.object({
+  id: Joi.string().pattern(/^dk_/).required(),
+  name: Joi.string().allow(null).required(),
+  uses: Joi.number().integer().min(0).required().description('Pages and platform links served for this key'),
+  last_used_at: Joi.string().allow(null).required(),
+  page_url_example: Joi.string().uri().required(),
+  created_at: Joi.string().required(),
+}).meta({ title: 'DynamicLink' });
+
+export const createDynamicLinkBody = Joi.object({ name: Joi.string().max(255).allow(null, '') }).unknown(true);
+
+const common = {
+  title: Joi.string().max(255).required(),
+  timezone: timezone().default('UTC'),
+  description: Joi.string().max(10000).allow(''),
+  location: Joi.string().max(255).allow(''),
+};
+
+export const dynQuery = Joi.object({
+  uid: Joi.string().max(100).required().description('The dk_… key'),
+  ...common,
+  start: dateInput().required(),
+  end: dateInput(),
+  duration: Joi.number().integer().min(0).max(525600).description('Minutes; wins over end'),
+  all_day: bool(),
+  recurring: rrule(),
+  alarm: Joi.number().integer().min(0).max(525600).description('Minutes before the start'),
+  service: Joi.string().valid(...DYN_SERVICES).description('Go straight to this platform'),
+}).unknown(true);
+
+export const dynAddEventQuery = Joi.object({
+  client: Joi.string().max(100).required().description('The dk_… key'),
+  ...common,
+  start: Joi.string().max(40).required().description('e.g. 05/08/2026 09:00 AM (date_format decides day or month first), or ISO 8601'),
+  end: Joi.string().max(40),
+  date_format: Joi.string().valid('MM/DD/YYYY', 'DD/MM/YYYY').default('MM/DD/YYYY'),
+  all_day_event: bool(),
+  recurring: rrule(),
+  alarm_reminder: Joi.number().integer().min(0).max(525600),
+  service: Joi.string()
+    .valid(...Object.keys(ADDEVENT_SERVICES), ...DYN_SERVICES)
+    .description('AddEvent names: google, outlook, outlookcom, office365, yahoo, apple, stream'),
+}).unknown(true);
+
+/** The values of an event that is not stored, whichever endpoint they came from. */
+export interface DynamicEventInput {
+  key: string;
+  title: string;
+  start: string;
+  end?: string;
+  duration?: number;
+  allDay?: boolean;
+  timezone: string;
+  description?: string;
+  location?: string;
+  recurring?: string;
+  alarm?: number;
+  service?: DynService;
+}

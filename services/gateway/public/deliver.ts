@@ -1,0 +1,43 @@
+import type { Request, Response } from 'express';
+import type { EventView } from '../../../shared/calendar/event-view';
+import { toIcsEvent } from '../../../shared/calendar/event-view';
+import { buildIcs, icsFileName } from '../../../shared/calendar/ics';
+import { WEB_PLATFORMS, type WebPlatform } from '../../../shared/calendar/platform-urls';
+import { autoTarget } from './user-agent';
+
+export type PlatformKey = WebPlatform | 'ics' | 'apple' | 'outlook';
+export const PLATFORM_KEYS: PlatformKey[] = ['google', 'outlook_web', 'office365', 'yahoo', 'ics', 'apple', 'outlook'];
+
+export const isPlatformKey = (key: string): key is PlatformKey => (PLATFORM_KEYS as string[]).includes(key);
+
+/** Public answers are cacheable for a minute; anything opened with a code or signature is not. */
+export const cacheControl = (personal: boolean) => (personal ? 'private, no-store' : 'public, max-age=60');
+
+/**
+ * Sends an event to a platform: a 302 to the web calendars, the .ics file for Apple,
+ * Outlook (desktop) and plain downloads. Stored events and dynamic links both come here.
+ */
+export function deliver(
+  res: Response,
+  key: PlatformKey,
+  view: EventView,
+  opts: { uidHost: string; personal: boolean; webUrl?: (platform: WebPlatform) => string },
+): void {
+  res.set('Cache-Control', cacheControl(opts.personal));
+  if (key === 'ics' || key === 'apple' || key === 'outlook') {
+    const body = buildIcs([toIcsEvent(view)], { uidHost: opts.uidHost });
+    res
+      .status(200)
+      .type('text/calendar; charset=utf-8')
+      .set('Content-Disposition', `attachment; filename="${icsFileName(view.title)}"`)
+      .send(body);
+    return;
+  }
+  res.redirect(302, opts.webUrl ? opts.webUrl(key) : WEB_PLATFORMS[key](view));
+}
+
+/** `auto`: the platform key for the visitor's browser, or null for the page itself. */
+export function autoKey(req: Request): PlatformKey | null {
+  const target = autoTarget(req.headers['user-agent']);
+  return target === 'event_page' ? null : target;
+}

@@ -1,0 +1,280 @@
+import express, { type Request, type Response } from 'express';
+import Joi from 'joi';
+import { serialize as serializeCookie } from 'cookie';
+import { subscribeUrls } from '../../../shared/calendar/platform-urls';
+import { calendarPublicUrl } from '../calendars/calendars.presenter';
+import { findPublicCalendar } from '../calendars/calendars.repository';
+import type { AppContext } from '../context';
+import { verifyAccessCode } from '../events/access-code';
+import { listPublishedEvents } from '../events/events.repository';
+import { messageSchema } from '../http/responses';
+import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../http/rate-limits';
+import { defineRoute, type RouteSpec } from '../http/route';
+import { calendarFeed, notModified } from './calendar-feed';
+import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
+import { accessTo, eventCard, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
+import { findShortLink } from './short-links.repository';
+import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
+import { calendarPage, embedPage, eventPage, lockedPage, messagePage } from './views';
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'";
+const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
+
+function sendHtml(res: Response, status: number, body: string, opts: { personal?: boolean; frameable?: boolean } = {}): void {
+  res
+    .status(status)
+    .set('Content-Security-Policy', `${CSP}; frame-ancestors ${opts.frameable ? '*' : "'none'"}`)
+    .set('Cache-Control', status >= 400 ? 'no-store' : cacheControl(opts.personal ?? false))
+    .set('Referrer-Policy', 'no-referrer')
+    .type('html')
+    .send(body);
+}
+
+function notFound(req: Request, res: Response, what: 'Event' | 'Calendar' | 'Link'): void {
+  if (wantsJson(req)) res.status(404).set('Cache-Control', 'no-store').json({ message: `${what} not found.` });
+  else sendHtml(res, 404, messagePage(`${what} not found`, `This ${what.toLowerCase()} does not exist or is no longer available.`));
+}
+
+function locked(req: Request, res: Response, uid: string, error?: string, status = 403): void {
+  if (wantsJson(req)) res.status(status).set('Cache-Control', 'no-store').json({ message: error ?? 'This event is protected: open it with its access code or a signed link.' });
+  else sendHtml(res, status, lockedPage(uid, error));
+}
+
+const uidParam = Joi.object({ uid: Joi.string().required().description('The event uid (the public id without evt_)') });
+const html = (description: string) => ({ description, contentType: 'text/html' });
+/** Errors of the public pages: a page for browsers, `{"message"}` for Accept: application/json. */
+const pageError = (description: string) => ({ description, contentType: 'text/html', body: messageSchema });
+const ics = (description: string) => ({ description, contentType: 'text/calendar' });
+const protectedResponses = {
+  403: pageError('Protected event without a valid signature or unlock: an access-code page (JSON with Accept: application/json)'),
+  404: pageError('Unknown, draft, pending, rejected or deleted event'),
+};
+
+/** Wrong access codes allowed per event and address before a pause. */
+export const UNLOCK_ATTEMPTS = 5;
+const UNLOCK_WINDOW_SECONDS = 15 * 60;
+
+export function publicRoutes(ctx: AppContext): RouteSpec[] {
+  const base = ctx.config.publicBaseUrl;
+  const uidHost = new URL(base).host;
+  const tags = ['Public pages'];
+  const unlockLimiter = sharedLimiter(ctx.redis, {
+    keyPrefix: `${ctx.config.queuePrefix}:rl:unlock`,
+    points: UNLOCK_ATTEMPTS,
+    durationSeconds: UNLOCK_WINDOW_SECONDS,
+  });
+  const formBody = express.urlencoded({ extended: false, limit: '4kb' });
+  const jsonBody = express.json({ limit: '4kb' });
+
+  return [
+    defineRoute<{ uid: string }>({
+      method: 'get',
+      path: '/e/:uid',
+      operationId: 'eventPage',
+      summary: 'The event page, with a button for each calendar platform',
+      tags,
+      auth: false,
+      page: true,
+      params: uidParam,
+      responses: { 200: html('The event page'), ...protectedResponses },
+      handler: async ({ params }, req, res) => {
+        const found = await findPublishedEvent(ctx, params.uid);
+        if (!found) return notFound(req, res, 'Event');
+        const access = accessTo(ctx, req, found.event);
+        if (!access.granted) return locked(req, res, params.uid);
+        const view = viewOf(found, base);
+        const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
+        sendHtml(res, 200, eventPage(card, { imageUrl: view.imageUrl }), { personal: access.personal });
+      },
+    }),
+    defineRoute<{ uid: string; key: string }>({
+      method: 'get',
+      path: '/e/:uid/:key',
+      operationId: 'eventPlatform',
+      summary: 'Add the event to a calendar platform, or the embeddable widget',
+      description:
+        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe. Protected events need the signed pair (`expires`, `signature`) or the unlock cookie.',
+      tags,
+      auth: false,
+      page: true,
+      params: uidParam.keys({ key: Joi.string().valid(...PLATFORM_KEYS, 'auto', 'embed').required() }),
+      responses: {
+        200: ics('The event as RFC 5545 text (ics, apple, outlook), or the widget (embed, text/html)'),
+        302: { description: 'To the platform\'s add-event page (google, outlook_web, office365, yahoo, and auto)' },
+        ...protectedResponses,
+      },
+      handler: async ({ params }, req, res) => {
+        const found = await findPublishedEvent(ctx, params.uid);
+        const known = isPlatformKey(params.key) || params.key === 'auto' || params.key === 'embed';
+        if (!found || !known) return notFound(req, res, 'Event');
+        const access = accessTo(ctx, req, found.event);
+        if (!access.granted) return locked(req, res, params.uid);
+        const view = viewOf(found, base);
+        if (params.key === 'embed') {
+          const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
+          return sendHtml(res, 200, embedPage(card), { personal: access.personal, frameable: true });
+        }
+        const key = params.key === 'auto' ? autoKey(req) : params.key;
+        if (key === null || !isPlatformKey(key)) {
+          res.set('Cache-Control', 'private, no-store').redirect(302, view.pageUrl + access.query);
+          return;
+        }
+        deliver(res, key, view, { uidHost, personal: access.personal, webUrl: (platform) => webUrlOf(found, base, platform) });
+        // auto depends on the visitor's browser
+        if (params.key === 'auto') res.set('Vary', 'User-Agent');
+      },
+    }),
+    defineRoute<{ uid: string }, Record<string, never>, { access_code?: string }>({
+      method: 'post',
+      path: '/e/:uid/unlock',
+      operationId: 'unlockEvent',
+      summary: 'Open a protected event with its access code',
+      description: `Form or JSON field \`access_code\`. The right code sets an HttpOnly cookie for this event (${UNLOCK_COOKIE_SECONDS / 3600} h) and answers 303 to the page (JSON: 200). ${UNLOCK_ATTEMPTS} wrong codes per event and address in ${UNLOCK_WINDOW_SECONDS / 60} minutes answer 429.`,
+      tags,
+      auth: false,
+      page: true,
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      params: uidParam,
+      body: Joi.object({ access_code: Joi.string().max(64).allow('') }).unknown(true),
+      before: [formBody, jsonBody],
+      responses: {
+        200: { description: 'Unlocked (JSON requests)', body: Joi.object({ data: Joi.object({ unlocked: Joi.boolean().valid(true).required() }).required() }) },
+        303: { description: 'Unlocked: to the event page' },
+        403: pageError('Wrong code (the access-code page again; JSON with Accept: application/json)'),
+        404: pageError('Unknown or unpublished event'),
+        429: pageError('Too many wrong codes (`Retry-After`)'),
+      },
+      handler: async ({ params, body }, req, res) => {
+        const found = await findPublishedEvent(ctx, params.uid);
+        if (!found) return notFound(req, res, 'Event');
+        const hash = found.event.access_code_hash;
+        if (!hash) {
+          res.redirect(303, `/e/${params.uid}`);
+          return;
+        }
+        const key = `${params.uid}:${req.ip}`;
+        const state = await unlockLimiter.get(key);
+        if (state && state.consumedPoints >= UNLOCK_ATTEMPTS) {
+          rateLimitHeaders(res, UNLOCK_ATTEMPTS, state, true);
+          if (wantsJson(req)) {
+            res.status(429).json({ message: 'Too Many Attempts.' });
+            return;
+          }
+          return locked(req, res, params.uid, 'Too many wrong codes: try again later.', 429);
+        }
+        const code = typeof body.access_code === 'string' ? body.access_code : '';
+        if (!code || !(await verifyAccessCode(code, hash))) {
+          const after = await unlockLimiter.penalty(key, 1).catch((r: unknown) => (r instanceof RateLimiterRes ? r : null));
+          if (after) rateLimitHeaders(res, UNLOCK_ATTEMPTS, after, false);
+          return locked(req, res, params.uid, 'That access code is not right.');
+        }
+        await unlockLimiter.delete(key);
+        res.set(
+          'Set-Cookie',
+          serializeCookie(unlockCookieName(params.uid), unlockCookieValue(ctx.config.appKey, params.uid, ctx.clock.now().getTime()), {
+            httpOnly: true,
+            secure: base.startsWith('https://'),
+            sameSite: 'lax',
+            path: `/e/${params.uid}`,
+            maxAge: UNLOCK_COOKIE_SECONDS,
+          }),
+        );
+        res.set('Cache-Control', 'no-store');
+        if (wantsJson(req)) res.status(200).json({ data: { unlocked: true } });
+        else res.redirect(303, `/e/${params.uid}`);
+      },
+    }),
+    defineRoute<{ slug: string }>({
+      method: 'get',
+      path: '/l/:slug',
+      operationId: 'shortLink',
+      summary: 'A short link: 302 to the page of the event or calendar that owns it',
+      tags,
+      auth: false,
+      page: true,
+      params: Joi.object({ slug: Joi.string().required() }),
+      responses: { 302: { description: 'To the event or calendar page' }, 404: pageError('Unknown short link') },
+      handler: async ({ params }, req, res) => {
+        const target = params.slug.length <= 50 ? await findShortLink(ctx.db, params.slug) : null;
+        const row = target?.eventId
+          ? await ctx.db('events').where({ id: target.eventId }).whereNull('deleted_at').first('uid')
+          : target?.calendarId
+            ? await ctx.db('calendars').where({ id: target.calendarId }).whereNull('deleted_at').first('uid')
+            : undefined;
+        if (!row) return notFound(req, res, 'Link');
+        res.set('Cache-Control', 'public, max-age=60').redirect(302, target?.eventId ? `${base}/e/${row.uid}` : calendarPublicUrl(base, row.uid));
+      },
+    }),
+    defineRoute<{ uid: string }>({
+      method: 'get',
+      path: '/c/:uid.ics',
+      operationId: 'calendarFeed',
+      summary: "The calendar's ICS subscription feed",
+      description: 'Every published, unprotected event of the calendar. Conditional requests (`If-None-Match`, `If-Modified-Since`) answer 304.',
+      tags,
+      auth: false,
+      page: true,
+      params: Joi.object({ uid: Joi.string().required().description('The calendar uid (the public id without cal_)') }),
+      responses: { 200: ics('The feed'), 304: { description: 'Not modified' }, 404: pageError('Unknown calendar') },
+      handler: async ({ params }, req, res) => {
+        let feed = ctx.caches.feeds.get(params.uid);
+        if (!feed) {
+          const calendar = await findPublicCalendar(ctx.db, params.uid);
+          if (!calendar) return notFound(req, res, 'Calendar');
+          feed = await calendarFeed(ctx, calendar);
+        }
+        res.set({ ETag: feed.etag, 'Last-Modified': new Date(feed.lastModifiedMs).toUTCString(), 'Cache-Control': 'public, max-age=300' });
+        if (notModified(feed, req.headers['if-none-match'], req.headers['if-modified-since'])) {
+          res.status(304).end();
+          return;
+        }
+        res
+          .status(200)
+          .type('text/calendar; charset=utf-8')
+          .set('Content-Disposition', `inline; filename="${feed.fileName}"`)
+          .send(feed.body);
+      },
+    }),
+    defineRoute<{ uid: string }>({
+      method: 'get',
+      path: '/c/:uid',
+      operationId: 'calendarPage',
+      summary: 'The calendar page: upcoming events and subscribe buttons',
+      tags,
+      auth: false,
+      page: true,
+      params: Joi.object({ uid: Joi.string().required().description('The calendar uid') }),
+      responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar') },
+      handler: async ({ params }, req, res) => {
+        const calendar = await findPublicCalendar(ctx.db, params.uid);
+        if (!calendar) return notFound(req, res, 'Calendar');
+        const rows = await listPublishedEvents(ctx.db, calendar.id, { endsAfter: ctx.clock.now().toISOString(), limit: 100 });
+        const pageUrl = calendarPublicUrl(base, calendar.uid);
+        const feedUrl = `${pageUrl}.ics`;
+        const subscribe = subscribeUrls(feedUrl, calendar.name);
+        const events = rows.map((event) => {
+          const view = eventView({ event, calendar }, base);
+          return eventCard(view, linksWithAccess(view.pageUrl, ''));
+        });
+        sendHtml(
+          res,
+          200,
+          calendarPage({
+            name: calendar.name,
+            descriptionHtml: calendar.description,
+            feedUrl,
+            pageUrl,
+            subscribe: [
+              { label: 'Apple Calendar', href: subscribe.apple },
+              { label: 'Google Calendar', href: subscribe.google },
+              { label: 'Outlook.com', href: subscribe.outlook_web },
+              { label: 'Office 365', href: subscribe.office365 },
+              { label: 'ICS feed', href: feedUrl },
+            ],
+            events,
+          }),
+        );
+      },
+    }),
+  ];
+}

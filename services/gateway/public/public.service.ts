@@ -1,0 +1,121 @@
+import type { Request } from 'express';
+import { parse as parseCookies } from 'cookie';
+import type { EventView } from '../../../shared/calendar/event-view';
+import { WEB_PLATFORMS, type WebPlatform } from '../../../shared/calendar/platform-urls';
+import { pgTimestampToMillis } from '../../../shared/calendar/dates';
+import { formatDateRange } from '../../../shared/calendar/format';
+import { eventLinks, eventPublicUrl } from '../../../shared/calendar/platforms';
+import { recurrenceText } from '../../../shared/calendar/recurrence';
+import { offsetString, zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
+import { UID_PATTERN } from '../../../shared/ids/ids';
+import type { AppContext } from '../context';
+import { type EventRow, type EventWithCalendar, findEvent } from '../events/events.repository';
+import { unlockCookieName, verifyEventAccess, verifyUnlockCookie } from './signatures';
+import type { EventCard } from './views';
+
+export type PublicDeps = Pick<AppContext, 'db' | 'caches' | 'config' | 'clock'>;
+
+/** Drafts, pending and rejected events are not public; deleted ones are never found. */
+export const isPublished = (e: Pick<EventRow, 'status' | 'is_draft'>) => e.status === 'approved' && !e.is_draft;
+
+/** A published event by its public uid (from the shared event cache when it is live), or null. */
+export async function findPublishedEvent(deps: PublicDeps, uid: string): Promise<EventWithCalendar | null> {
+  if (!UID_PATTERN.test(uid)) return null;
+  let found = deps.caches.events.get(uid);
+  if (!found) {
+    const startedAt = deps.caches.events.begin();
+    found = await findEvent(deps.db, null, uid);
+    if (!found) return null;
+    deps.caches.events.set(uid, found, startedAt);
+  }
+  return isPublished(found.event) ? found : null;
+}
+
+export type Access = { granted: true; query: string; personal: boolean } | { granted: false };
+
+/**
+ * Who may see a protected event: a request carrying a valid signed pair (which the page's
+ * buttons then carry on), or a browser holding the unlock cookie. Unprotected: everyone.
+ */
+export function accessTo(deps: PublicDeps, req: Request, e: EventRow): Access {
+  if (!e.access_code_hash) return { granted: true, query: '', personal: false };
+  const now = deps.clock.now().getTime();
+  const { expires, signature } = req.query as Record<string, unknown>;
+  if (verifyEventAccess(deps.config.appKey, e.uid, expires, signature, now)) {
+    const query = `?expires=${encodeURIComponent(String(expires))}&signature=${encodeURIComponent(String(signature))}`;
+    return { granted: true, query, personal: true };
+  }
+  const cookies = req.headers.cookie ? parseCookies(req.headers.cookie) : {};
+  if (verifyUnlockCookie(deps.config.appKey, e.uid, cookies[unlockCookieName(e.uid)], now)) return { granted: true, query: '', personal: true };
+  return { granted: false };
+}
+
+// Views and platform URLs of cached events, made once per cached object (a changed event
+// is a new object in the cache, so nothing here outlives the version it describes).
+const memo = new WeakMap<EventWithCalendar, { baseUrl: string; view: EventView; urls: Map<WebPlatform, string> }>();
+
+function memoOf(found: EventWithCalendar, baseUrl: string) {
+  let entry = memo.get(found);
+  if (!entry || entry.baseUrl !== baseUrl) {
+    entry = { baseUrl, view: eventView(found, baseUrl), urls: new Map() };
+    memo.set(found, entry);
+  }
+  return entry;
+}
+
+/** eventView, remembered for the cached event object. */
+export const viewOf = (found: EventWithCalendar, baseUrl: string): EventView => memoOf(found, baseUrl).view;
+
+/** The platform's add-event URL for a stored event, remembered for the cached event object. */
+export function webUrlOf(found: EventWithCalendar, baseUrl: string, platform: WebPlatform): string {
+  const entry = memoOf(found, baseUrl);
+  let url = entry.urls.get(platform);
+  if (!url) {
+    url = WEB_PLATFORMS[platform](entry.view);
+    entry.urls.set(platform, url);
+  }
+  return url;
+}
+
+export function eventView({ event: e }: EventWithCalendar, baseUrl: string): EventView {
+  return {
+    uid: e.uid,
+    title: e.title,
+    descriptionHtml: e.description,
+    location: e.location,
+    locationUrl: e.location_url,
+    imageUrl: e.image_url,
+    startMs: pgTimestampToMillis(e.date_start),
+    endMs: pgTimestampToMillis(e.date_end),
+    isAllDay: e.is_all_day,
+    timezone: e.timezone,
+    recurrenceRule: e.recurrence_rule,
+    reminderBefore: e.reminder_before,
+    busyType: e.busy_type,
+    sequence: e.sequence,
+    updatedMs: pgTimestampToMillis(e.updated_at),
+    pageUrl: eventPublicUrl(baseUrl, e.uid),
+  };
+}
+
+/** The formatted card of an event; `links` maps each platform to its address. */
+export function eventCard(v: EventView, links: Record<string, string>): EventCard {
+  return {
+    title: v.title,
+    when: formatDateRange({ isAllDay: v.isAllDay, startMs: v.startMs, endMs: v.endMs, zone: v.timezone }),
+    zone: v.isAllDay ? null : `${v.timezone.replace(/_/g, ' ')}, GMT${offsetString(zoneOffsetMinutes(v.timezone, v.startMs))}`,
+    repeats: v.recurrenceRule ? recurrenceText(v.recurrenceRule) : null,
+    location: v.location,
+    locationUrl: v.locationUrl,
+    descriptionHtml: v.descriptionHtml,
+    links,
+    pageUrl: v.pageUrl,
+  };
+}
+
+/** The event's platform links with the access query (signature) appended. */
+export function linksWithAccess(pageUrl: string, query: string): Record<string, string> {
+  const links: Record<string, string> = eventLinks(pageUrl);
+  if (!query) return links;
+  return Object.fromEntries(Object.entries(links).map(([k, v]) => [k, v + query]));
+}

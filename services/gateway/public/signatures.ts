@@ -1,0 +1,42 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Signed access to protected events, with APP_KEY (the same in every process):
+ * - signed URLs: `expires` (unix seconds) + `signature` = HMAC-SHA256 of "event:{uid}:{expires}";
+ *   one pair opens the event page and every platform link of that event until it expires;
+ * - unlock cookies: "{expires}.{hmac of unlock:{uid}:{expires}}", set after the right code.
+ * Comparisons are constant-time.
+ */
+const mac = (key: string, message: string) => createHmac('sha256', key).update(message).digest('base64url');
+
+function sameMac(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function signEventAccess(appKey: string, uid: string, expires: number): string {
+  return mac(appKey, `event:${uid}:${expires}`);
+}
+
+/** True for an untampered, unexpired pair. */
+export function verifyEventAccess(appKey: string, uid: string, expires: unknown, signature: unknown, nowMs: number): boolean {
+  if (typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires) || signature.length > 100) return false;
+  if (Number(expires) * 1000 <= nowMs) return false;
+  return sameMac(signature, signEventAccess(appKey, uid, Number(expires)));
+}
+
+export const UNLOCK_COOKIE_SECONDS = 12 * 3600;
+export const unlockCookieName = (uid: string) => `unlock_${uid}`;
+
+export function unlockCookieValue(appKey: string, uid: string, nowMs: number): string {
+  const expires = Math.floor(nowMs / 1000) + UNLOCK_COOKIE_SECONDS;
+  return `${expires}.${mac(appKey, `unlock:${uid}:${expires}`)}`;
+}
+
+export function verifyUnlockCookie(appKey: string, uid: string, value: string | undefined, nowMs: number): boolean {
+  const m = /^(\d{1,12})\.([A-Za-z0-9_-]{10,100})$/.exec(value ?? '');
+  if (!m) return false;
+  if (Number(m[1]) * 1000 <= nowMs) return false;
+  return sameMac(m[2], mac(appKey, `unlock:${uid}:${m[1]}`));
+}

@@ -1,0 +1,188 @@
+import { PLATFORMS } from '../../../shared/calendar/platforms';
+import { html, safe, type SafeHtml } from './html';
+
+/**
+ * The public pages: plain server-rendered HTML with inline styles, no scripts and nothing
+ * loaded from elsewhere. Every value a user wrote is escaped by `html`; descriptions are
+ * stored sanitized and go in as they are.
+ */
+
+const STYLE = `
+*{box-sizing:border-box}
+body{margin:0;background:#f6f8fa;color:#1f2328;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main{max-width:40rem;margin:0 auto;padding:1rem}
+.card{background:#fff;border:1px solid #d0d7de;border-radius:12px;padding:1.25rem 1.25rem 1rem;margin:0 0 1rem}
+h1{font-size:1.5rem;line-height:1.25;margin:0 0 .5rem;overflow-wrap:anywhere}
+h2{font-size:1.15rem;margin:0 0 .25rem;overflow-wrap:anywhere}
+.meta{margin:.25rem 0;color:#424a53}
+.meta b{color:#1f2328;font-weight:600}
+.description{margin:1rem 0;overflow-wrap:anywhere}
+.description p{margin:.5rem 0}
+.buttons{display:flex;flex-wrap:wrap;gap:.5rem;margin:1rem 0 .25rem;padding:0;list-style:none}
+.buttons a{display:inline-block;padding:.55rem .9rem;border:1px solid #d0d7de;border-radius:8px;background:#fff;color:#0969da;text-decoration:none;font-weight:600;font-size:.95rem}
+.buttons a:hover,.buttons a:focus{background:#f3f4f6;border-color:#0969da}
+.buttons.small a{padding:.3rem .6rem;font-size:.85rem;font-weight:500}
+a{color:#0969da}
+form{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:1rem}
+input[type=password],input[type=text],input[type=email]{flex:1 1 12rem;padding:.55rem .7rem;border:1px solid #d0d7de;border-radius:8px;font:inherit}
+button{padding:.55rem 1rem;border:0;border-radius:8px;background:#1f883d;color:#fff;font:inherit;font-weight:600;cursor:pointer}
+.error{color:#cf222e}
+.muted{color:#656d76;font-size:.9rem}
+ul.events{list-style:none;margin:0;padding:0}
+ul.events>li{border-top:1px solid #d8dee4;padding:.75rem 0}
+p,li{overflow-wrap:anywhere}
+`;
+
+export interface PageOptions {
+  title: string;
+  description?: string;
+  imageUrl?: string | null;
+  canonicalUrl?: string;
+}
+
+export function layout(opts: PageOptions, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${opts.title}</title>
+${opts.description ? html`<meta name="description" content="${opts.description}">` : ''}
+<meta property="og:title" content="${opts.title}">
+${opts.description ? html`<meta property="og:description" content="${opts.description}">` : ''}
+${opts.imageUrl ? html`<meta property="og:image" content="${opts.imageUrl}">` : ''}
+${opts.canonicalUrl ? html`<link rel="canonical" href="${opts.canonicalUrl}">` : ''}
+<style>${safe(STYLE)}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`.value;
+}
+
+/** What a page shows of an event, already formatted. */
+export interface EventCard {
+  title: string;
+  when: string;
+  zone: string | null;
+  repeats: string | null;
+  location: string | null;
+  locationUrl: string | null;
+  descriptionHtml: string | null;
+  /** Platform key → address, carrying a signature when the page was opened with one. */
+  links: Record<string, string>;
+  pageUrl: string;
+}
+
+const isUrl = (value: string) => /^https?:\/\/\S+$/i.test(value.trim());
+
+function where(card: EventCard): SafeHtml | string {
+  const text = card.location ?? '';
+  const url = card.locationUrl ?? (isUrl(text) ? text.trim() : null);
+  if (!text && !url) return '';
+  const label = text || url;
+  const shown = url ? html`<a href="${url}" rel="nofollow noopener noreferrer" target="_blank">${label}</a>` : label;
+  // Locations may hold line breaks: keep them.
+  const withBreaks = typeof shown === 'string' ? safe(html`${shown}`.value.replace(/\n/g, '<br>')) : shown;
+  return html`<p class="meta"><b>Where</b> ${withBreaks}</p>`;
+}
+
+export function buttons(links: Record<string, string>, opts: { small?: boolean; target?: string } = {}): SafeHtml {
+  const target = opts.target ? html` target="${opts.target}" rel="noopener"` : '';
+  return html`<ul class="buttons${opts.small ? ' small' : ''}" aria-label="Add to calendar">${PLATFORMS.map(
+    (p) => html`<li><a href="${links[p.key]}"${target} rel="nofollow">${p.label}</a></li>`,
+  )}</ul>`;
+}
+
+function eventDetails(card: EventCard, headingLevel: 1 | 2): SafeHtml {
+  const heading = headingLevel === 1 ? html`<h1>${card.title}</h1>` : html`<h2><a href="${card.pageUrl}">${card.title}</a></h2>`;
+  return html`${heading}
+<p class="meta"><b>When</b> ${card.when}${card.zone ? html` <span class="muted">(${card.zone})</span>` : ''}</p>
+${card.repeats ? html`<p class="meta"><b>Repeats</b> ${card.repeats}</p>` : ''}
+${where(card)}`;
+}
+
+export function eventPage(card: EventCard, extra?: { imageUrl?: string | null; description?: string; below?: SafeHtml }): string {
+  return layout(
+    { title: card.title, description: extra?.description ?? card.when, imageUrl: extra?.imageUrl, canonicalUrl: card.pageUrl },
+    html`<article class="card">
+${eventDetails(card, 1)}
+${card.descriptionHtml ? html`<div class="description">${safe(card.descriptionHtml)}</div>` : ''}
+<p class="muted">Add it to your calendar:</p>
+${buttons(card.links)}
+</article>
+${extra?.below ?? ''}`,
+  );
+}
+
+/** A compact widget for an iframe: links open outside the frame. */
+export function embedPage(card: EventCard): string {
+  return layout(
+    { title: card.title },
+    html`<article class="card">${eventDetails(card, 2)}${buttons(card.links, { small: true, target: '_blank' })}</article>`,
+  );
+}
+
+export function lockedPage(uid: string, error?: string): string {
+  return layout(
+    { title: 'Protected event' },
+    html`<article class="card">
+<h1>This event is protected</h1>
+<p>Enter the access code you were given to see it.</p>
+${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+<form method="post" action="/e/${uid}/unlock">
+<label for="access_code" class="muted" style="flex-basis:100%">Access code</label>
+<input type="password" id="access_code" name="access_code" required minlength="4" maxlength="64" autocomplete="off">
+<button type="submit">Open</button>
+</form>
+</article>`,
+  );
+}
+
+export function errorPage(status: number, message: string, fieldErrors?: Record<string, string[]>): string {
+  const title = status >= 500 ? 'Something went wrong' : status === 404 ? 'Not found' : 'Cannot show this page';
+  const list = fieldErrors ? Object.values(fieldErrors).flat() : [];
+  return layout(
+    { title },
+    html`<article class="card"><h1>${title}</h1>${
+      list.length > 1 ? html`<ul class="error">${list.map((m) => html`<li>${m}</li>`)}</ul>` : html`<p class="error">${message}</p>`
+    }</article>`,
+  );
+}
+
+export function messagePage(title: string, message: string): string {
+  return layout({ title }, html`<article class="card"><h1>${title}</h1><p>${message}</p></article>`);
+}
+
+export interface CalendarPageData {
+  name: string;
+  descriptionHtml: string;
+  subscribe: Array<{ label: string; href: string }>;
+  feedUrl: string;
+  events: EventCard[];
+  pageUrl: string;
+}
+
+export function calendarPage(data: CalendarPageData): string {
+  return layout(
+    { title: data.name, canonicalUrl: data.pageUrl },
+    html`<section class="card">
+<h1>${data.name}</h1>
+${data.descriptionHtml ? html`<div class="description">${safe(data.descriptionHtml)}</div>` : ''}
+<p class="muted">Subscribe to get every event of this calendar in yours:</p>
+<ul class="buttons" aria-label="Subscribe">${data.subscribe.map((s) => html`<li><a href="${s.href}" rel="nofollow">${s.label}</a></li>`)}</ul>
+<p class="muted">Feed address: <a href="${data.feedUrl}">${data.feedUrl}</a></p>
+</section>
+<section class="card">
+<h1>Upcoming events</h1>
+${
+  data.events.length
+    ? html`<ul class="events">${data.events.map((card) => html`<li>${eventDetails(card, 2)}${buttons(card.links, { small: true })}</li>`)}</ul>`
+    : html`<p class="muted">No upcoming events.</p>`
+}
+</section>`,
+  );
+}

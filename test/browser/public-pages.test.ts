@@ -1,0 +1,158 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { ROOT } from '../helpers/processes';
+import { startGateway, type TestGateway } from '../helpers/gateway';
+
+/**
+ * The public pages as a person sees them, in a real browser (Debian's Chromium, headless,
+ * driven by playwright-core). Screenshots are kept in test-artifacts/.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+
+let gw: TestGateway;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install chromium" (or set CHROMIUM_PATH). .ci/run does this.`);
+  }
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  gw = await startGateway();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+});
+
+async function openPhonePage(url: string) {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+  const page = await context.newPage();
+  const outside: string[] = [];
+  const problems: string[] = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith(gw.baseUrl)) outside.push(r.url());
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  const response = await page.goto(url);
+  return { page, context, response, outside, problems };
+}
+
+describe('public pages in a real browser', () => {
+  it('the event page shows the event and one working button per platform, on a phone', async () => {
+    const team = await gw.newTeam();
+    const cal = (await team.api.post('/api/calendars', { name: 'Launches', timezone: 'Europe/Berlin' })).body.data;
+    const created = await team.api.post(`/api/calendars/${cal.public_id}/events`, {
+      title: 'Product launch <script>alert(1)</script>',
+      date_start: '2026-09-17 18:30',
+      date_end: '2026-09-17 21:00',
+      timezone: 'Europe/Berlin',
+      location: 'Kulturbrauerei, Schönhauser Allee 36, Berlin',
+      description: 'Doors open at 18:00.\n\nDrinks and a demo of everything new.',
+      recurrence_rule: 'FREQ=MONTHLY;COUNT=3',
+    });
+    const { data, links } = created.body;
+    const { page, context, response, outside, problems } = await openPhonePage(data.public_url);
+    try {
+      expect(response?.status()).toBe(200);
+      await expect(page.title()).resolves.toBe('Product launch <script>alert(1)</script>');
+      await expect(page.locator('h1').textContent()).resolves.toBe('Product launch <script>alert(1)</script>');
+      const text = await page.locator('article').innerText();
+      expect(text).toContain('Thu Sep 17, 2026 6:30 PM - 9:00 PM (CEST) (Europe/Berlin, GMT+02:00)');
+      expect(text).toContain('Kulturbrauerei, Schönhauser Allee 36, Berlin');
+      expect(text).toContain('Drinks and a demo of everything new.');
+      expect(text).toContain('every month for 3 times');
+
+      const buttons = page.locator('ul.buttons a');
+      await expect(buttons.count()).resolves.toBe(7);
+      const targets: Array<[string | null, string | null]> = [];
+      for (let i = 0; i < (await buttons.count()); i++) targets.push([await buttons.nth(i).textContent(), await buttons.nth(i).getAttribute('href')]);
+      expect(targets).toEqual([
+        ['Apple', links.apple],
+        ['Google', links.google],
+        ['Office 365', links.office365],
+        ['Outlook', links.outlook],
+        ['Outlook.com', links.outlook_web],
+        ['Yahoo', links.yahoo],
+        ['iCal file', links.ics],
+      ]);
+      // every button answers: a download or a redirect to the platform
+      for (const [, href] of targets) {
+        const res = await fetch(href as string, { redirect: 'manual' });
+        expect([200, 302]).toContain(res.status);
+      }
+      // readable on a phone: nothing wider than the screen, buttons large enough to tap
+      await expect(page.evaluate<number>('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
+      const box = await buttons.first().boundingBox();
+      expect(box?.height).toBeGreaterThanOrEqual(32);
+      expect(outside).toEqual([]);
+      expect(problems).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'event-page.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('the calendar page lists upcoming events with their buttons and the subscribe buttons', async () => {
+    const team = await gw.newTeam();
+    const cal = (await team.api.post('/api/calendars', { name: 'Community meetups', timezone: 'America/Chicago', description: 'Every meetup of the year.' })).body.data;
+    for (const [title, start] of [
+      ['Rust night', '2030-02-03 18:00'],
+      ['TypeScript talks', '2030-03-03 18:00'],
+    ]) {
+      await team.api.post(`/api/calendars/${cal.public_id}/events`, { title, date_start: start, date_end: start.replace('18:00', '20:00'), timezone: 'America/Chicago' });
+    }
+    const { page, context, outside, problems } = await openPhonePage(cal.public_url);
+    try {
+      await expect(page.locator('h1').first().textContent()).resolves.toBe('Community meetups');
+      await expect(page.locator('ul.events li h2').allTextContents()).resolves.toEqual(['Rust night', 'TypeScript talks']);
+      const subscribeLinks = page.locator('ul[aria-label="Subscribe"] a');
+      const subscribe: string[] = [];
+      for (let i = 0; i < (await subscribeLinks.count()); i++) subscribe.push((await subscribeLinks.nth(i).getAttribute('href')) as string);
+      const feed = `${cal.public_url}.ics`;
+      expect(subscribe[0]).toBe(feed.replace(/^http/, 'webcal'));
+      expect(subscribe[1]).toMatch(/^https:\/\/calendar\.google\.com\/calendar\/render\?cid=webcal/);
+      expect(subscribe[2]).toMatch(/^https:\/\/outlook\.live\.com\/calendar\/0\/addfromweb\?url=/);
+      expect(subscribe[3]).toMatch(/^https:\/\/outlook\.cloud\.microsoft\/calendar\/0\/addfromweb\?url=/);
+      expect(subscribe[4]).toBe(feed);
+      const feedText = await fetch(feed).then((r) => r.text());
+      expect(feedText.match(/BEGIN:VEVENT/g)).toHaveLength(2);
+      await expect(page.locator('ul.events li').first().locator('ul.buttons a').count()).resolves.toBe(7);
+      await expect(page.evaluate<number>('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
+      expect(outside).toEqual([]);
+      expect(problems).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'calendar-page.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a protected event shows the access-code form; the right code opens it', async () => {
+    const team = await gw.newTeam();
+    const cal = (await team.api.post('/api/calendars', { name: 'Private', timezone: 'UTC' })).body.data;
+    const { data } = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Board dinner', date_start: '2030-05-01 19:00', date_end: '2030-05-01 22:00', timezone: 'UTC', access_code: 'open-sesame' })).body;
+    const { page, context, response } = await openPhonePage(data.public_url);
+    try {
+      expect(response?.status()).toBe(403);
+      await expect(page.locator('h1').textContent()).resolves.toBe('This event is protected');
+      await page.fill('#access_code', 'wrong-code');
+      await page.click('button[type=submit]');
+      await expect(page.locator('.error').textContent()).resolves.toBe('That access code is not right.');
+      await page.fill('#access_code', 'open-sesame');
+      await page.click('button[type=submit]');
+      await page.waitForURL(data.public_url);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Board dinner');
+      await page.screenshot({ path: path.join(ARTIFACTS, 'protected-unlocked.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,270 @@
+import ical from 'node-ical';
+import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+
+let gw: TestGateway;
+let team: TestTeam;
+let cal: { public_id: string; uid: string };
+
+beforeAll(async () => {
+  gw = await startGateway();
+  team = await gw.newTeam();
+  cal = (await team.api.post('/api/calendars', { name: 'Public', timezone: 'America/New_York' })).body.data;
+});
+afterAll(() => gw.close());
+
+async function createEvent(body: Record<string, unknown>) {
+  const res = await team.api.post(`/api/calendars/${cal.public_id}/events`, body);
+  expect(res.status).toBe(200);
+  return res.body as { data: { uid: string; public_id: string; public_url: string }; links: Record<string, string> };
+}
+
+/** Follows nothing: the Location of a 302 as a URL. */
+async function redirectOf(url: string, headers: Record<string, string> = {}): Promise<URL> {
+  const res = await fetch(url, { redirect: 'manual', headers });
+  expect(res.status).toBe(302);
+  return new URL(res.headers.get('location') as string);
+}
+
+const timed = {
+  title: 'Board meeting & "budget" <review>',
+  date_start: '2026-07-14 13:00',
+  date_end: '2026-07-14 14:30',
+  timezone: 'America/New_York',
+  location: 'HQ, Room 4',
+  description: '<p>Agenda: numbers &amp; plans</p><p>Second line</p>',
+  busy_type: 'busy',
+};
+const allDay = { title: 'Offsite', is_all_day: true, date_start: '2026-04-14', date_end: '2026-04-16', timezone: 'Europe/Amsterdam' };
+const recurring = { ...timed, title: 'Weekly sync', recurrence_rule: 'FREQ=WEEKLY;BYDAY=TU;COUNT=10' };
+
+describe('Google links', () => {
+  it('timed event in a DST zone: local wall time with ctz', async () => {
+    const { links } = await createEvent(timed);
+    const url = await redirectOf(links.google);
+    expect(url.origin + url.pathname).toBe('https://calendar.google.com/calendar/render');
+    const q = url.searchParams;
+    expect(q.get('action')).toBe('TEMPLATE');
+    expect(q.get('text')).toBe('Board meeting & "budget" <review>');
+    expect(q.get('dates')).toBe('20260714T130000/20260714T143000');
+    expect(q.get('ctz')).toBe('America/New_York');
+    expect(q.get('location')).toBe('HQ, Room 4');
+    expect(q.get('details')).toBe('Agenda: numbers & plans\n\nSecond line');
+    expect(q.get('trp')).toBe('true');
+    expect(url.search).not.toContain('+'); // spaces as %20
+  });
+
+  it('all-day multi-day: dates with the exclusive next day, no ctz', async () => {
+    const { links } = await createEvent(allDay);
+    const q = (await redirectOf(links.google)).searchParams;
+    expect(q.get('dates')).toBe('20260414/20260417');
+    expect(q.has('ctz')).toBe(false);
+  });
+
+  it('recurring: the RRULE in recur', async () => {
+    const { links } = await createEvent(recurring);
+    expect((await redirectOf(links.google)).searchParams.get('recur')).toBe('RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10');
+  });
+});
+
+describe('Outlook.com and Office 365 links', () => {
+  it.each([
+    ['outlook_web', 'https://outlook.live.com/calendar/deeplink/compose'],
+    ['office365', 'https://outlook.cloud.microsoft/calendar/deeplink/compose'],
+  ])('%s: timed event in UTC with Z', async (key, base) => {
+    const { links } = await createEvent(timed);
+    const url = await redirectOf(links[key]);
+    expect(url.origin + url.pathname).toBe(base);
+    const q = url.searchParams;
+    expect(q.get('path')).toBe('/calendar/action/compose');
+    expect(q.get('rru')).toBe('addevent');
+    expect(q.get('subject')).toBe('Board meeting & "budget" <review>');
+    expect(q.get('startdt')).toBe('2026-07-14T17:00:00Z');
+    expect(q.get('enddt')).toBe('2026-07-14T18:30:00Z');
+    expect(q.get('allday')).toBe('false');
+    expect(q.get('location')).toBe('HQ, Room 4');
+    expect(q.get('body')).toBe('Agenda: numbers &amp; plans<br><br>Second line');
+  });
+
+  it.each(['outlook_web', 'office365'])('%s: all-day with allday=true and the exclusive end date', async (key) => {
+    const { links } = await createEvent(allDay);
+    const q = (await redirectOf(links[key])).searchParams;
+    expect([q.get('startdt'), q.get('enddt'), q.get('allday')]).toEqual(['2026-04-14', '2026-04-17', 'true']);
+  });
+
+  it.each(['outlook_web', 'office365'])('%s: recurring events say how they repeat in the body', async (key) => {
+    const { links } = await createEvent(recurring);
+    expect((await redirectOf(links[key])).searchParams.get('body')).toMatch(/^Repeats every week on Tuesday for 10 times\.<br><br>Agenda/);
+  });
+});
+
+describe('Yahoo links', () => {
+  it('timed: v=60 with upper-case parameters in UTC', async () => {
+    const { links } = await createEvent(timed);
+    const url = await redirectOf(links.yahoo);
+    expect(url.origin + url.pathname).toBe('https://calendar.yahoo.com/');
+    const q = url.searchParams;
+    expect(q.get('v')).toBe('60');
+    expect(q.get('TITLE')).toBe('Board meeting & "budget" <review>');
+    expect(q.get('ST')).toBe('20260714T170000Z');
+    expect(q.get('ET')).toBe('20260714T183000Z');
+    expect(q.get('DESC')).toBe('Agenda: numbers & plans\n\nSecond line');
+    expect(q.get('in_loc')).toBe('HQ, Room 4');
+  });
+
+  it('all-day: dates and DUR=allday', async () => {
+    const { links } = await createEvent(allDay);
+    const q = (await redirectOf(links.yahoo)).searchParams;
+    expect([q.get('ST'), q.get('ET'), q.get('DUR')]).toEqual(['20260414', '20260416', 'allday']);
+  });
+
+  it('recurring: the rule in words', async () => {
+    const { links } = await createEvent(recurring);
+    expect((await redirectOf(links.yahoo)).searchParams.get('DESC')).toMatch(/^Repeats every week on Tuesday for 10 times\./);
+  });
+});
+
+describe('long descriptions', () => {
+  it.each(['google', 'outlook_web', 'office365', 'yahoo'])('%s stays under 2000 characters with a link back to the page', async (key) => {
+    const long: string = Array.from({ length: 400 }, (_, i) => `word${i} ünïcødé`).join(' ');
+    const { links, data } = await createEvent({ ...timed, description: long });
+    const url = await redirectOf(links[key]);
+    expect(url.href.length).toBeLessThanOrEqual(2000);
+    const param = { google: 'details', outlook_web: 'body', office365: 'body', yahoo: 'DESC' }[key] as string;
+    const text = url.searchParams.get(param) as string;
+    expect(text).toContain(data.public_url);
+    // cut at a word, not inside one
+    const kept = text.split('…')[0];
+    expect(long.startsWith(kept)).toBe(true);
+    expect(long[kept.length]).toBe(' ');
+  });
+});
+
+describe('ICS downloads', () => {
+  it.each(['ics', 'apple', 'outlook'])('%s: RFC 5545 text a real parser reads back', async (key) => {
+    const { links, data } = await createEvent({ ...timed, reminder_before: 30 });
+    const res = await fetch(links[key]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="board-meeting-budget-review.ics"');
+    const text = await res.text();
+    expect(text).toContain('\r\n');
+    for (const line of text.split('\r\n')) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(75);
+    const [e] = Object.values(ical.sync.parseICS(text)).filter((c) => c?.type === 'VEVENT') as ical.VEvent[];
+    expect(e.uid).toBe(`evt_${data.uid}@${new URL(gw.baseUrl).host}`);
+    expect(e.summary).toBe(timed.title);
+    expect(e.start.toISOString()).toBe('2026-07-14T17:00:00.000Z');
+    expect((e.start as { tz?: string }).tz).toBe('America/New_York');
+    expect(e.location).toBe('HQ, Room 4');
+    expect(e.transparency).toBe('OPAQUE');
+    expect(text).toMatch(/TRIGGER:-PT30M/);
+    expect(text).toMatch(/DTSTAMP:\d{8}T\d{6}Z/);
+    expect(text).toMatch(/SEQUENCE:0/);
+  });
+
+  it('all-day and recurring events', async () => {
+    const a = await fetch((await createEvent(allDay)).links.ics).then((r) => r.text());
+    expect(a).toContain('DTSTART;VALUE=DATE:20260414');
+    expect(a).toContain('DTEND;VALUE=DATE:20260417');
+    const r = await fetch((await createEvent(recurring)).links.ics).then((x) => x.text());
+    expect(r).toContain('RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10');
+  });
+
+  it('the UID and SEQUENCE follow the event: updates raise SEQUENCE, the UID stays', async () => {
+    const { links, data } = await createEvent(timed);
+    await team.api.put(`/api/calendars/${cal.public_id}/events/${data.public_id}`, { ...timed, title: 'Moved' });
+    const text = await fetch(links.ics).then((r) => r.text());
+    expect(text).toContain(`UID:evt_${data.uid}@`);
+    expect(text).toContain('SEQUENCE:1');
+    expect(text).toContain('SUMMARY:Moved');
+  });
+});
+
+describe('auto', () => {
+  it.each([
+    ['iPhone', 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1', 'ics'],
+    ['Mac', 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15', 'ics'],
+    ['Android', 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36', 'google'],
+    ['Windows', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36 Edg/126.0', 'ics'],
+    ['Instagram in-app', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 330.0.0', 'page'],
+    ['a bot', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 'page'],
+    ['Linux desktop', 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', 'google'],
+  ])('%s', async (_name, ua, expected) => {
+    const { links, data } = await createEvent(timed);
+    const res = await fetch(links.auto, { redirect: 'manual', headers: { 'User-Agent': ua } });
+    if (expected === 'ics') {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+    } else if (expected === 'google') {
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toMatch(/^https:\/\/calendar\.google\.com\//);
+    } else {
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe(data.public_url);
+    }
+  });
+});
+
+describe('pages, embed and short links', () => {
+  it('the event page shows the details, escaped, with a button per platform', async () => {
+    const hostile = '<script>alert(1)</script>';
+    const { data, links } = await createEvent({ ...timed, title: hostile, location: `<img src=x onerror=alert(2)>`, description: `${hostile}<b onclick="x()">bold</b> <a href="javascript:alert(3)">x</a>` });
+    const res = await fetch(data.public_url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=60');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const page = await res.text();
+    expect(page).not.toContain('<script>');
+    expect(page).not.toMatch(/<img|<[^>]*\son\w+=|href="javascript:/i);
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page).toContain('Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
+    for (const key of ['apple', 'google', 'office365', 'outlook', 'outlook_web', 'yahoo', 'ics']) expect(page).toContain(`href="${links[key]}"`);
+    expect(page).not.toMatch(/(?:src|href)="https?:\/\/(?!127\.0\.0\.1)/); // nothing from elsewhere
+  });
+
+  it('a URL location becomes a link', async () => {
+    const { data } = await createEvent({ ...timed, location: 'https://meet.example.com/abc' });
+    expect(await fetch(data.public_url).then((r) => r.text())).toContain('<a href="https://meet.example.com/abc" rel="nofollow noopener noreferrer" target="_blank">');
+  });
+
+  it('the embed widget can be framed and escapes too', async () => {
+    const { data } = await createEvent({ ...timed, title: '<b>x</b>' });
+    const res = await fetch(`${data.public_url}/embed`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain('frame-ancestors *');
+    const body = await res.text();
+    expect(body).toContain('&lt;b&gt;x&lt;/b&gt;');
+    expect(body).toContain('target="_blank"');
+  });
+
+  it('/l/{short_link} redirects to the event or calendar page; unknown ones are 404', async () => {
+    const { data } = await createEvent({ ...timed, short_link: 'Board-Q3' });
+    expect((await redirectOf(`${gw.baseUrl}/l/board-q3`)).href).toBe(data.public_url);
+    const c = (await team.api.post('/api/calendars', { name: 'Linked', timezone: 'UTC', short_link: 'team-cal-page' })).body.data;
+    expect((await redirectOf(`${gw.baseUrl}/l/team-cal-page`)).href).toBe(c.public_url);
+    expect((await fetch(`${gw.baseUrl}/l/nope-nope`, { redirect: 'manual' })).status).toBe(404);
+  });
+
+  it('unknown events and keys are 404 pages (JSON when asked)', async () => {
+    const { data } = await createEvent(timed);
+    for (const path of ['/e/AAAAAAAAAAAAAAAA', '/e/short', `/e/${data.uid}/nonsense`, '/e/AAAAAAAAAAAAAAAA/google']) {
+      const res = await fetch(gw.baseUrl + path, { redirect: 'manual' });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    }
+    const json = await gw.anon.get('/e/AAAAAAAAAAAAAAAA');
+    expect(json.status).toBe(404);
+    expect(json.body).toEqual({ message: 'Event not found.' });
+  });
+
+  it('html_snippets point at these addresses', async () => {
+    const created = await team.api.post(`/api/calendars/${cal.public_id}/events?with_html=1`, timed);
+    const snippet: string = created.body.html_snippets['dot-sep'];
+    const hrefs = [...snippet.matchAll(/href="([^"]+)"/g)].map((m) => m[1].replace(/&amp;/g, '&'));
+    expect(hrefs).toHaveLength(7);
+    for (const href of hrefs) {
+      const res = await fetch(href, { redirect: 'manual' });
+      expect([200, 302]).toContain(res.status);
+    }
+  });
+});
