@@ -135,6 +135,40 @@ describe('public pages in a real browser', () => {
     }
   });
 
+  it('html_snippets render as working links when pasted into a plain page', async () => {
+    const team = await gw.newTeam();
+    const cal = (await team.api.post('/api/calendars', { name: 'Snippets', timezone: 'UTC' })).body.data;
+    const created = await team.api.post(`/api/calendars/${cal.public_id}/events?with_html=true`, {
+      title: 'Launch "party" <b>now</b>',
+      date_start: '2030-06-01 18:00',
+      date_end: '2030-06-01 20:00',
+      timezone: 'UTC',
+    });
+    const snippets: Record<string, string> = created.body.html_snippets;
+    const context = await browser.newContext({ viewport: { width: 800, height: 600 } });
+    const page = await context.newPage();
+    try {
+      const variants = Object.entries(snippets);
+      await page.setContent(`<!doctype html><html><body>${variants.map(([k, v]) => `<section id="${k}">${v}</section>`).join('\n')}</body></html>`);
+      for (const [variant] of variants) {
+        const anchors = page.locator(`#${variant} a`);
+        const count = await anchors.count();
+        expect(count).toBe(variant === 'single-button' ? 1 : 7);
+        for (let i = 0; i < count; i++) {
+          const box = await anchors.nth(i).boundingBox();
+          expect(box && box.width > 0 && box.height > 0).toBe(true);
+          const href = (await anchors.nth(i).getAttribute('href')) as string;
+          expect(href.startsWith(created.body.data.public_url)).toBe(true);
+        }
+      }
+      // the title stays text: no <b> element was made from it
+      await expect(page.locator('section b').count()).resolves.toBe(0);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'snippets.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a protected event shows the access-code form; the right code opens it', async () => {
     const team = await gw.newTeam();
     const cal = (await team.api.post('/api/calendars', { name: 'Private', timezone: 'UTC' })).body.data;
