@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import { accountRoutes } from './account/account.routes';
 import { calendarRoutes } from './calendars/calendars.routes';
@@ -18,10 +19,14 @@ import { ReadCaches } from './read-caches';
 import { mountRoutes, type RouteSpec } from './http/route';
 import { publicRoutes } from './public/public.routes';
 import { messagePage } from './public/views';
+import { createIngest } from './smart-links/ingest/ingest';
+import { smartLinkRoutes } from './smart-links/smart-links.routes';
 import { systemRoutes } from './system.routes';
 
 export interface GatewayApp {
   app: Express;
+  /** The server's request listener: smart-link submissions go to the ingest path, the rest to the app. */
+  handler: RequestListener;
   routes: RouteSpec[];
   openapi: Record<string, unknown>;
   caches: ReadCaches;
@@ -64,6 +69,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...eventRoutes(ctx),
     ...publicRoutes(ctx),
     ...dynamicLinkRoutes(ctx),
+    ...smartLinkRoutes(ctx),
   ];
   openapi = buildOpenApi(routes, {
     title: 'Calendar service',
@@ -80,10 +86,13 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     else res.status(404).json({ message: 'Not found.' });
   });
   app.use(errorHandler);
+  const ingest = createIngest(ctx, { ratePerMinute: deps.config.smartLinkRatePerMinute });
+  const handler: RequestListener = (req, res) => (ingest.matches(req) ? ingest.handle(req, res) : app(req, res));
   const close = async () => {
+    await ingest.close();
     await stopListening();
     await queues.close();
     await counters.dynamicLinkUses.flush();
   };
-  return { app, routes, openapi, caches, close };
+  return { app, handler, routes, openapi, caches, close };
 }

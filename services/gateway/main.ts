@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const lifecycle = new Lifecycle(logger, config.shutdownTimeoutMs);
   lifecycle.installSignalHandlers();
 
-  const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax, applicationName: 'gateway' });
+  const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax, applicationName: 'gateway', logger });
   lifecycle.onShutdown('postgres', () => db.destroy());
   const redis = createRedis(config.redisUrl, 'client');
   redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
 
   const built = buildApp({ config, db, redis, logger, clock: systemClock }, { isShuttingDown: () => lifecycle.isShuttingDown });
   lifecycle.onShutdown('app', () => built.close());
-  const server = await listen(built.app, config.port, config.host);
+  const server = await listen(built.handler, config.port, config.host);
   lifecycle.onShutdown('http', () => server.closeGracefully());
   logger.info({ url: config.publicBaseUrl, port: server.port }, `gateway listening on ${config.publicBaseUrl}`);
 }

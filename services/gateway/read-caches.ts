@@ -6,6 +6,7 @@ import type { Redis } from '../../shared/queues/redis';
 import type { EventWithCalendar } from './events/events.repository';
 import type { DynamicLinkRow } from './dynamic-links/dynamic-links.repository';
 import type { Feed } from './public/calendar-feed';
+import type { IngestLink } from './smart-links/smart-links.repository';
 
 /**
  * The gateway's read caches: token owners (every API request), events with their calendar
@@ -19,6 +20,8 @@ export class ReadCaches implements InvalidationTarget {
   readonly feeds = new LiveCache<Feed>(10 * 60_000, 1_000);
   /** Dynamic-link keys by uid. */
   readonly dynamicLinks = new LiveCache<DynamicLinkRow>(60_000, 10_000);
+  /** Smart links by key, for the ingest path (false: no such active link). */
+  readonly smartLinks = new LiveCache<IngestLink | false>(30_000, 20_000);
 
   constructor(
     private readonly redis: Redis,
@@ -33,8 +36,10 @@ export class ReadCaches implements InvalidationTarget {
       else if (item.kind === 'calendar') {
         this.events.deleteWhere((found) => found.calendar.id === item.id);
         this.feeds.deleteWhere((feed) => feed.calendarId === item.id);
+        this.smartLinks.deleteWhere((link) => link !== false && link.calendar_id === item.id);
       } else if (item.kind === 'calendar-events') this.feeds.deleteWhere((feed) => feed.calendarId === item.id);
-      else this.dynamicLinks.delete(item.uid);
+      else if (item.kind === 'dynamic-link') this.dynamicLinks.delete(item.uid);
+      else this.smartLinks.delete(item.key);
     }
   }
 
@@ -43,6 +48,7 @@ export class ReadCaches implements InvalidationTarget {
     this.events.setLive(live);
     this.feeds.setLive(live);
     this.dynamicLinks.setLive(live);
+    this.smartLinks.setLive(live);
   }
 
   /** Drops the entries here at once, then tells every other process. Call after commit. */

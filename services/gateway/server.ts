@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
 
 export interface RunningServer {
   server: http.Server;
@@ -13,8 +12,8 @@ export interface RunningServer {
  * Slow clients must not hold the server: headers within 10 s, the whole request within
  * 30 s; keep-alive longer than a typical load balancer's idle timeout.
  */
-export async function listen(app: Express, port: number, host?: string): Promise<RunningServer> {
-  const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 65_000 }, app);
+export async function listen(handler: http.RequestListener, port: number, host?: string): Promise<RunningServer> {
+  const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 65_000 }, handler);
   server.maxHeadersCount = 100;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -7,7 +7,8 @@ export type Invalidation =
   | { kind: 'event'; uid: string } // an event changed or went away
   | { kind: 'calendar'; id: number } // a calendar changed (events embed it) or went away
   | { kind: 'calendar-events'; id: number } // the events of a calendar changed (its feed)
-  | { kind: 'dynamic-link'; uid: string }; // a dynamic-link key was deleted
+  | { kind: 'dynamic-link'; uid: string } // a dynamic-link key was deleted
+  | { kind: 'smart-link'; key: string }; // a smart link changed, was deleted or got a new secret
 
 export const invalidationChannel = (queuePrefix: string) => `${queuePrefix}:invalidations`;
 

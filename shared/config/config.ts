@@ -21,6 +21,10 @@ export interface Config {
   logLevel: string;
   shutdownTimeoutMs: number;
   trustProxy: string | false;
+  /** Submissions per minute one smart link may send (shared by every gateway). */
+  smartLinkRatePerMinute: number;
+  /** A worker's lock on a job; a job whose worker died is taken again after about this long. */
+  workerLockMs: number;
 }
 
 const DEV_APP_KEY = 'dev-only-app-key-change-me-0123456789abcdef';
@@ -44,6 +48,8 @@ const schema = Joi.object({
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
   TRUST_PROXY: Joi.string().allow('').default(''),
+  SMART_LINK_RATE_PER_MINUTE: Joi.number().integer().min(1).max(10_000_000).default(6000),
+  WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
 })
   .unknown(true)
   .custom((env: Record<string, unknown>, helpers) => {
@@ -89,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,
+    smartLinkRatePerMinute: value.SMART_LINK_RATE_PER_MINUTE,
+    workerLockMs: value.WORKER_LOCK_MS,
   };
 }
 

@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import type { Logger } from '../logging/logger';
 
 export type { Knex };
 
@@ -11,6 +12,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export interface DbOptions {
   poolMax?: number;
+  /** Where knex's own warnings go (pool connection errors while Postgres is away, at debug). */
+  logger?: Logger;
   /** Cancels any statement running longer than this (ms). */
   statementTimeoutMs?: number;
   applicationName?: string;
@@ -28,6 +31,12 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Knex {
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: opts.poolMax ?? 10, acquireTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
     acquireConnectionTimeout: 5000,
+    log: {
+      warn: (message: unknown) => opts.logger?.debug({ knex: String(message) }, 'knex warning'),
+      error: (message: unknown) => opts.logger?.warn({ knex: String(message) }, 'knex error'),
+      deprecate: (message: unknown) => opts.logger?.debug({ knex: String(message) }, 'knex deprecation'),
+      debug: () => undefined,
+    },
   });
 }
 

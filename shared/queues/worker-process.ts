@@ -22,7 +22,7 @@ export async function runWorkerProcess<T, R>(
   const lifecycle = new Lifecycle(logger, config.shutdownTimeoutMs);
   lifecycle.installSignalHandlers();
 
-  const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax, applicationName: service });
+  const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax, applicationName: service, logger });
   lifecycle.onShutdown('postgres', () => db.destroy());
   const redis = createRedis(config.redisUrl, 'client');
   redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));

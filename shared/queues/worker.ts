@@ -1,4 +1,4 @@
-import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
+import { type Job, type Processor, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config/config';
 import type { Knex } from '../db/knex';
 import type { Clock } from '../lifecycle/clock';
@@ -33,12 +33,18 @@ export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerConte
   const processor: Processor<T, R> = async (job) => {
     const meta = (job.data as { meta?: JobMeta }).meta;
     const log = ctx.logger.child({ queue: def.contract.queue, jobId: job.id, reqId: meta?.requestId, attempt: job.attemptsMade + 1 });
+    // A payload that breaks its contract will never succeed: fail it at once, no retries.
+    const { error } = def.contract.schema.validate(job.data);
+    if (error) throw new UnrecoverableError(`invalid ${def.contract.queue} payload: ${error.message}`);
     return def.process(job as Job<T & { meta?: JobMeta }>, ctx, log);
   };
   const worker = new Worker<T, R>(def.contract.queue, processor, {
     connection,
     prefix: ctx.config.queuePrefix,
     concurrency: def.concurrency,
+    // A crashed worker's jobs are found (stalled) and run again after about one lock period.
+    lockDuration: ctx.config.workerLockMs,
+    stalledInterval: ctx.config.workerLockMs,
     ...def.options,
   });
   worker.on('failed', (job, err) => {

@@ -84,7 +84,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
   const clock = new TestClock();
   const logger = createLogger('gateway-test', config.logLevel);
   const built = buildApp({ config, db, redis, logger, clock });
-  handler = built.app as unknown as http.RequestListener;
+  handler = built.handler;
   const conformance = new OpenApiConformance(built.openapi as never);
   const anon = new ApiClient(baseUrl, null, conformance);
 

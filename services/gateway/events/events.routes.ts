@@ -19,6 +19,7 @@ import {
   eventLimitSchema,
   eventListSchema,
   eventParams,
+  eventSchema,
   listEventsQuery,
   simpleEventBody,
   singleEventSchema,
@@ -28,7 +29,7 @@ import {
   type ListEventsQuery,
   type SimpleEventInput,
 } from './events.schemas';
-import { createEvent, createSimpleEvent, deleteEvent, listEvents, readEvent, requireEvent, updateEvent } from './events.service';
+import { createEvent, createSimpleEvent, deleteEvent, listEvents, readEvent, requireEvent, setEventStatus, updateEvent } from './events.service';
 
 type CalParams = { cal: string };
 type CalEvtParams = { cal: string; evt: string };
@@ -118,6 +119,22 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
         return ok({ data: { public_id: result.publicId, deleted: true, invitees_notified: result.inviteesNotified } });
       },
     }),
+    ...(['approve', 'reject'] as const).map((action) =>
+      defineRoute<EvtParams>({
+        method: 'post',
+        path: `/api/events/:evt/${action}`,
+        operationId: `${action}Event`,
+        summary: action === 'approve' ? 'Approve a pending event (it becomes public)' : 'Reject an event (it leaves every public page and feed)',
+        tags,
+        auth: true,
+        params: eventParams,
+        responses: { 200: { description: 'The event', body: Joi.object({ data: eventSchema.required() }) }, ...errors(401, 404, 503) },
+        handler: async ({ params }, req) => {
+          const found = await setEventStatus(deps, authOf(req).teamId, params.evt, action === 'approve' ? 'approved' : 'rejected');
+          return ok({ data: toEventJson(found, base) });
+        },
+      }),
+    ),
     defineRoute<CalParams, ListEventsQuery>({
       method: 'get',
       path: '/api/calendars/:cal/events',

@@ -211,6 +211,20 @@ export async function updateEvent(
   return updated;
 }
 
+/**
+ * Approval of events from smart links that require it: pending (and rejected) events stay
+ * off every public surface; approving publishes, rejecting withdraws.
+ */
+export async function setEventStatus(deps: EventsDeps, teamId: number, evtPublicId: string, status: 'approved' | 'rejected'): Promise<EventWithCalendar> {
+  const updated = await deps.db.transaction(async (trx) => {
+    const current = await requireEvent(trx, teamId, evtPublicId, { lock: true });
+    const event = current.event.status === status ? current.event : await updateEventRow(trx, current.event.id, { status });
+    return { event, calendar: current.calendar };
+  });
+  await deps.caches.invalidate({ kind: 'event', uid: updated.event.uid }, { kind: 'calendar-events', id: updated.calendar.id });
+  return updated;
+}
+
 export interface DeleteResult {
   publicId: string;
   inviteesNotified: number;

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Redis } from '../../../shared/queues/redis';
 
@@ -20,10 +20,10 @@ export function sharedLimiter(redis: Redis, opts: { keyPrefix: string; points: n
 }
 
 /** X-RateLimit-Limit / -Remaining, and Retry-After when `res` is over the limit. */
-export function rateLimitHeaders(res: Response, limit: number, state: RateLimiterRes, over: boolean): void {
-  res.set('X-RateLimit-Limit', String(limit));
-  res.set('X-RateLimit-Remaining', String(Math.max(0, state.remainingPoints)));
-  if (over) res.set('Retry-After', String(Math.max(1, Math.ceil(state.msBeforeNext / 1000))));
+export function rateLimitHeaders(res: Pick<ServerResponse, 'setHeader'>, limit: number, state: RateLimiterRes, over: boolean): void {
+  res.setHeader('X-RateLimit-Limit', String(limit));
+  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, state.remainingPoints)));
+  if (over) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(state.msBeforeNext / 1000))));
 }
 
 export { RateLimiterRes };

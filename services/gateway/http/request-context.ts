@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../../shared/logging/logger';
 
@@ -16,27 +17,33 @@ declare module 'express-serve-static-core' {
 /**
  * A request id on every request (a sane incoming X-Request-Id is kept, so a caller can
  * follow its own id), echoed in the response, and one structured log line per request
- * when it finishes. The per-request child logger is made only when something logs, since
- * this runs on every request of the hottest paths.
+ * when it finishes. Shared by the Express app and the ingest path that runs beside it.
  */
+export function beginRequest(logger: Logger, req: IncomingMessage, res: ServerResponse): string {
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+  res.setHeader('X-Request-Id', id);
+  const started = process.hrtime.bigint();
+  res.once('finish', () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const status = res.statusCode;
+    const url = (req.url ?? '').split('?')[0];
+    const line = { reqId: id, method: req.method, url, status, ms: Math.round(ms * 100) / 100 };
+    if (status >= 500) logger.error(line, 'request failed');
+    else logger.info(line, 'request completed');
+  });
+  return id;
+}
+
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const id = beginRequest(logger, req, res);
     req.id = id;
+    // The per-request child logger is made only when something logs: this runs on every request.
     let child: Logger | undefined;
     Object.defineProperty(req, 'log', {
       configurable: true,
       get: () => (child ??= logger.child({ reqId: id })),
-    });
-    res.setHeader('X-Request-Id', id);
-    const started = process.hrtime.bigint();
-    res.once('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const status = res.statusCode;
-      const line = { reqId: id, method: req.method, url: req.originalUrl.split('?')[0], status, ms: Math.round(ms * 100) / 100 };
-      if (status >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request completed');
     });
     next();
   };

@@ -48,6 +48,8 @@ export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknow
   body?: Joi.ObjectSchema;
   /** A page people open in a browser: errors are answered as HTML unless JSON is asked for. */
   page?: boolean;
+  /** Documented only: served outside the Express router (the smart-link ingest path). */
+  docsOnly?: boolean;
   /** Request body content types, JSON by default. */
   consumes?: string[];
   /** Cross-field rules, run on the converted input even when some fields failed. */
@@ -72,6 +74,7 @@ export interface MountOptions {
 /** Mounts the routes on an Express router with auth, validation and JSON replies. */
 export function mountRoutes(router: Router, routes: RouteSpec[], opts: MountOptions): void {
   for (const route of routes) {
+    if (route.docsOnly) continue;
     const chain: RequestHandler[] = [];
     if (route.page) {
       chain.push((_req, res, next) => {

@@ -1,0 +1,213 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { QueueEvents } from 'bullmq';
+import { parseDateInput, pgTimestampToMillis, resolveInstant } from '../../../../shared/calendar/dates';
+import { isDbUnavailableError } from '../../../../shared/db/knex';
+import { resolveEventTimes } from '../../../../shared/calendar/event-times';
+import { AppError, type FieldErrors, tooManyRequests, unavailable } from '../../../../shared/errors/app-error';
+import { newUid } from '../../../../shared/ids/ids';
+import { type SmartLinkJob, smartLinkJob } from '../../../../shared/queues/smart-link.job';
+import { closeRedis, createRedis, isRedisUnavailableError, type Redis } from '../../../../shared/queues/redis';
+import type { AppContext } from '../../context';
+import { validatePart } from '../../http/validation';
+import { isPlatformKey, type PlatformKey } from '../../public/deliver';
+import { beginRequest } from '../../http/request-context';
+import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../../http/rate-limits';
+import { derivedUid, openSecret } from '../secrets';
+import { findSmartLinkByKey, type IngestLink } from '../smart-links.repository';
+import { submissionFields, type SubmissionFields } from '../smart-links.schemas';
+import { BatchAdder } from './batch-add';
+import { parseFields, readBody } from './body';
+import { verifyWebhook } from './signature';
+
+const PATH = /^\/s\/([A-Za-z0-9]{1,64})(?:\/([a-z_0-9]{1,20}))?\/?(?:\?.*)?$/;
+/** How long /s/{key}/{platform} waits for the event before answering 202 instead of 303. */
+const PLATFORM_WAIT_MS = 10_000;
+
+export interface Ingest {
+  /** True when this is a submission to handle here rather than in the Express app. */
+  matches(req: IncomingMessage): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload), 'Cache-Control': 'no-store' });
+  res.end(payload);
+}
+
+function sendError(res: ServerResponse, err: AppError): void {
+  send(res, err.status, { message: err.message, ...err.body }, err.headers);
+}
+
+/** Empty form fields count as not sent; `date_start`/`date_end` are aliases. */
+function normalizeFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) if (v !== '' && v !== null) out[k] = v;
+  if (out.start === undefined && out.date_start !== undefined) out.start = out.date_start;
+  if (out.end === undefined && out.date_end !== undefined) out.end = out.date_end;
+  return out;
+}
+
+/** The stored times of a submission: link defaults and the calendar's zone applied. */
+function submissionTimes(fields: SubmissionFields, link: IngestLink): { times: ReturnType<typeof resolveEventTimes>; zone: string; allDay: boolean } {
+  const zone = fields.timezone ?? link.calendar_timezone;
+  const start = parseDateInput(fields.start);
+  const allDay = fields.is_all_day ?? start?.kind === 'date';
+  let end = fields.end;
+  if (start && (fields.duration !== undefined || end === undefined)) {
+    const minutes = fields.duration ?? link.default_duration;
+    end = allDay ? fields.start : (resolveInstant(start, zone).plus({ minutes }).toISO() as string);
+  }
+  const times = resolveEventTimes({ isAllDay: allDay, start: fields.start, end: end ?? fields.start, timezone: zone, startField: 'start', endField: 'end' });
+  return { times, zone, allDay };
+}
+
+/**
+ * POST /s/{key}: the hottest path. It runs beside Express (plain node:http) to keep the
+ * per-request work small, with the same request ids, log lines and error bodies:
+ * link from the cache → per-link rate limit → body (64 KiB) → signature → fields (joi) →
+ * job added in a batch → 202 once Redis has stored it.
+ */
+export function createIngest(ctx: AppContext, opts: { ratePerMinute: number }): Ingest {
+  const { config, logger, caches } = ctx;
+  const producer = ctx.queues.producer(smartLinkJob);
+  const adder = new BatchAdder(producer.queue, ctx.redis, logger);
+  const limiter = sharedLimiter(ctx.redis, { keyPrefix: `${config.queuePrefix}:rl:smart-link`, points: opts.ratePerMinute, durationSeconds: 60 });
+  let queueEvents: QueueEvents | null = null;
+  let queueEventsConnection: Redis | null = null;
+
+  async function linkFor(key: string): Promise<IngestLink | null> {
+    const cached = caches.smartLinks.get(key);
+    if (cached !== undefined) return cached || null;
+    const startedAt = caches.smartLinks.begin();
+    const row = await findSmartLinkByKey(ctx.db, key);
+    caches.smartLinks.set(key, row ?? false, startedAt);
+    return row ?? null;
+  }
+
+  function secretsOf(link: IngestLink, nowMs: number): string[] {
+    const secrets = [openSecret(config.appKey, link.secret_enc)];
+    if (link.previous_secret_enc && link.previous_secret_expires_at && pgTimestampToMillis(link.previous_secret_expires_at) > nowMs) {
+      secrets.push(openSecret(config.appKey, link.previous_secret_enc));
+    }
+    return secrets;
+  }
+
+  async function accept(req: IncomingMessage, res: ServerResponse, requestId: string, key: string, platform: string | undefined): Promise<void> {
+    const link = await linkFor(key);
+    if (!link || !link.is_active || (platform !== undefined && !isPlatformKey(platform))) {
+      req.resume();
+      return send(res, 404, { message: 'Smart link not found.' });
+    }
+    try {
+      const state = await limiter.consume(String(link.id));
+      rateLimitHeaders(res, opts.ratePerMinute, state, false);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        req.resume();
+        rateLimitHeaders(res, opts.ratePerMinute, err, true);
+        return sendError(res, tooManyRequests(Math.max(1, Math.ceil(err.msBeforeNext / 1000))));
+      }
+      throw err;
+    }
+    const raw = await readBody(req);
+    if (!Buffer.isBuffer(raw)) return send(res, raw.status, { message: raw.message });
+    const nowMs = ctx.clock.now().getTime();
+    if (link.signed && !verifyWebhook(req.headers, raw, secretsOf(link, nowMs), nowMs)) {
+      return send(res, 401, { message: 'Invalid signature.' });
+    }
+    const parsed = await parseFields(req.headers['content-type'], raw);
+    if (!parsed.ok) return send(res, parsed.problem.status, { message: parsed.problem.message });
+
+    const { value: fields, errors } = validatePart<SubmissionFields>(submissionFields, normalizeFields(parsed.fields));
+    let problems: FieldErrors = errors;
+    let timing: ReturnType<typeof submissionTimes> | null = null;
+    if (!Object.keys(problems).length) {
+      timing = submissionTimes(fields, link);
+      if ('errors' in timing.times) problems = timing.times.errors;
+    }
+    if (!timing || 'errors' in timing.times) {
+      const all = Object.values(problems).flat();
+      const message = all.length > 1 ? `${all[0]} (and ${all.length - 1} more error${all.length === 2 ? '' : 's'})` : all[0];
+      return send(res, 422, { message, errors: problems });
+    }
+
+    // A repeated delivery (same webhook-id or Idempotency-Key) gets the same id, so its job
+    // id is taken and nothing new is queued.
+    const deliveryKey = req.headers['webhook-id'] ?? req.headers['idempotency-key'];
+    const submission = typeof deliveryKey === 'string' && deliveryKey ? derivedUid(config.appKey, `sls:${link.id}:${deliveryKey}`) : newUid();
+    const event: SmartLinkJob['event'] = {
+      uid: '',
+      title: fields.title,
+      description: fields.description ?? null,
+      location: fields.location ?? null,
+      internal_name: fields.internal_name ?? null,
+      is_all_day: timing.allDay,
+      timezone: timing.zone,
+      ...timing.times.times,
+      status: link.requires_approval ? 'pending' : 'approved',
+    };
+    // Identical content sent to the same link is the same event.
+    event.uid = derivedUid(config.appKey, `evt:${link.id}:${JSON.stringify(event)}`);
+    const job: SmartLinkJob = {
+      submission,
+      link: { id: link.id, teamId: link.team_id, calendarId: link.calendar_id },
+      receivedAt: new Date(nowMs).toISOString(),
+      event,
+      meta: { requestId },
+    };
+    await adder.add('submission', job, submission);
+
+    if (platform !== undefined && link.requires_approval === false) {
+      const outcome = await waitForOutcome(submission);
+      if (outcome?.event) {
+        res.writeHead(303, { Location: `${config.publicBaseUrl}/e/${outcome.event}/${platform as PlatformKey}`, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+        res.end();
+        return;
+      }
+    }
+    send(res, 202, { data: { id: `sls_${submission}`, status: 'queued' } });
+  }
+
+  async function waitForOutcome(submission: string): Promise<{ event: string | null } | null> {
+    if (!queueEvents) {
+      queueEventsConnection = createRedis(config.redisUrl, 'worker');
+      queueEvents = new QueueEvents(smartLinkJob.queue, { connection: queueEventsConnection, prefix: config.queuePrefix });
+      queueEvents.on('error', (err) => logger.debug({ err: err.message }, 'queue events error'));
+    }
+    try {
+      const job = await producer.queue.getJob(submission);
+      return job ? ((await job.waitUntilFinished(queueEvents, PLATFORM_WAIT_MS)) as { event: string | null }) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  return {
+    matches: (req) => req.method === 'POST' && (req.url ?? '').startsWith('/s/'),
+    handle(req, res) {
+      const requestId = beginRequest(logger, req, res);
+      const m = PATH.exec(req.url ?? '');
+      if (!m) {
+        req.resume();
+        send(res, 404, { message: 'Smart link not found.' });
+        return;
+      }
+      accept(req, res, requestId, m[1], m[2]).catch((err: unknown) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        if (err instanceof AppError) return sendError(res, err);
+        if (isRedisUnavailableError(err) || isDbUnavailableError(err)) return sendError(res, unavailable());
+        logger.error({ err, reqId: requestId }, 'unhandled error in smart-link ingest');
+        send(res, 500, { message: 'Server Error' });
+      });
+    },
+    async close() {
+      await queueEvents?.close();
+      if (queueEventsConnection) await closeRedis(queueEventsConnection);
+    },
+  };
+}

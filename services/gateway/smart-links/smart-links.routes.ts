@@ -1,0 +1,204 @@
+import Joi from 'joi';
+import type { AppContext } from '../context';
+import { authOf } from '../http/auth';
+import { dataListOf, dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
+import { defineRoute, ok, type RouteSpec } from '../http/route';
+import { SUBMISSION_LIMIT_BYTES } from './ingest/body';
+import { SIGNATURE_TOLERANCE_SECONDS } from './ingest/signature';
+import {
+  createSmartLinkBody,
+  type SmartLinkInput,
+  smartLinkParams,
+  smartLinkSchema,
+  submissionFields,
+  submissionSchema,
+  submissionsQuery,
+  updateSmartLinkBody,
+} from './smart-links.schemas';
+import {
+  createSmartLink,
+  deleteSmartLink,
+  getSubmission,
+  listLinks,
+  listSubmissions,
+  requireSmartLink,
+  rotateSecret,
+  toSmartLinkJson,
+  toSubmissionJson,
+  updateSmartLink,
+} from './smart-links.service';
+
+type SlParams = { sl: string };
+
+export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
+  const base = ctx.config.publicBaseUrl;
+  const tags = ['Smart links'];
+  const one = dataOf(smartLinkSchema);
+
+  return [
+    defineRoute<Record<string, never>, Record<string, never>, SmartLinkInput>({
+      method: 'post',
+      path: '/api/smart-links',
+      operationId: 'createSmartLink',
+      summary: 'Create a smart link',
+      description: 'Forms and webhooks post to its `url` with no token. The answer is the only one that shows `signing_secret` (until a rotation).',
+      tags,
+      auth: true,
+      body: createSmartLinkBody,
+      responses: { 200: { description: 'The new link, with its signing secret', body: one }, ...errors(400, 401, 413, 415, 422, 503) },
+      handler: async ({ body }, req) => {
+        const { link, secret } = await createSmartLink(ctx, authOf(req).teamId, body);
+        return ok({ data: toSmartLinkJson(link, base, secret) });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/smart-links',
+      operationId: 'listSmartLinks',
+      summary: "The team's smart links",
+      tags,
+      auth: true,
+      responses: { 200: { description: 'The links', body: dataListOf(smartLinkSchema) }, ...errors(401, 503) },
+      handler: async (_input, req) => ok({ data: (await listLinks(ctx, authOf(req).teamId)).map((l) => toSmartLinkJson(l, base)) }),
+    }),
+    defineRoute<SlParams>({
+      method: 'get',
+      path: '/api/smart-links/:sl',
+      operationId: 'getSmartLink',
+      summary: 'A smart link',
+      tags,
+      auth: true,
+      params: smartLinkParams,
+      responses: { 200: { description: 'The link', body: one }, ...errors(401, 404, 503) },
+      handler: async ({ params }, req) => ok({ data: toSmartLinkJson(await requireSmartLink(ctx, authOf(req).teamId, params.sl), base) }),
+    }),
+    defineRoute<SlParams, Record<string, never>, SmartLinkInput>({
+      method: 'put',
+      path: '/api/smart-links/:sl',
+      operationId: 'updateSmartLink',
+      summary: 'Update a smart link',
+      description: '`name` and `calendar` are required; omitted optional fields keep their value.',
+      tags,
+      auth: true,
+      params: smartLinkParams,
+      body: updateSmartLinkBody,
+      responses: { 200: { description: 'The link', body: one }, ...errors(400, 401, 404, 413, 415, 422, 503) },
+      handler: async ({ params, body }, req) => ok({ data: toSmartLinkJson(await updateSmartLink(ctx, authOf(req).teamId, params.sl, body), base) }),
+    }),
+    defineRoute<SlParams>({
+      method: 'delete',
+      path: '/api/smart-links/:sl',
+      operationId: 'deleteSmartLink',
+      summary: 'Delete a smart link (its URL answers 404 from then on)',
+      tags,
+      auth: true,
+      params: smartLinkParams,
+      responses: {
+        200: { description: 'Deleted', body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() })) },
+        ...errors(401, 404, 503),
+      },
+      handler: async ({ params }, req) => {
+        const link = await deleteSmartLink(ctx, authOf(req).teamId, params.sl);
+        return ok({ data: { id: `sl_${link.uid}`, deleted: true } });
+      },
+    }),
+    defineRoute<SlParams>({
+      method: 'post',
+      path: '/api/smart-links/:sl/rotate-secret',
+      operationId: 'rotateSmartLinkSecret',
+      summary: 'A new signing secret; the previous one keeps verifying for 24 hours',
+      tags,
+      auth: true,
+      params: smartLinkParams,
+      responses: { 200: { description: 'The link with its new signing secret', body: one }, ...errors(401, 404, 503) },
+      handler: async ({ params }, req) => {
+        const { link, secret } = await rotateSecret(ctx, authOf(req).teamId, params.sl);
+        return ok({ data: toSmartLinkJson(link, base, secret) });
+      },
+    }),
+    defineRoute<SlParams, { status?: string; per_page: number; cursor?: string }>({
+      method: 'get',
+      path: '/api/smart-links/:sl/submissions',
+      operationId: 'listSmartLinkSubmissions',
+      summary: "A link's recorded submissions, newest first",
+      description: 'Submissions the worker has recorded. One still waiting in the queue shows through GET /api/smart-link-submissions/{sls}.',
+      tags,
+      auth: true,
+      params: smartLinkParams,
+      query: submissionsQuery,
+      responses: {
+        200: {
+          description: 'A page of submissions',
+          body: Joi.object({
+            data: Joi.array().items(submissionSchema).required(),
+            meta: Joi.object({ per_page: Joi.number().integer().required(), next_cursor: Joi.string().allow(null).required() }).required(),
+          }),
+        },
+        ...errors(401, 404, 422, 503),
+      },
+      handler: async ({ params, query }, req) => {
+        const page = await listSubmissions(ctx, authOf(req).teamId, params.sl, query);
+        return ok({ data: page.rows.map(toSubmissionJson), meta: { per_page: query.per_page, next_cursor: page.nextCursor } });
+      },
+    }),
+    defineRoute<{ sls: string }>({
+      method: 'get',
+      path: '/api/smart-link-submissions/:sls',
+      operationId: 'getSmartLinkSubmission',
+      summary: 'One submission: queued, processed, duplicate or failed',
+      tags,
+      auth: true,
+      params: Joi.object({ sls: Joi.string().required().description('sls_… id') }),
+      responses: { 200: { description: 'The submission', body: dataOf(submissionSchema) }, ...errors(401, 404, 503) },
+      handler: async ({ params }, req) => ok({ data: await getSubmission(ctx, authOf(req).teamId, params.sls) }),
+    }),
+    // The ingest path runs beside Express (see ingest/ingest.ts); these two entries document it.
+    defineRoute({
+      method: 'post',
+      path: '/s/:key',
+      operationId: 'submitToSmartLink',
+      summary: 'Create an event from a form or webhook (no token)',
+      description: `Form-urlencoded, multipart (no files) or JSON, up to ${SUBMISSION_LIMIT_BYTES / 1024} KiB. \`start\` (alias \`date_start\`) and \`end\` (alias \`date_end\`) like the API's dates; \`duration\` (minutes) wins over \`end\`; no end: the link's default duration; no timezone: the calendar's. Signed links need Standard Webhooks headers (\`webhook-id\`, \`webhook-timestamp\` within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes, \`webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{raw body}">\`). A repeated \`webhook-id\` or \`Idempotency-Key\` answers with the first submission's id and queues nothing; identical content to one link resolves to one event. Rate-limited per link (\`X-RateLimit-*\`).`,
+      tags,
+      auth: false,
+      docsOnly: true,
+      consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
+      params: Joi.object({ key: Joi.string().required().description("The link's key") }),
+      body: submissionFields,
+      responses: {
+        202: { description: 'Stored in the queue', body: Joi.object({ data: Joi.object({ id: Joi.string().pattern(/^sls_/).required(), status: Joi.string().valid('queued').required() }).required() }) },
+        400: { description: 'Malformed body', body: messageSchema },
+        401: { description: 'Missing or invalid signature (`{"message":"Invalid signature."}`)', body: messageSchema },
+        404: { description: 'Unknown or inactive link', body: messageSchema },
+        413: { description: 'Body over the limit', body: messageSchema },
+        415: { description: 'Unsupported content type, or a file in the form', body: messageSchema },
+        422: { description: 'Bad fields, every one listed; nothing queued', body: validationErrorSchema },
+        429: { description: "The link's rate limit (`Retry-After`)", body: messageSchema },
+        503: { description: 'The queue cannot take it now (`Retry-After`); nothing was accepted', body: messageSchema },
+      },
+      handler: async () => undefined,
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/s/:key/:platform',
+      operationId: 'submitToSmartLinkAndAdd',
+      summary: 'The same, then 303 to the new event on a calendar platform',
+      description: 'For forms that want the visitor to land in their calendar: once the event exists (up to 10 s) the answer is a 303 to `/e/{uid}/{platform}`; otherwise (slow queue, approval needed) the 202 of the plain form.',
+      tags,
+      auth: false,
+      docsOnly: true,
+      consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
+      params: Joi.object({
+        key: Joi.string().required(),
+        platform: Joi.string().valid('google', 'outlook_web', 'office365', 'yahoo', 'ics', 'apple', 'outlook').required(),
+      }),
+      body: submissionFields,
+      responses: {
+        303: { description: "To the event's platform link" },
+        202: { description: 'Accepted; the event is not ready (or needs approval)', body: Joi.object({ data: Joi.object().unknown(true).required() }) },
+        ...errors(400, 401, 404, 413, 415, 422, 429, 503),
+      },
+      handler: async () => undefined,
+    }),
+  ];
+}

@@ -1,0 +1,147 @@
+import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { notFound, validationFailed } from '../../../shared/errors/app-error';
+import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
+import { smartLinkJob } from '../../../shared/queues/smart-link.job';
+import { findCalendar } from '../calendars/calendars.repository';
+import type { AppContext } from '../context';
+import { newSigningSecret, newSmartLinkKey, sealSecret } from './secrets';
+import {
+  findSmartLink,
+  findSubmission,
+  type IngestLink,
+  insertSmartLink,
+  listSmartLinks,
+  listSubmissions as listSubmissionRows,
+  type SmartLinkRow,
+  softDeleteSmartLink,
+  type SubmissionRow,
+  updateSmartLink as updateRow,
+} from './smart-links.repository';
+import type { SmartLinkInput } from './smart-links.schemas';
+
+type Deps = Pick<AppContext, 'db' | 'caches' | 'config' | 'clock' | 'queues'>;
+
+const iso = (v: string | null) => (v ? pgTimestampToIsoMicros(v) : null);
+
+export function toSmartLinkJson(row: IngestLink | (SmartLinkRow & { calendar_uid: string }), baseUrl: string, secret?: string) {
+  return {
+    id: `sl_${row.uid}`,
+    key: row.key,
+    url: `${baseUrl}/s/${row.key}`,
+    name: row.name,
+    calendar_uid: `cal_${row.calendar_uid}`,
+    requires_approval: row.requires_approval,
+    signed: row.signed,
+    is_active: row.is_active,
+    default_duration: row.default_duration,
+    previous_secret_expires_at: iso(row.previous_secret_expires_at),
+    created_at: iso(row.created_at) as string,
+    updated_at: iso(row.updated_at) as string,
+    ...(secret ? { signing_secret: secret } : {}),
+  };
+}
+
+async function requireCalendarField(deps: Deps, teamId: number, calendar: string) {
+  const uid = uidFromPublicId('cal_', calendar);
+  const row = uid ? await findCalendar(deps.db, teamId, uid) : undefined;
+  if (!row) throw validationFailed({ calendar: ['The selected calendar is invalid.'] });
+  return row;
+}
+
+export async function requireSmartLink(deps: Deps, teamId: number, publicId: string, lock = false): Promise<IngestLink> {
+  const uid = uidFromPublicId('sl_', publicId);
+  const row = uid ? await findSmartLink(deps.db, teamId, uid, lock) : undefined;
+  if (!row) throw notFound('Smart link');
+  return row;
+}
+
+export async function createSmartLink(deps: Deps, teamId: number, input: SmartLinkInput) {
+  const calendar = await requireCalendarField(deps, teamId, input.calendar);
+  const secret = newSigningSecret();
+  const row = await insertSmartLink(deps.db, {
+    uid: newUid(),
+    key: newSmartLinkKey(),
+    team_id: teamId,
+    calendar_id: calendar.id,
+    name: input.name,
+    requires_approval: input.requires_approval ?? false,
+    signed: input.signed ?? false,
+    is_active: input.is_active ?? true,
+    default_duration: input.default_duration ?? 60,
+    secret_enc: sealSecret(deps.config.appKey, secret),
+  });
+  return { link: { ...row, calendar_uid: calendar.uid }, secret };
+}
+
+export const listLinks = (deps: Deps, teamId: number) => listSmartLinks(deps.db, teamId);
+
+export async function updateSmartLink(deps: Deps, teamId: number, publicId: string, input: SmartLinkInput) {
+  const current = await requireSmartLink(deps, teamId, publicId);
+  const calendar = await requireCalendarField(deps, teamId, input.calendar);
+  const changes: Partial<SmartLinkRow> = { name: input.name, calendar_id: calendar.id };
+  for (const key of ['requires_approval', 'signed', 'is_active', 'default_duration'] as const) {
+    if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
+  }
+  const row = await updateRow(deps.db, current.id, changes);
+  await deps.caches.invalidate({ kind: 'smart-link', key: current.key });
+  return { ...row, calendar_uid: calendar.uid };
+}
+
+export async function deleteSmartLink(deps: Deps, teamId: number, publicId: string): Promise<IngestLink> {
+  const current = await requireSmartLink(deps, teamId, publicId);
+  await softDeleteSmartLink(deps.db, current.id);
+  await deps.caches.invalidate({ kind: 'smart-link', key: current.key });
+  return current;
+}
+
+/** A new secret; the one before it keeps verifying for 24 hours so senders can switch. */
+export async function rotateSecret(deps: Deps, teamId: number, publicId: string) {
+  const secret = newSigningSecret();
+  const row = await deps.db.transaction(async (trx) => {
+    const current = await requireSmartLink({ ...deps, db: trx }, teamId, publicId, true);
+    const expires = new Date(deps.clock.now().getTime() + 24 * 3600 * 1000).toISOString();
+    const updated = await updateRow(trx, current.id, {
+      secret_enc: sealSecret(deps.config.appKey, secret),
+      previous_secret_enc: current.secret_enc,
+      previous_secret_expires_at: expires,
+    });
+    return { ...updated, calendar_uid: current.calendar_uid };
+  });
+  await deps.caches.invalidate({ kind: 'smart-link', key: row.key });
+  return { link: row, secret };
+}
+
+export function toSubmissionJson(row: SubmissionRow) {
+  return {
+    id: `sls_${row.uid}`,
+    status: row.status,
+    event_public_id: row.event_uid ? `evt_${row.event_uid}` : null,
+    error: row.error,
+    received_at: iso(row.received_at),
+    processed_at: iso(row.processed_at),
+  };
+}
+
+export async function listSubmissions(deps: Deps, teamId: number, publicId: string, query: { status?: string; per_page: number; cursor?: string }) {
+  const link = await requireSmartLink(deps, teamId, publicId);
+  const rows = await listSubmissionRows(deps.db, link.id, { status: query.status, beforeId: query.cursor ? Number(query.cursor) : undefined, limit: query.per_page + 1 });
+  const more = rows.length > query.per_page;
+  const page = more ? rows.slice(0, query.per_page) : rows;
+  return { rows: page, nextCursor: more ? String(page[page.length - 1].id) : null };
+}
+
+/**
+ * A submission by id: its outcome once the worker recorded it, `queued` while its job is
+ * still in Redis (and belongs to this team), else unknown.
+ */
+export async function getSubmission(deps: Deps, teamId: number, publicId: string) {
+  const uid = uidFromPublicId('sls_', publicId);
+  if (!uid) throw notFound('Submission');
+  const row = await findSubmission(deps.db, teamId, uid);
+  if (row) return toSubmissionJson(row);
+  const job = await deps.queues.producer(smartLinkJob).queue.getJob(uid);
+  if (job && job.data.link.teamId === teamId) {
+    return { id: publicId, status: 'queued' as const, event_public_id: null, error: null, received_at: job.data.receivedAt, processed_at: null };
+  }
+  throw notFound('Submission');
+}

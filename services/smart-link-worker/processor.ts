@@ -1,0 +1,92 @@
+import { publishInvalidations } from '../../shared/cache/invalidation';
+import type { Knex } from '../../shared/db/knex';
+import type { Logger } from '../../shared/logging/logger';
+import { cappedBackoff, type SmartLinkJob, smartLinkJob } from '../../shared/queues/smart-link.job';
+import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
+import type { Outcome } from './submissions.repository';
+import { writeBatch } from './write-batch';
+
+interface Waiting {
+  job: SmartLinkJob;
+  resolve: (outcome: Outcome) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Gathers the jobs BullMQ hands the worker concurrently and writes them in batches: one
+ * transaction and a few multi-row statements per batch instead of several round trips per
+ * submission. Each job still settles on its own: with its outcome, or with the batch's
+ * error so BullMQ retries it.
+ */
+export class SubmissionBatcher {
+  private waiting: Waiting[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight = 0;
+
+  constructor(
+    private readonly ctx: Pick<WorkerContext, 'db' | 'clock' | 'redis' | 'config'> & { logger: Logger },
+    private readonly opts: { maxBatch: number; maxWaitMs: number; maxInFlight: number } = { maxBatch: 500, maxWaitMs: 5, maxInFlight: 2 },
+  ) {}
+
+  submit(job: SmartLinkJob): Promise<Outcome> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ job, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.inFlight >= this.opts.maxInFlight) return;
+    if (this.waiting.length >= this.opts.maxBatch) {
+      this.flush();
+      return;
+    }
+    this.timer ??= setTimeout(() => this.flush(), this.opts.maxWaitMs);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.waiting.length || this.inFlight >= this.opts.maxInFlight) return;
+    const batch = this.waiting.splice(0, this.opts.maxBatch);
+    this.inFlight++;
+    this.write(this.ctx.db, batch).finally(() => {
+      this.inFlight--;
+      if (this.waiting.length) this.schedule();
+    });
+  }
+
+  private async write(db: Knex, batch: Waiting[]): Promise<void> {
+    try {
+      const { outcomes, calendarsChanged } = await writeBatch(db, batch.map((w) => w.job), this.ctx.clock.now());
+      for (const w of batch) w.resolve(outcomes.get(w.job.submission) as Outcome);
+      // Calendar feeds cached by the gateways must include the new events.
+      await publishInvalidations(
+        this.ctx.redis,
+        this.ctx.config.queuePrefix,
+        [...calendarsChanged].map((id) => ({ kind: 'calendar-events' as const, id })),
+        this.ctx.logger,
+      );
+    } catch (err) {
+      this.ctx.logger.warn({ err: (err as Error).message, jobs: batch.length }, 'submission batch failed; its jobs will retry');
+      for (const w of batch) w.reject(err);
+    }
+  }
+}
+
+export const SMART_LINK_CONCURRENCY = 1000;
+
+/** The smart-link worker: high concurrency feeding the batcher. */
+export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob, Outcome> {
+  const batcher = new SubmissionBatcher(ctx);
+  return {
+    contract: smartLinkJob,
+    concurrency: SMART_LINK_CONCURRENCY,
+    process: async (job, _ctx, log) => {
+      const outcome = await batcher.submit(job.data);
+      if (outcome.status === 'failed') log.info({ submission: job.data.submission, error: outcome.error }, 'submission failed');
+      return outcome;
+    },
+    options: { settings: { backoffStrategy: cappedBackoff } },
+  };
+}

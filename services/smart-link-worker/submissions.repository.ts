@@ -1,0 +1,67 @@
+import type { Knex } from '../../shared/db/knex';
+
+export type Outcome = { status: 'processed' | 'duplicate' | 'failed'; event: string | null; error: string | null };
+
+/** Submissions already recorded (a re-run job): their outcome, by submission uid. */
+export async function recordedOutcomes(trx: Knex, uids: string[]): Promise<Map<string, Outcome>> {
+  const rows = await trx('smart_link_submissions as x')
+    .leftJoin('events as e', 'e.id', 'x.event_id')
+    .whereIn('x.uid', uids)
+    .select('x.uid', 'x.status', 'x.error', 'e.uid as event_uid');
+  return new Map(rows.map((r) => [r.uid as string, { status: r.status, event: r.event_uid ?? null, error: r.error ?? null }]));
+}
+
+/** The live calendars among these, locked so none is deleted while events go in. */
+export async function liveCalendars(trx: Knex, ids: number[]): Promise<Set<number>> {
+  const rows = await trx('calendars').whereIn('id', ids).whereNull('deleted_at').forKeyShare().select('id');
+  return new Set(rows.map((r) => r.id as number));
+}
+
+export interface NewEventRow {
+  uid: string;
+  team_id: number;
+  calendar_id: number;
+  title: string;
+  description: string | null;
+  location: string | null;
+  internal_name: string | null;
+  is_all_day: boolean;
+  timezone: string;
+  date_start: string;
+  date_end: string;
+  ends_at: string;
+  status: 'approved' | 'pending';
+}
+
+/** One multi-row insert; rows whose uid exists already are skipped. Answers uid → id of the new ones. */
+export async function insertEvents(trx: Knex, rows: NewEventRow[]): Promise<Map<string, number>> {
+  if (!rows.length) return new Map();
+  // uid order everywhere, so concurrent batches take index locks in one order (no deadlock).
+  const sorted = [...rows].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+  const inserted = await trx('events').insert(sorted).onConflict('uid').ignore().returning(['id', 'uid']);
+  return new Map(inserted.map((r) => [r.uid as string, r.id as number]));
+}
+
+export async function eventIdsByUid(trx: Knex, uids: string[]): Promise<Map<string, number>> {
+  if (!uids.length) return new Map();
+  const rows = await trx('events').whereIn('uid', uids).select('id', 'uid');
+  return new Map(rows.map((r) => [r.uid as string, r.id as number]));
+}
+
+export async function deleteEvents(trx: Knex, ids: number[]): Promise<void> {
+  if (ids.length) await trx('events').whereIn('id', ids).delete();
+}
+
+export interface SubmissionInsert {
+  uid: string;
+  smart_link_id: number;
+  team_id: number;
+  status: Outcome['status'];
+  event_id: number | null;
+  error: string | null;
+  received_at: string;
+}
+
+export async function insertSubmissions(trx: Knex, rows: SubmissionInsert[]): Promise<void> {
+  if (rows.length) await trx('smart_link_submissions').insert(rows).onConflict('uid').ignore();
+}

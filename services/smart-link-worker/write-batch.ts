@@ -1,0 +1,97 @@
+import { sanitizeDescription } from '../../shared/calendar/html';
+import type { Knex } from '../../shared/db/knex';
+import type { SmartLinkJob } from '../../shared/queues/smart-link.job';
+import { reserveEventSlots } from '../../shared/usage/event-limit';
+import {
+  deleteEvents,
+  eventIdsByUid,
+  insertEvents,
+  insertSubmissions,
+  liveCalendars,
+  type NewEventRow,
+  type Outcome,
+  recordedOutcomes,
+  type SubmissionInsert,
+} from './submissions.repository';
+
+export interface BatchResult {
+  outcomes: Map<string, Outcome>;
+  /** Calendars that gained events (their feeds must be rebuilt). */
+  calendarsChanged: Set<number>;
+}
+
+/**
+ * Turns a batch of submissions into events in one transaction, idempotently:
+ * - a submission already recorded (a re-run job) keeps its recorded outcome, nothing written;
+ * - identical content (same event uid) makes one event; the others are `duplicate` of it;
+ * - new events take slots of their team's monthly allowance, in the order received; those
+ *   beyond it are removed again and their submissions `failed` with event_limit_exceeded;
+ * - every submission gets its row, in the same transaction as its event.
+ */
+export async function writeBatch(db: Knex, jobs: SmartLinkJob[], now: Date): Promise<BatchResult> {
+  return db.transaction(async (trx) => {
+    const outcomes = await recordedOutcomes(trx, jobs.map((j) => j.submission));
+    const fresh = jobs.filter((j) => !outcomes.has(j.submission)).sort((a, b) => a.receivedAt.localeCompare(b.receivedAt));
+    const calendarsChanged = new Set<number>();
+    if (!fresh.length) return { outcomes, calendarsChanged };
+
+    const live = await liveCalendars(trx, [...new Set(fresh.map((j) => j.link.calendarId))]);
+    const writable = fresh.filter((j) => live.has(j.link.calendarId));
+    const byEventUid = new Map<string, SmartLinkJob>();
+    for (const j of writable) if (!byEventUid.has(j.event.uid)) byEventUid.set(j.event.uid, j);
+    const rows: NewEventRow[] = [...byEventUid.values()].map((j) => ({
+      ...j.event,
+      description: j.event.description ? sanitizeDescription(j.event.description) || null : null,
+      team_id: j.link.teamId,
+      calendar_id: j.link.calendarId,
+    }));
+    const inserted = await insertEvents(trx, rows);
+
+    // The allowance, team by team (in id order, so concurrent batches lock alike).
+    const refused = new Set<string>();
+    const newByTeam = new Map<number, string[]>();
+    for (const j of byEventUid.values()) {
+      if (inserted.has(j.event.uid)) newByTeam.set(j.link.teamId, [...(newByTeam.get(j.link.teamId) ?? []), j.event.uid]);
+    }
+    for (const teamId of [...newByTeam.keys()].sort((a, b) => a - b)) {
+      const uids = newByTeam.get(teamId) as string[];
+      const { granted } = await reserveEventSlots(trx, teamId, uids.length, now);
+      for (const uid of uids.slice(granted)) refused.add(uid);
+    }
+    await deleteEvents(trx, [...refused].map((uid) => inserted.get(uid) as number));
+
+    const existing = await eventIdsByUid(trx, [...byEventUid.keys()].filter((uid) => !inserted.has(uid)));
+    const submissions: SubmissionInsert[] = [];
+    const firstOf = new Set<string>();
+    for (const j of fresh) {
+      let outcome: Outcome;
+      let eventId: number | null = null;
+      if (!live.has(j.link.calendarId)) {
+        outcome = { status: 'failed', event: null, error: 'calendar_not_found' };
+      } else if (refused.has(j.event.uid)) {
+        outcome = { status: 'failed', event: null, error: 'event_limit_exceeded' };
+      } else if (inserted.has(j.event.uid) && !firstOf.has(j.event.uid)) {
+        firstOf.add(j.event.uid);
+        eventId = inserted.get(j.event.uid) as number;
+        outcome = { status: 'processed', event: j.event.uid, error: null };
+        calendarsChanged.add(j.link.calendarId);
+      } else {
+        eventId = inserted.get(j.event.uid) ?? existing.get(j.event.uid) ?? null;
+        outcome = { status: 'duplicate', event: j.event.uid, error: null };
+      }
+      outcomes.set(j.submission, outcome);
+      submissions.push({
+        uid: j.submission,
+        smart_link_id: j.link.id,
+        team_id: j.link.teamId,
+        status: outcome.status,
+        event_id: eventId,
+        error: outcome.error,
+        received_at: j.receivedAt,
+      });
+    }
+    await insertSubmissions(trx, submissions);
+    return { outcomes, calendarsChanged };
+  });
+}
+

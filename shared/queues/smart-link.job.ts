@@ -1,0 +1,58 @@
+import Joi from 'joi';
+import { defineJob, type JobMeta, QUEUES } from './queues';
+
+/**
+ * A submission the gateway accepted for a smart link, already checked and normalized: the
+ * times are resolved (link defaults and calendar zone applied) and the event's identity is
+ * fixed, so the worker only writes. The job id is the submission id.
+ */
+export interface SmartLinkJob {
+  submission: string; // sls uid
+  link: { id: number; teamId: number; calendarId: number };
+  receivedAt: string; // ISO
+  event: {
+    uid: string; // identity of the content: identical submissions to a link share it
+    title: string;
+    description: string | null; // as sent; the worker sanitizes it
+    location: string | null;
+    internal_name: string | null;
+    is_all_day: boolean;
+    timezone: string;
+    date_start: string;
+    date_end: string;
+    ends_at: string;
+    status: 'approved' | 'pending';
+  };
+  meta?: JobMeta;
+}
+
+const nullableText = (max: number) => Joi.string().max(max).allow(null).required();
+
+export const smartLinkJob = defineJob<SmartLinkJob>({
+  queue: QUEUES.smartLinkSubmissions,
+  schema: Joi.object({
+    submission: Joi.string().pattern(/^[0-9A-Za-z]{16}$/).required(),
+    link: Joi.object({ id: Joi.number().integer().required(), teamId: Joi.number().integer().required(), calendarId: Joi.number().integer().required() }).required(),
+    receivedAt: Joi.string().isoDate().required(),
+    event: Joi.object({
+      uid: Joi.string().pattern(/^[0-9A-Za-z]{16}$/).required(),
+      title: Joi.string().max(255).required(),
+      description: nullableText(50000),
+      location: nullableText(255),
+      internal_name: nullableText(255),
+      is_all_day: Joi.boolean().required(),
+      timezone: Joi.string().max(64).required(),
+      date_start: Joi.string().isoDate().required(),
+      date_end: Joi.string().isoDate().required(),
+      ends_at: Joi.string().isoDate().required(),
+      status: Joi.string().valid('approved', 'pending').required(),
+    }).required(),
+    meta: Joi.object({ requestId: Joi.string() }),
+  }),
+  // Transient failures (Postgres away) retry for hours with a capped backoff, so an outage
+  // delays accepted submissions but never drops them.
+  defaults: { attempts: 1000, backoff: { type: 'capped' } },
+});
+
+/** Backoff for the `capped` type: 1 s doubling to a 60 s ceiling. */
+export const cappedBackoff = (attemptsMade: number) => Math.min(60_000, 1000 * 2 ** Math.max(0, attemptsMade - 1));

@@ -1,0 +1,331 @@
+import { Queue } from 'bullmq';
+import { signPayload } from '../../services/gateway/smart-links/ingest/signature';
+import { smartLinkJob } from '../../shared/queues/smart-link.job';
+import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import type { TestWorker } from '../helpers/workers';
+import { type Link, newLink, outcomeOf, startSmartLinkWorker, submitForm } from './helpers';
+
+let gw: TestGateway;
+let team: TestTeam;
+let worker: TestWorker<unknown, unknown>;
+let queue: Queue;
+
+beforeAll(async () => {
+  gw = await startGateway();
+  team = await gw.newTeam();
+  worker = (await startSmartLinkWorker()) as TestWorker<unknown, unknown>;
+  queue = new Queue(smartLinkJob.queue, { connection: gw.redis, prefix: gw.config.queuePrefix });
+});
+afterAll(async () => {
+  await worker.close();
+  await gw.close();
+});
+
+const form = { title: 'Intro call', start: '2030-03-10 14:00', duration: '30', location: 'Zoom', description: 'From the website', email: 'ignored@example.com' };
+const jobIds = async () => new Set((await queue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'], 0, 100000)).map((j) => j.id));
+const submissionsOf = async (link: Link) => (await team.api.get(`/api/smart-links/${link.id}/submissions?per_page=200`)).body.data;
+
+describe('formats', () => {
+  it('form-urlencoded, with the link defaults (duration, the calendar zone)', async () => {
+    const { link } = await newLink(gw, team, { default_duration: 45 });
+    const res = await submitForm(link.url, { title: 'Form', start: '2030-03-10 14:00' });
+    expect(res.status).toBe(202);
+    const evt = (await team.api.get(`/api/events/${(await outcomeOf(team, res.body.data.id)).event_public_id}`)).body.data;
+    expect(evt).toMatchObject({ title: 'Form', date_start: '2030-03-10T14:00:00-04:00', date_end: '2030-03-10T14:45:00-04:00', timezone: 'America/New_York', calendar_uid: link.calendar_uid });
+  });
+
+  it('multipart without files, with aliases and an explicit zone and end', async () => {
+    const { link } = await newLink(gw, team);
+    const body = new FormData();
+    body.set('title', 'Multipart');
+    body.set('date_start', '2030-06-01T09:00:00');
+    body.set('date_end', '2030-06-01T11:30:00');
+    body.set('timezone', 'Europe/Paris');
+    body.set('internal_name', 'mp-1');
+    const res = await fetch(link.url, { method: 'POST', body });
+    expect(res.status).toBe(202);
+    const id = ((await res.json()) as { data: { id: string } }).data.id;
+    const evt = (await team.api.get(`/api/events/${(await outcomeOf(team, id)).event_public_id}`)).body.data;
+    expect(evt).toMatchObject({ title: 'Multipart', date_start: '2030-06-01T09:00:00+02:00', date_end: '2030-06-01T11:30:00+02:00', timezone: 'Europe/Paris', internal_name: 'mp-1' });
+  });
+
+  it('JSON, all-day, duration winning over end', async () => {
+    const { link } = await newLink(gw, team);
+    const json = async (payload: unknown) => {
+      const res = await fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(payload) });
+      return { status: res.status, body: (await res.json()) as { data: { id: string } } };
+    };
+    const allDay = await json({ title: 'Conference', start: '2030-09-14', end: '2030-09-16', is_all_day: true });
+    const timed = await json({ title: 'Timed', start: '2030-09-14T10:00:00Z', end: '2030-09-14T18:00:00Z', duration: 15 });
+    expect([allDay.status, timed.status]).toEqual([202, 202]);
+    const a = (await team.api.get(`/api/events/${(await outcomeOf(team, allDay.body.data.id)).event_public_id}`)).body.data;
+    expect(a).toMatchObject({ is_all_day: true, date_start: '2030-09-14T00:00:00+00:00', date_end: '2030-09-16T00:00:00+00:00', date_range_formatted: 'Sat Sep 14, 2030 - Mon Sep 16, 2030 (all day)' });
+    const t = (await team.api.get(`/api/events/${(await outcomeOf(team, timed.body.data.id)).event_public_id}`)).body.data;
+    expect(t).toMatchObject({ date_start: '2030-09-14T06:00:00-04:00', date_end: '2030-09-14T06:15:00-04:00' });
+  });
+
+  it('escapes hostile content on every public surface', async () => {
+    const { link } = await newLink(gw, team);
+    const res = await submitForm(link.url, { ...form, title: '<script>alert(1)</script>', description: '<img src=x onerror=alert(1)>hi' });
+    const evt = (await team.api.get(`/api/events/${(await outcomeOf(team, res.body.data.id)).event_public_id}`)).body.data;
+    expect(evt.description).toBe('hi');
+    const page = await fetch(evt.public_url).then((r) => r.text());
+    expect(page).not.toContain('<script>alert');
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+});
+
+describe('refusals queue nothing', () => {
+  let link: Link;
+  beforeAll(async () => {
+    link = (await newLink(gw, team)).link;
+  });
+
+  it('422 lists every bad field', async () => {
+    const before = await jobIds();
+    const res = await submitForm(link.url, { start: 'next week', end: '2030-01-01', timezone: 'Nowhere/City', duration: '-5', is_all_day: 'perhaps' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      title: ['The title field is required.'],
+      start: ['The start field must be a valid date.'],
+      duration: ['The duration field must be at least 0.'],
+      timezone: ['The timezone field must be a valid timezone.'],
+      is_all_day: ['The is all day field must be true or false.'],
+    });
+    expect(res.body.message).toBe('The title field is required. (and 4 more errors)');
+    const order = await submitForm(link.url, { title: 'x', start: '2030-01-02 10:00', end: '2030-01-01 10:00' });
+    expect(order.status).toBe(422);
+    expect(order.body.errors).toEqual({ end: ['The end field must be a date after or equal to start.'] });
+    expect(await jobIds()).toEqual(before);
+  });
+
+  it('404 for an unknown, inactive or deleted link', async () => {
+    const before = await jobIds();
+    expect((await submitForm(`${gw.baseUrl}/s/NoSuchKeyNoSuchKeyNoSuch`, form)).status).toBe(404);
+    const inactive = (await newLink(gw, team, { is_active: false })).link;
+    expect((await submitForm(inactive.url, form)).status).toBe(404);
+    const deleted = (await newLink(gw, team)).link;
+    expect((await submitForm(deleted.url, form)).status).toBe(202);
+    await team.api.delete(`/api/smart-links/${deleted.id}`);
+    const after = await submitForm(deleted.url, form);
+    expect(after.status).toBe(404);
+    expect(after.body).toEqual({ message: 'Smart link not found.' });
+    expect((await jobIds()).size).toBe(before.size + 1);
+  });
+
+  it('413 for a body over 64 KiB, 415 for files and other content types, 400 for bad JSON', async () => {
+    const before = await jobIds();
+    expect((await submitForm(link.url, { ...form, description: 'x'.repeat(70_000) })).status).toBe(413);
+    const withFile = new FormData();
+    withFile.set('title', 'x');
+    withFile.set('start', '2030-01-01');
+    withFile.set('attachment', new Blob(['hello']), 'hello.txt');
+    const file = await fetch(link.url, { method: 'POST', body: withFile });
+    expect(file.status).toBe(415);
+    const text = await fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'title=x' });
+    expect(text.status).toBe(415);
+    const bad = await fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"title":' });
+    expect(bad.status).toBe(400);
+    expect(await jobIds()).toEqual(before);
+  });
+});
+
+describe('signed links (Standard Webhooks)', () => {
+  const post = (link: Link, body: string, headers: Record<string, string>) =>
+    fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+
+  function signed(secret: string, body: string, at = Date.now(), id = `msg_${Math.random().toString(36).slice(2)}`) {
+    const ts = Math.floor(at / 1000);
+    return { 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': signPayload(secret, id, ts, body) };
+  }
+
+  it('accepts a valid signature and refuses missing, wrong and stale ones', async () => {
+    const { link } = await newLink(gw, team, { signed: true });
+    expect(link.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
+    const body = JSON.stringify({ title: 'Signed', start: '2030-05-05 10:00' });
+    expect((await post(link, body, signed(link.signing_secret, body))).status).toBe(202);
+
+    const before = await jobIds();
+    const refused = [
+      await post(link, body, {}),
+      await post(link, body, signed('whsec_' + Buffer.from('not the secret at all!!!').toString('base64'), body)),
+      await post(link, body, signed(link.signing_secret, body, Date.now() - 6 * 60_000)),
+      await post(link, body, signed(link.signing_secret, body, Date.now() + 6 * 60_000)),
+      await post(link, `${body} `, signed(link.signing_secret, body)), // body changed after signing
+    ];
+    for (const res of refused) {
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ message: 'Invalid signature.' });
+    }
+    expect(await jobIds()).toEqual(before);
+  });
+
+  it('after a rotation both secrets verify for 24 hours, then only the new one', async () => {
+    const { link } = await newLink(gw, team, { signed: true });
+    const rotated = await team.api.post(`/api/smart-links/${link.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.data.signing_secret as string;
+    expect(fresh).not.toBe(link.signing_secret);
+    expect(rotated.body.data.previous_secret_expires_at).toMatch(/Z$/);
+    const body = JSON.stringify({ title: 'Rotated', start: '2030-05-05 10:00' });
+    expect((await post(link, body, signed(fresh, body))).status).toBe(202);
+    expect((await post(link, body, signed(link.signing_secret, body))).status).toBe(202);
+    gw.clock.set(new Date(Date.now() + 25 * 3600 * 1000));
+    try {
+      const later = Date.now() + 25 * 3600 * 1000;
+      expect((await post(link, body, signed(link.signing_secret, body, later))).status).toBe(401);
+      expect((await post(link, body, signed(fresh, body, later))).status).toBe(202);
+    } finally {
+      gw.clock.reset();
+    }
+  });
+});
+
+describe('deduplication', () => {
+  it('a repeated webhook-id answers the first id, queues nothing and makes one event', async () => {
+    const { link } = await newLink(gw, team);
+    const headers = { 'webhook-id': 'msg_repeat_1' };
+    const first = await submitForm(link.url, form, headers);
+    const before = await jobIds();
+    const again = await submitForm(link.url, { ...form, title: 'Changed but repeated' }, headers);
+    expect(again.status).toBe(202);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    expect(await jobIds()).toEqual(before);
+    const outcome = await outcomeOf(team, first.body.data.id);
+    expect(outcome.status).toBe('processed');
+    expect(await submissionsOf(link)).toHaveLength(1);
+  });
+
+  it('Idempotency-Key does the same', async () => {
+    const { link } = await newLink(gw, team);
+    const a = await submitForm(link.url, form, { 'Idempotency-Key': 'order-1234' });
+    const b = await submitForm(link.url, form, { 'Idempotency-Key': 'order-1234' });
+    expect(b.body.data.id).toBe(a.body.data.id);
+    await outcomeOf(team, a.body.data.id);
+    expect(await submissionsOf(link)).toHaveLength(1);
+  });
+
+  it('identical content resolves to the same event', async () => {
+    const { link } = await newLink(gw, team);
+    const a = await submitForm(link.url, form);
+    const b = await submitForm(link.url, { ...form, email: 'someone-else@example.com' }); // unknown fields do not count
+    const c = await submitForm(link.url, { ...form, title: 'Another call' });
+    const [oa, ob, oc] = [await outcomeOf(team, a.body.data.id), await outcomeOf(team, b.body.data.id), await outcomeOf(team, c.body.data.id)];
+    expect(oa.event_public_id).toBe(ob.event_public_id);
+    expect([oa.status, ob.status].sort()).toEqual(['duplicate', 'processed']);
+    expect(oc.event_public_id).not.toBe(oa.event_public_id);
+    const count = await gw.db('events').where({ team_id: team.teamId, title: 'Intro call', date_start: '2030-03-10T18:00:00Z' }).whereIn('uid', [oa.event_public_id.slice(4)]).count<{ count: number }[]>('* as count');
+    expect(count[0].count).toBe(1);
+  });
+
+  it('the same content sent to another link is another event', async () => {
+    const one = (await newLink(gw, team)).link;
+    const two = (await newLink(gw, team)).link;
+    const a = await outcomeOf(team, (await submitForm(one.url, form)).body.data.id);
+    const b = await outcomeOf(team, (await submitForm(two.url, form)).body.data.id);
+    expect(a.event_public_id).not.toBe(b.event_public_id);
+  });
+});
+
+describe('approval', () => {
+  it('events of a link that requires approval start pending, off every public page, until approved', async () => {
+    const { link } = await newLink(gw, team, { requires_approval: true });
+    const outcome = await outcomeOf(team, (await submitForm(link.url, form)).body.data.id);
+    const evt = (await team.api.get(`/api/events/${outcome.event_public_id}`)).body.data;
+    expect(evt.status).toBe('pending');
+    expect((await fetch(evt.public_url)).status).toBe(404);
+    expect((await team.api.get('/api/events?status=pending&per_page=200')).body.data.map((e: { public_id: string }) => e.public_id)).toContain(evt.public_id);
+
+    const approved = await team.api.post(`/api/events/${evt.public_id}/approve`);
+    expect(approved.status).toBe(200);
+    expect(approved.body.data.status).toBe('approved');
+    expect((await fetch(evt.public_url)).status).toBe(200);
+    expect(await fetch(`${evt.calendar.public_url}.ics`).then((r) => r.text())).toContain(`evt_${evt.uid}@`);
+
+    const rejected = await team.api.post(`/api/events/${evt.public_id}/reject`);
+    expect(rejected.body.data.status).toBe('rejected');
+    expect((await fetch(evt.public_url)).status).toBe(404);
+    expect(await fetch(`${evt.calendar.public_url}.ics`).then((r) => r.text())).not.toContain(`evt_${evt.uid}@`);
+    const other = await gw.newTeam();
+    expect((await other.api.post(`/api/events/${evt.public_id}/approve`)).status).toBe(404);
+  });
+});
+
+describe('the plan limit', () => {
+  it('submissions past the monthly limit fail with event_limit_exceeded and are not retried', async () => {
+    const limited = await gw.newTeam({ eventLimit: 3 });
+    const { link } = await newLink(gw, limited);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await submitForm(link.url, { ...form, title: `Call ${i}` })).body.data.id);
+    const outcomes = [];
+    for (const id of ids) outcomes.push(await outcomeOf(limited, id));
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed', 'processed', 'failed', 'failed']);
+    expect(outcomes[4]).toMatchObject({ error: 'event_limit_exceeded', event_public_id: null });
+    const job = await queue.getJob(ids[4].slice(4));
+    expect(job?.attemptsMade).toBe(1);
+    const count = await gw.db('events').where({ team_id: limited.teamId }).count<{ count: number }[]>('* as count');
+    expect(count[0].count).toBe(3);
+    // the API refuses too
+    expect((await limited.api.post('/api/events', { title: 'x', start: '2030-01-01 10:00' })).status).toBe(409);
+  });
+});
+
+describe('rate limit per link', () => {
+  it('answers 429 with the headers once a link sends too much, other links unaffected', async () => {
+    const limitedGw = await startGateway({ SMART_LINK_RATE_PER_MINUTE: '3' });
+    try {
+      const own = await limitedGw.newTeam();
+      const { link } = await newLink(limitedGw, own);
+      const other = (await newLink(limitedGw, own)).link;
+      const statuses = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await submitForm(link.url, { ...form, title: `R${i}` });
+        statuses.push(res.status);
+        if (i < 3) expect(res.headers.get('x-ratelimit-remaining')).toBe(String(2 - i));
+        else {
+          expect(res.body).toEqual({ message: 'Too Many Attempts.' });
+          expect(res.headers.get('x-ratelimit-limit')).toBe('3');
+          expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        }
+      }
+      expect(statuses).toEqual([202, 202, 202, 429]);
+      expect((await submitForm(other.url, form)).status).toBe(202);
+    } finally {
+      await limitedGw.close();
+    }
+  });
+});
+
+describe('platform redirect', () => {
+  it('/s/{key}/google answers 303 to the new event on Google once it exists', async () => {
+    const { link } = await newLink(gw, team);
+    const res = await submitForm(`${link.url}/google`, { ...form, title: 'Straight to Google' });
+    expect(res.status).toBe(303);
+    const location = res.headers.get('location') as string;
+    expect(location).toMatch(new RegExp(`^${gw.baseUrl}/e/[0-9A-Za-z]{16}/google$`));
+    const google = await fetch(location, { redirect: 'manual' });
+    expect(google.status).toBe(302);
+    expect(new URL(google.headers.get('location') as string).searchParams.get('text')).toBe('Straight to Google');
+    expect((await submitForm(`${link.url}/fax`, form)).status).toBe(404);
+  });
+});
+
+describe('submission records', () => {
+  it('lists submissions newest first, by status, page by page', async () => {
+    const { link } = await newLink(gw, team);
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push((await submitForm(link.url, { ...form, title: i === 4 ? 'Intro call' : `S${i}` }, i === 4 ? {} : {})).body.data.id);
+    ids.push((await submitForm(link.url, { ...form, title: 'S0' })).body.data.id); // identical to the first: duplicate
+    for (const id of ids) await outcomeOf(team, id);
+    const page1 = await team.api.get(`/api/smart-links/${link.id}/submissions?per_page=4`);
+    expect(page1.body.data.map((s: { id: string }) => s.id)).toEqual([...ids].reverse().slice(0, 4));
+    const page2 = await team.api.get(`/api/smart-links/${link.id}/submissions?per_page=4&cursor=${page1.body.meta.next_cursor}`);
+    expect(page2.body.data.map((s: { id: string }) => s.id)).toEqual([...ids].reverse().slice(4));
+    expect(page2.body.meta.next_cursor).toBeNull();
+    const dups = await team.api.get(`/api/smart-links/${link.id}/submissions?status=duplicate`);
+    expect(dups.body.data.map((s: { id: string }) => s.id)).toEqual([ids[5]]);
+    const other = await gw.newTeam();
+    expect((await other.api.get(`/api/smart-link-submissions/${ids[0]}`)).status).toBe(404);
+    expect((await other.api.get(`/api/smart-links/${link.id}/submissions`)).status).toBe(404);
+  });
+});
