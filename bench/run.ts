@@ -1,5 +1,7 @@
 import os from 'node:os';
 import { benchApi } from './api';
+import { benchDrain } from './drain';
+import { benchIngest } from './ingest';
 import { benchPublic } from './public';
 import { type BenchRow, toMarkdown, writeResults } from './lib/report';
 
@@ -7,9 +9,17 @@ import { type BenchRow, toMarkdown, writeResults } from './lib/report';
  * `npm run bench [-- name…]`: runs the benchmarks, prints one markdown table (figure,
  * baseline from the same run, ratio, goal) and writes it to bench/RESULTS.md.
  */
+// The ingest rate feeds the drain's second figure (drain must outpace ingest).
+let ingestRate: number | undefined;
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   api: benchApi,
   public: benchPublic,
+  ingest: async () => {
+    const result = await benchIngest();
+    ingestRate = result.ingestRate;
+    return result.rows;
+  },
+  drain: () => benchDrain(ingestRate),
 };
 
 async function main(): Promise<void> {

@@ -20,10 +20,10 @@ export function row(
   value: number,
   baseline: number,
   unit: string,
-  goal: { atLeast?: number; atMost?: number; lowerIsBetter?: boolean; text?: string },
+  goal: { atLeast?: number; atMost?: number; lowerIsBetter?: boolean; text?: string; met?: boolean },
 ): BenchRow {
   const ratio = baseline === 0 ? 0 : value / baseline;
-  let met = true;
+  let met = goal.met ?? true;
   if (goal.atLeast !== undefined) met = ratio >= goal.atLeast;
   if (goal.atMost !== undefined) met = ratio <= goal.atMost;
   const text = goal.text ?? (goal.atLeast !== undefined ? `≥ ${goal.atLeast}×` : goal.atMost !== undefined ? `≤ ${goal.atMost}×` : '—');

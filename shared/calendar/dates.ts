@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { isoWithOffset, wallClock } from './time-zones';
+import { isoWithOffset, wallClock, zoneOffsetMinutes } from './time-zones';
 
 /**
  * Date inputs the API accepts: ISO 8601 with or without an offset, `YYYY-MM-DD HH:mm[:ss]`,
@@ -9,48 +9,89 @@ const INPUT_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 export type ParsedDate =
-  | { kind: 'date'; date: string } // YYYY-MM-DD, a calendar day
-  | { kind: 'datetime'; hasOffset: boolean; wall: string; offset: string | null };
+  | { kind: 'date'; date: string; year: number; month: number; day: number } // a calendar day
+  | {
+      kind: 'datetime';
+      year: number;
+      month: number;
+      day: number;
+      hour: number;
+      minute: number;
+      second: number;
+      ms: number;
+      /** Minutes east of UTC when the input had an offset; null for wall time. */
+      offsetMinutes: number | null;
+    };
 
-/** Checks the shape and that the calendar values exist; does not resolve a zone yet. */
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const daysIn = (y: number, m: number) => (m === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[m - 1]);
+
+/**
+ * Checks the shape and that the calendar values exist (no 30 February, no 25:00); does not
+ * resolve a zone yet. Plain arithmetic, no date library: this runs on every submission.
+ */
 export function parseDateInput(input: string): ParsedDate | null {
   const m = INPUT_PATTERN.exec(input.trim());
   if (!m) return null;
-  const [, y, mo, d, h, mi, s, frac, off] = m;
-  const date = `${y}-${mo}-${d}`;
-  if (!DateTime.fromISO(date, { zone: 'UTC' }).isValid) return null;
-  if (h === undefined) return { kind: 'date', date };
-  const ms = frac ? `.${frac.padEnd(3, '0').slice(0, 3)}` : '';
-  const wall = `${date}T${h}:${mi}:${s ?? '00'}${ms}`;
-  if (!DateTime.fromISO(wall, { zone: 'UTC' }).isValid) return null;
-  let offset: string | null = null;
+  const [, ys, mos, ds, hs, mis, ss, frac, off] = m;
+  const year = Number(ys);
+  const month = Number(mos);
+  const day = Number(ds);
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
+  if (hs === undefined) return { kind: 'date', date: `${ys}-${mos}-${ds}`, year, month, day };
+  const hour = Number(hs);
+  const minute = Number(mis);
+  const second = Number(ss ?? '0');
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  let offsetMinutes: number | null = null;
   if (off) {
-    offset = off.toUpperCase() === 'Z' ? '+00:00' : normalizeOffset(off);
-    if (!offset) return null;
+    if (off.toUpperCase() === 'Z') offsetMinutes = 0;
+    else {
+      const om = /^([+-])(\d{2}):?(\d{2})?$/.exec(off);
+      if (!om || Number(om[2]) > 18 || Number(om[3] ?? '0') > 59) return null;
+      offsetMinutes = (om[1] === '-' ? -1 : 1) * (Number(om[2]) * 60 + Number(om[3] ?? '0'));
+    }
   }
-  return { kind: 'datetime', hasOffset: offset !== null, wall, offset };
+  const ms = frac ? Number(frac.padEnd(3, '0').slice(0, 3)) : 0;
+  return { kind: 'datetime', year, month, day, hour, minute, second, ms, offsetMinutes };
 }
 
-function normalizeOffset(raw: string): string | null {
-  const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(raw);
-  if (!m) return null;
-  const hours = Number(m[2]);
-  const minutes = Number(m[3] ?? '0');
-  if (hours > 18 || minutes > 59) return null;
-  return `${m[1]}${m[2]}:${m[3] ?? '00'}`;
+/**
+ * The instant of a wall-clock time in an IANA zone. A time that does not exist (the hour
+ * skipped when clocks go forward) moves forward by the gap; a time that exists twice (the
+ * hour repeated when clocks go back) is its first occurrence. Same method as luxon's.
+ */
+export function wallTimeToEpoch(fields: { year: number; month: number; day: number; hour?: number; minute?: number; second?: number; ms?: number }, zone: string): number {
+  const local = Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour ?? 0, fields.minute ?? 0, fields.second ?? 0, fields.ms ?? 0);
+  const o = zoneOffsetMinutes(zone, local);
+  let guess = local - o * 60_000;
+  const o2 = zoneOffsetMinutes(zone, guess);
+  if (o === o2) return guess;
+  guess -= (o2 - o) * 60_000;
+  const o3 = zoneOffsetMinutes(zone, guess);
+  if (o2 === o3) return guess;
+  return local - Math.min(o2, o3) * 60_000;
 }
 
-/** The instant a parsed date-time names, reading wall time in `zone` when it has no offset. */
+/** The instant (epoch ms) a parsed input names, reading wall time in `zone` when it has no offset. */
+export function resolveEpochMs(parsed: ParsedDate, zone: string): number {
+  if (parsed.kind === 'datetime' && parsed.offsetMinutes !== null) {
+    return Date.UTC(parsed.year, parsed.month - 1, parsed.day, parsed.hour, parsed.minute, parsed.second, parsed.ms) - parsed.offsetMinutes * 60_000;
+  }
+  return wallTimeToEpoch(parsed, zone);
+}
+
+/** resolveEpochMs as a luxon DateTime in `zone`, for callers that do calendar arithmetic. */
 export function resolveInstant(parsed: ParsedDate, zone: string): DateTime {
-  if (parsed.kind === 'date') return DateTime.fromISO(parsed.date, { zone });
-  if (parsed.offset) return DateTime.fromISO(parsed.wall + parsed.offset, { setZone: true }).setZone(zone);
-  return DateTime.fromISO(parsed.wall, { zone });
+  return DateTime.fromMillis(resolveEpochMs(parsed, zone), { zone });
 }
 
-/** The calendar day a parsed input names, seen in `zone` (all-day events). */
+/** The calendar day (YYYY-MM-DD) a parsed input names, seen in `zone` (all-day events). */
 export function resolveDay(parsed: ParsedDate, zone: string): string {
   if (parsed.kind === 'date') return parsed.date;
-  return resolveInstant(parsed, zone).toISODate() as string;
+  const w = wallClock(resolveEpochMs(parsed, zone), zone);
+  return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
 }
 
 /** `2026-03-10T13:00:00-04:00`: the instant in `zone` with its numeric offset (never `Z`). */

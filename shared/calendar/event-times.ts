@@ -1,10 +1,9 @@
-import { DateTime } from 'luxon';
 import type { FieldErrors } from '../errors/app-error';
-import { parseDateInput, resolveDay, resolveInstant } from './dates';
+import { parseDateInput, resolveDay, resolveEpochMs, wallTimeToEpoch } from './dates';
 
 /**
  * How an event's times are stored. Timed events keep their instants. All-day events keep
- * calendar days as UTC midnights (first day, inclusive last day); `endsAt` is the real end
+ * calendar days as UTC midnights (first day, inclusive last day); `ends_at` is the real end
  * (midnight after the last day in the event's zone), which range filters use.
  */
 export interface StoredTimes {
@@ -23,7 +22,7 @@ export interface TimesInput {
   endField?: string;
 }
 
-const utcIso = (dt: DateTime) => dt.toUTC().toISO() as string;
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | { errors: FieldErrors } {
   const startField = input.startField ?? 'date_start';
@@ -39,22 +38,24 @@ export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | {
     const first = resolveDay(start, input.timezone);
     const last = resolveDay(end, input.timezone);
     if (last < first) return { errors: endBeforeStart(startField, endField) };
-    return {
-      times: {
-        date_start: `${first}T00:00:00Z`,
-        date_end: `${last}T00:00:00Z`,
-        ends_at: utcIso(DateTime.fromISO(last, { zone: input.timezone }).plus({ days: 1 })),
-      },
-    };
+    const [y, m, d] = last.split('-').map(Number);
+    const next = new Date(Date.UTC(y, m - 1, d + 1));
+    const endsAt = wallTimeToEpoch({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() }, input.timezone);
+    return { times: { date_start: `${first}T00:00:00Z`, date_end: `${last}T00:00:00Z`, ends_at: iso(endsAt) } };
   }
-  const from = resolveInstant(start, input.timezone);
-  const to = resolveInstant(end, input.timezone);
+  const from = resolveEpochMs(start, input.timezone);
+  const to = resolveEpochMs(end, input.timezone);
   if (to < from) return { errors: endBeforeStart(startField, endField) };
-  return { times: { date_start: utcIso(from), date_end: utcIso(to), ends_at: utcIso(to) } };
+  return { times: { date_start: iso(from), date_end: iso(to), ends_at: iso(to) } };
 }
 
 function endBeforeStart(startField: string, endField: string): FieldErrors {
   return {
     [endField]: [`The ${endField.replace(/_/g, ' ')} field must be a date after or equal to ${startField.replace(/_/g, ' ')}.`],
   };
+}
+
+/** An ISO instant `minutes` after a parsed start (durations are absolute time). */
+export function plusMinutesIso(start: NonNullable<ReturnType<typeof parseDateInput>>, zone: string, minutes: number): string {
+  return iso(resolveEpochMs(start, zone) + minutes * 60_000);
 }

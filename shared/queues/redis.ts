@@ -15,7 +15,8 @@ export function createRedis(url: string, role: 'client' | 'worker', extra: Redis
   };
   const roleOpts: RedisOptions =
     role === 'client'
-      ? { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 2000 }
+      ? // Many requests run concurrently here: commands from one turn of the event loop go out as one write.
+        { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 2000, enableAutoPipelining: true }
       : { enableOfflineQueue: true, maxRetriesPerRequest: null };
   return new Redis(url, { ...base, ...roleOpts, ...extra });
 }

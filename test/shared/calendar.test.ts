@@ -7,16 +7,17 @@ import { isValidTimeZone, timezoneReadable } from '../../shared/calendar/time-zo
 
 describe('date inputs', () => {
   it.each([
-    ['2026-03-10', { kind: 'date', date: '2026-03-10' }],
-    ['2026-03-10 13:00', { kind: 'datetime', hasOffset: false, wall: '2026-03-10T13:00:00', offset: null }],
-    ['2026-03-10T13:00:05.5Z', { kind: 'datetime', hasOffset: true, wall: '2026-03-10T13:00:05.500', offset: '+00:00' }],
-    ['2026-03-10T13:00:00+0530', { kind: 'datetime', hasOffset: true, wall: '2026-03-10T13:00:00', offset: '+05:30' }],
-    ['2026-03-10T13:00-04', { kind: 'datetime', hasOffset: true, wall: '2026-03-10T13:00:00', offset: '-04:00' }],
+    ['2026-03-10', { kind: 'date', date: '2026-03-10', year: 2026, month: 3, day: 10 }],
+    ['2026-03-10 13:00', { kind: 'datetime', year: 2026, month: 3, day: 10, hour: 13, minute: 0, second: 0, ms: 0, offsetMinutes: null }],
+    ['2026-03-10T13:00:05.5Z', { kind: 'datetime', year: 2026, month: 3, day: 10, hour: 13, minute: 0, second: 5, ms: 500, offsetMinutes: 0 }],
+    ['2026-03-10T13:00:00+0530', { kind: 'datetime', year: 2026, month: 3, day: 10, hour: 13, minute: 0, second: 0, ms: 0, offsetMinutes: 330 }],
+    ['2026-03-10T13:00-04', { kind: 'datetime', year: 2026, month: 3, day: 10, hour: 13, minute: 0, second: 0, ms: 0, offsetMinutes: -240 }],
+    ['2024-02-29 23:59:59', { kind: 'datetime', year: 2024, month: 2, day: 29, hour: 23, minute: 59, second: 59, ms: 0, offsetMinutes: null }],
   ])('parses %s', (input, expected) => {
     expect(parseDateInput(input)).toEqual(expected);
   });
 
-  it.each(['2026-02-29', '2026-13-01', '2026-03-10 25:00', 'tomorrow', '2026-W10', '10/03/2026', '2026-03-10T13:00+25:00', ''])('rejects %s', (input) => {
+  it.each(['2026-02-29', '1900-02-29', '2026-13-01', '2026-04-31', '2026-00-10', '2026-03-10 25:00', '2026-03-10 12:60', 'tomorrow', '2026-W10', '10/03/2026', '2026-03-10T13:00+25:00', ''])('rejects %s', (input) => {
     expect(parseDateInput(input)).toBeNull();
   });
 
@@ -135,5 +136,34 @@ describe('fast wall-clock formatting', () => {
       const zone = zones[i % zones.length];
       expect(formatWithOffset(ms, zone)).toBe(DateTime.fromMillis(ms, { zone }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ"));
     }
+  });
+});
+
+describe('wall time to instants', () => {
+  it('agrees with luxon for wall times that exist once', async () => {
+    const { DateTime } = await import('luxon');
+    const { wallTimeToEpoch } = await import('../../shared/calendar/dates');
+    const zones = ['America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/Santiago', 'Pacific/Chatham', 'UTC'];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let i = 0; i < 3000; i++) {
+      const zone = zones[i % zones.length];
+      const f = { year: 1995 + Math.floor(random() * 45), month: 1 + Math.floor(random() * 12), day: 1 + Math.floor(random() * 28), hour: Math.floor(random() * 24), minute: Math.floor(random() * 60) };
+      const ours = wallTimeToEpoch(f, zone);
+      const back = DateTime.fromMillis(ours, { zone });
+      const theirs = DateTime.fromObject(f, { zone });
+      // where the wall time exists, we land on it; where it is skipped or repeated, luxon and we agree on the rule
+      if (back.hour === f.hour && back.minute === f.minute) expect(back.day).toBe(f.day);
+      else expect(ours).toBe(theirs.toMillis());
+    }
+  });
+
+  it('moves skipped wall times forward and takes the first of repeated ones', async () => {
+    const { wallTimeToEpoch } = await import('../../shared/calendar/dates');
+    expect(new Date(wallTimeToEpoch({ year: 2026, month: 3, day: 8, hour: 2, minute: 30 }, 'America/New_York')).toISOString()).toBe('2026-03-08T07:30:00.000Z');
+    expect(new Date(wallTimeToEpoch({ year: 2026, month: 11, day: 1, hour: 1, minute: 30 }, 'America/New_York')).toISOString()).toBe('2026-11-01T05:30:00.000Z');
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { parseDateInput, pgTimestampToIsoMicros, resolveInstant } from '../../../shared/calendar/dates';
-import { resolveEventTimes } from '../../../shared/calendar/event-times';
+import { parseDateInput, pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { plusMinutesIso, resolveEventTimes } from '../../../shared/calendar/event-times';
 import type { EventView } from '../../../shared/calendar/event-view';
 import { sanitizeDescription } from '../../../shared/calendar/html';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
@@ -72,9 +72,7 @@ export function dynamicEventView(input: DynamicEventInput, pageUrl: string, nowM
   if (isAllDay) {
     end ??= input.start;
   } else if (input.duration !== undefined || end === undefined) {
-    end = resolveInstant(start, input.timezone)
-      .plus({ minutes: input.duration ?? 60 })
-      .toISO() as string;
+    end = plusMinutesIso(start, input.timezone, input.duration ?? 60);
   }
   const timing = resolveEventTimes({ isAllDay, start: input.start, end, timezone: input.timezone, startField: 'start', endField: 'end' });
   if ('errors' in timing) throw validationFailed(timing.errors);

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import { parseDateInput, resolveInstant } from '../../../shared/calendar/dates';
-import { resolveEventTimes } from '../../../shared/calendar/event-times';
+import { parseDateInput, resolveDay, resolveEpochMs } from '../../../shared/calendar/dates';
+import { plusMinutesIso, resolveEventTimes } from '../../../shared/calendar/event-times';
 import { sanitizeDescription } from '../../../shared/calendar/html';
 import type { Knex } from '../../../shared/db/knex';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
@@ -123,8 +123,8 @@ export async function createSimpleEvent(deps: EventsDeps, teamId: number, input:
   let end = input.end;
   if (end === undefined) {
     end = isAllDay
-      ? (resolveInstant(start, zone).toISODate() as string)
-      : (resolveInstant(start, zone).plus({ hours: 1 }).toISO({ includeOffset: true }) as string);
+      ? resolveDay(start, zone)
+      : plusMinutesIso(start, zone, 60);
   }
   const full: EventInput = { ...input, is_all_day: isAllDay, date_start: input.start, date_end: end, timezone: zone };
   const values = await eventValues(full, undefined, { startField: 'start', endField: 'end' });
@@ -266,7 +266,7 @@ function decodeCursor(cursor: string): { dateStart: string; id: number } {
 const filterInstant = (value: string | undefined) => {
   if (value === undefined) return undefined;
   const parsed = parseDateInput(value);
-  return parsed ? (resolveInstant(parsed, 'UTC').toUTC().toISO() as string) : undefined;
+  return parsed ? new Date(resolveEpochMs(parsed, 'UTC')).toISOString() : undefined;
 };
 
 export async function listEvents(deps: EventsDeps, teamId: number, query: ListEventsQuery, calPublicId?: string): Promise<EventPage> {

@@ -12,19 +12,19 @@ interface Pending {
 }
 
 /**
- * Adds jobs from concurrent requests in batches: whatever arrives within a few
- * milliseconds goes to Redis in one addBulk. Each request still waits for its own job to
- * be stored: its promise settles when the batch holding it does (a 503 if Redis refuses).
+ * Adds jobs from concurrent requests in batches: whatever arrives in one turn of the event
+ * loop (or the batch size) goes to Redis in one addBulk. Each request still waits for its
+ * own job to be stored: its promise settles when the batch holding it does (a 503 if
+ * Redis refuses).
  */
 export class BatchAdder {
   private pending: Pending[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private scheduled = false;
 
   constructor(
     private readonly queue: Queue,
     private readonly connection: Redis,
     private readonly logger: Logger,
-    private readonly maxWaitMs = 2,
     private readonly maxBatch = 500,
   ) {}
 
@@ -34,13 +34,15 @@ export class BatchAdder {
     return new Promise((resolve, reject) => {
       this.pending.push({ name, data, jobId, resolve, reject });
       if (this.pending.length >= this.maxBatch) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.maxWaitMs);
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
     });
   }
 
   private flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.scheduled = false;
     const batch = this.pending;
     this.pending = [];
     if (!batch.length) return;

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { QueueEvents } from 'bullmq';
-import { parseDateInput, pgTimestampToMillis, resolveInstant } from '../../../../shared/calendar/dates';
+import { parseDateInput, pgTimestampToMillis } from '../../../../shared/calendar/dates';
 import { isDbUnavailableError } from '../../../../shared/db/knex';
-import { resolveEventTimes } from '../../../../shared/calendar/event-times';
+import { plusMinutesIso, resolveEventTimes } from '../../../../shared/calendar/event-times';
 import { AppError, type FieldErrors, tooManyRequests, unavailable } from '../../../../shared/errors/app-error';
 import { newUid } from '../../../../shared/ids/ids';
 import { type SmartLinkJob, smartLinkJob } from '../../../../shared/queues/smart-link.job';
@@ -57,7 +57,7 @@ function submissionTimes(fields: SubmissionFields, link: IngestLink): { times: R
   let end = fields.end;
   if (start && (fields.duration !== undefined || end === undefined)) {
     const minutes = fields.duration ?? link.default_duration;
-    end = allDay ? fields.start : (resolveInstant(start, zone).plus({ minutes }).toISO() as string);
+    end = allDay ? fields.start : plusMinutesIso(start, zone, minutes);
   }
   const times = resolveEventTimes({ isAllDay: allDay, start: fields.start, end: end ?? fields.start, timezone: zone, startField: 'start', endField: 'end' });
   return { times, zone, allDay };
@@ -100,18 +100,19 @@ export function createIngest(ctx: AppContext, opts: { ratePerMinute: number }): 
       req.resume();
       return send(res, 404, { message: 'Smart link not found.' });
     }
-    try {
-      const state = await limiter.consume(String(link.id));
-      rateLimitHeaders(res, opts.ratePerMinute, state, false);
-    } catch (err) {
-      if (err instanceof RateLimiterRes) {
-        req.resume();
-        rateLimitHeaders(res, opts.ratePerMinute, err, true);
-        return sendError(res, tooManyRequests(Math.max(1, Math.ceil(err.msBeforeNext / 1000))));
-      }
-      throw err;
-    }
-    const raw = await readBody(req);
+    // The limit check and the body read go on together: both wait on the network.
+    const [limit, raw] = await Promise.all([
+      limiter.consume(String(link.id)).then(
+        (state) => ({ over: false, state }),
+        (err: unknown) => {
+          if (err instanceof RateLimiterRes) return { over: true, state: err };
+          throw err;
+        },
+      ),
+      readBody(req),
+    ]);
+    rateLimitHeaders(res, opts.ratePerMinute, limit.state, limit.over);
+    if (limit.over) return sendError(res, tooManyRequests(Math.max(1, Math.ceil(limit.state.msBeforeNext / 1000))));
     if (!Buffer.isBuffer(raw)) return send(res, raw.status, { message: raw.message });
     const nowMs = ctx.clock.now().getTime();
     if (link.signed && !verifyWebhook(req.headers, raw, secretsOf(link, nowMs), nowMs)) {
