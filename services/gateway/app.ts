@@ -13,6 +13,7 @@ import { requestContext } from './http/request-context';
 import { listenForInvalidations } from '../../shared/cache/invalidation';
 import { BatchedCounter } from './counters';
 import { addUses } from './dynamic-links/dynamic-links.repository';
+import { addSyncs } from './subscribers/subscribers.repository';
 import { dynamicLinkRoutes } from './dynamic-links/dynamic-links.routes';
 import { GatewayQueues } from './queues';
 import { ReadCaches } from './read-caches';
@@ -21,6 +22,7 @@ import { publicRoutes } from './public/public.routes';
 import { messagePage } from './public/views';
 import { createIngest } from './smart-links/ingest/ingest';
 import { smartLinkRoutes } from './smart-links/smart-links.routes';
+import { subscriberRoutes } from './subscribers/subscribers.routes';
 import { systemRoutes } from './system.routes';
 
 export interface GatewayApp {
@@ -57,7 +59,10 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   const caches = new ReadCaches(deps.redis, deps.config.queuePrefix, deps.logger);
   const stopListening = listenForInvalidations(deps.config.redisUrl, deps.config.queuePrefix, caches, deps.logger);
   const queues = new GatewayQueues(deps.redis, deps.config.queuePrefix, deps.logger);
-  const counters = { dynamicLinkUses: new BatchedCounter((rows) => addUses(deps.db, rows), 2000, deps.logger) };
+  const counters = {
+    dynamicLinkUses: new BatchedCounter((rows) => addUses(deps.db, rows), 2000, deps.logger),
+    subscriberSyncs: new BatchedCounter((rows) => addSyncs(deps.db, rows), 2000, deps.logger),
+  };
   const ctx: AppContext = { ...deps, caches, queues, counters };
 
   let openapi: Record<string, unknown> = {};
@@ -70,6 +75,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...publicRoutes(ctx),
     ...dynamicLinkRoutes(ctx),
     ...smartLinkRoutes(ctx),
+    ...subscriberRoutes(ctx),
   ];
   openapi = buildOpenApi(routes, {
     title: 'Calendar service',
@@ -92,7 +98,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     await ingest.close();
     await stopListening();
     await queues.close();
-    await counters.dynamicLinkUses.flush();
+    await Promise.all([counters.dynamicLinkUses.flush(), counters.subscriberSyncs.flush()]);
   };
   return { app, handler, routes, openapi, caches, close };
 }

@@ -20,5 +20,5 @@ export interface GatewayDeps {
 export interface AppContext extends GatewayDeps {
   caches: ReadCaches;
   queues: GatewayQueues;
-  counters: { dynamicLinkUses: BatchedCounter };
+  counters: { dynamicLinkUses: BatchedCounter; subscriberSyncs: BatchedCounter };
 }

@@ -7,6 +7,7 @@ import type { EventWithCalendar } from './events/events.repository';
 import type { DynamicLinkRow } from './dynamic-links/dynamic-links.repository';
 import type { Feed } from './public/calendar-feed';
 import type { IngestLink } from './smart-links/smart-links.repository';
+import type { SubscriberRow } from './subscribers/subscribers.repository';
 
 /**
  * The gateway's read caches: token owners (every API request), events with their calendar
@@ -22,6 +23,8 @@ export class ReadCaches implements InvalidationTarget {
   readonly dynamicLinks = new LiveCache<DynamicLinkRow>(60_000, 10_000);
   /** Smart links by key, for the ingest path (false: no such active link). */
   readonly smartLinks = new LiveCache<IngestLink | false>(30_000, 20_000);
+  /** Subscribers by personal feed token (false: no such subscriber). */
+  readonly subscribers = new LiveCache<SubscriberRow | false>(60_000, 50_000);
 
   constructor(
     private readonly redis: Redis,
@@ -39,7 +42,8 @@ export class ReadCaches implements InvalidationTarget {
         this.smartLinks.deleteWhere((link) => link !== false && link.calendar_id === item.id);
       } else if (item.kind === 'calendar-events') this.feeds.deleteWhere((feed) => feed.calendarId === item.id);
       else if (item.kind === 'dynamic-link') this.dynamicLinks.delete(item.uid);
-      else this.smartLinks.delete(item.key);
+      else if (item.kind === 'smart-link') this.smartLinks.delete(item.key);
+      else this.subscribers.delete(item.token);
     }
   }
 
@@ -49,6 +53,7 @@ export class ReadCaches implements InvalidationTarget {
     this.feeds.setLive(live);
     this.dynamicLinks.setLive(live);
     this.smartLinks.setLive(live);
+    this.subscribers.setLive(live);
   }
 
   /** Drops the entries here at once, then tells every other process. Call after commit. */

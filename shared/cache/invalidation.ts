@@ -8,7 +8,8 @@ export type Invalidation =
   | { kind: 'calendar'; id: number } // a calendar changed (events embed it) or went away
   | { kind: 'calendar-events'; id: number } // the events of a calendar changed (its feed)
   | { kind: 'dynamic-link'; uid: string } // a dynamic-link key was deleted
-  | { kind: 'smart-link'; key: string }; // a smart link changed, was deleted or got a new secret
+  | { kind: 'smart-link'; key: string } // a smart link changed, was deleted or got a new secret
+  | { kind: 'subscriber'; token: string }; // a subscriber was blocked, unblocked or removed
 
 export const invalidationChannel = (queuePrefix: string) => `${queuePrefix}:invalidations`;
 

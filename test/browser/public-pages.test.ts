@@ -10,6 +10,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway';
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
 
 let gw: TestGateway;
 let browser: Browser;
@@ -118,11 +119,15 @@ describe('public pages in a real browser', () => {
       const subscribe: string[] = [];
       for (let i = 0; i < (await subscribeLinks.count()); i++) subscribe.push((await subscribeLinks.nth(i).getAttribute('href')) as string);
       const feed = `${cal.public_url}.ics`;
-      expect(subscribe[0]).toBe(feed.replace(/^http/, 'webcal'));
-      expect(subscribe[1]).toMatch(/^https:\/\/calendar\.google\.com\/calendar\/render\?cid=webcal/);
-      expect(subscribe[2]).toMatch(/^https:\/\/outlook\.live\.com\/calendar\/0\/addfromweb\?url=/);
-      expect(subscribe[3]).toMatch(/^https:\/\/outlook\.cloud\.microsoft\/calendar\/0\/addfromweb\?url=/);
-      expect(subscribe[4]).toBe(feed);
+      expect(subscribe).toEqual(['apple', 'google', 'outlook_web', 'office365', 'ics'].map((p) => `${cal.public_url}/subscribe/${p}`));
+      // each goes to its platform with a personal feed address
+      const targets = [];
+      for (const href of subscribe) targets.push((await fetch(href, { redirect: 'manual', headers: { 'User-Agent': BROWSER_UA } })).headers.get('location') as string);
+      expect(targets[0]).toMatch(/^webcal:\/\/127\.0\.0\.1:\d+\/c\/\w+\/feeds\/\w{32}\.ics$/);
+      expect(targets[1]).toMatch(/^https:\/\/calendar\.google\.com\/calendar\/render\?cid=webcal/);
+      expect(targets[2]).toMatch(/^https:\/\/outlook\.live\.com\/calendar\/0\/addfromweb\?url=/);
+      expect(targets[3]).toMatch(/^https:\/\/outlook\.cloud\.microsoft\/calendar\/0\/addfromweb\?url=/);
+      expect(targets[4]).toMatch(/\/feeds\/\w{32}\.ics$/);
       const feedText = await fetch(feed).then((r) => r.text());
       expect(feedText.match(/BEGIN:VEVENT/g)).toHaveLength(2);
       await expect(page.locator('ul.events li').first().locator('ul.buttons a').count()).resolves.toBe(7);

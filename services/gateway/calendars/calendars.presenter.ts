@@ -16,6 +16,7 @@ export function toCalendarJson(row: CalendarRow, baseUrl: string) {
     timezone: row.timezone,
     week_begins: row.week_begins,
     public_url: calendarPublicUrl(baseUrl, row.uid),
+    ask_subscriber_details: row.ask_subscriber_details,
     created_at: pgTimestampToIsoMicros(row.created_at),
     updated_at: pgTimestampToIsoMicros(row.updated_at),
   };

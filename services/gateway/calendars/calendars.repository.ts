@@ -10,6 +10,7 @@ export interface CalendarRow {
   timezone: string;
   week_begins: number;
   short_link: string | null;
+  ask_subscriber_details: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -24,6 +25,7 @@ export const CALENDAR_COLUMNS = [
   'timezone',
   'week_begins',
   'short_link',
+  'ask_subscriber_details',
   'created_at',
   'updated_at',
 ] as const;

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { shortLink, timezone } from '../http/validation';
+import { bool, shortLink, timezone } from '../http/validation';
 
 const isoMicros = () => Joi.string().description('ISO 8601 UTC with microseconds, e.g. 2026-03-05T10:00:00.123456Z');
 
@@ -10,6 +10,7 @@ const writable = {
   timezone: timezone(),
   week_begins: Joi.number().integer().min(0).max(6).description('First day of the week: 0 = Sunday … 6 = Saturday'),
   short_link: shortLink().allow(null),
+  ask_subscriber_details: bool().description('Ask people for their name and email before they subscribe'),
 };
 
 export const createCalendarBody = Joi.object({
@@ -33,6 +34,7 @@ export const calendarSchema = Joi.object({
   timezone: Joi.string().required(),
   week_begins: Joi.number().integer().min(0).max(6).required(),
   public_url: Joi.string().uri().required(),
+  ask_subscriber_details: Joi.boolean().required(),
   created_at: isoMicros().required(),
   updated_at: isoMicros().required(),
 }).meta({ title: 'Calendar' });
@@ -44,4 +46,5 @@ export interface CalendarInput {
   timezone: string;
   week_begins?: number;
   short_link?: string | null;
+  ask_subscriber_details?: boolean;
 }

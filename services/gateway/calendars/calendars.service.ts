@@ -42,6 +42,7 @@ export async function createCalendar(db: Knex, teamId: number, input: CalendarIn
       timezone: input.timezone,
       week_begins: input.week_begins ?? 1,
       short_link: input.short_link ?? null,
+      ask_subscriber_details: input.ask_subscriber_details ?? false,
     });
     if (input.short_link && !(await claimShortLink(trx, input.short_link, { calendarId: row.id }))) throw shortLinkTaken();
     return row;
@@ -57,6 +58,7 @@ export async function updateCalendar({ db, caches }: CalendarsDeps, teamId: numb
     if (input.internal_name !== undefined) changes.internal_name = emptyToNull(input.internal_name) ?? null;
     if (input.description !== undefined) changes.description = sanitizeDescription(input.description ?? '');
     if (input.week_begins !== undefined) changes.week_begins = input.week_begins;
+    if (input.ask_subscriber_details !== undefined) changes.ask_subscriber_details = input.ask_subscriber_details;
     if (input.short_link !== undefined) {
       if (!(await replaceShortLink(trx, { calendarId: current.id }, current.short_link, input.short_link))) throw shortLinkTaken();
       changes.short_link = input.short_link;

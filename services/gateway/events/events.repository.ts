@@ -1,5 +1,5 @@
 import type { Knex } from '../../../shared/db/knex';
-import type { CalendarRow } from '../calendars/calendars.repository';
+import { CALENDAR_COLUMNS, type CalendarRow } from '../calendars/calendars.repository';
 
 export interface EventRow {
   id: number;
@@ -29,6 +29,9 @@ export interface EventRow {
   status: 'approved' | 'pending' | 'rejected';
   access_code_hash: string | null;
   sequence: number;
+  rsvp_yes: number;
+  rsvp_maybe: number;
+  rsvp_no: number;
   created_at: string;
   updated_at: string;
 }
@@ -42,14 +45,11 @@ const EVENT_COLUMNS = [
   'id', 'uid', 'team_id', 'calendar_id', 'short_link', 'title', 'internal_name', 'description', 'location',
   'location_url', 'image_url', 'is_draft', 'is_all_day', 'has_rsvp', 'has_calendar_invites', 'rsvp_limit',
   'recurrence_rule', 'series_title', 'date_start', 'date_end', 'ends_at', 'timezone', 'busy_type',
-  'reminder_before', 'status', 'access_code_hash', 'sequence', 'created_at', 'updated_at',
-] as const;
-
-const CALENDAR_FIELDS = [
-  'id', 'uid', 'team_id', 'name', 'internal_name', 'description', 'timezone', 'week_begins', 'short_link', 'created_at', 'updated_at',
+  'reminder_before', 'status', 'access_code_hash', 'sequence', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no', 'created_at', 'updated_at',
 ] as const;
 
 const eventSelect = EVENT_COLUMNS.map((c) => `e.${c}`);
+const CALENDAR_FIELDS = CALENDAR_COLUMNS;
 const calendarSelect = CALENDAR_FIELDS.map((c) => `c.${c} as c__${c}`);
 
 type JoinedRow = EventRow & { [K in (typeof CALENDAR_FIELDS)[number] as `c__${K}`]: CalendarRow[K] };
@@ -61,19 +61,9 @@ type JoinedRow = EventRow & { [K in (typeof CALENDAR_FIELDS)[number] as `c__${K}
 function split(row: JoinedRow, calendars?: Map<number, CalendarRow>): EventWithCalendar {
   let calendar = calendars?.get(row.c__id);
   if (!calendar) {
-    calendar = {
-      id: row.c__id,
-      uid: row.c__uid,
-      team_id: row.c__team_id,
-      name: row.c__name,
-      internal_name: row.c__internal_name,
-      description: row.c__description,
-      timezone: row.c__timezone,
-      week_begins: row.c__week_begins,
-      short_link: row.c__short_link,
-      created_at: row.c__created_at,
-      updated_at: row.c__updated_at,
-    };
+    const fields: Record<string, unknown> = {};
+    for (const c of CALENDAR_FIELDS) fields[c] = row[`c__${c}`];
+    calendar = fields as unknown as CalendarRow;
     calendars?.set(calendar.id, calendar);
   }
   return { event: row, calendar };

@@ -1,7 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import Joi from 'joi';
 import { serialize as serializeCookie } from 'cookie';
-import { subscribeUrls } from '../../../shared/calendar/platform-urls';
 import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
@@ -251,7 +250,8 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const rows = await listPublishedEvents(ctx.db, calendar.id, { endsAfter: ctx.clock.now().toISOString(), limit: 100 });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
         const feedUrl = `${pageUrl}.ics`;
-        const subscribe = subscribeUrls(feedUrl, calendar.name);
+        // Each button records a subscriber with a personal feed, then goes to the platform.
+        const subscribe = (platform: string) => `${pageUrl}/subscribe/${platform}`;
         const events = rows.map((event) => {
           const view = eventView({ event, calendar }, base);
           return eventCard(view, linksWithAccess(view.pageUrl, ''));
@@ -265,11 +265,11 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
             feedUrl,
             pageUrl,
             subscribe: [
-              { label: 'Apple Calendar', href: subscribe.apple },
-              { label: 'Google Calendar', href: subscribe.google },
-              { label: 'Outlook.com', href: subscribe.outlook_web },
-              { label: 'Office 365', href: subscribe.office365 },
-              { label: 'ICS feed', href: feedUrl },
+              { label: 'Apple Calendar', href: subscribe('apple') },
+              { label: 'Google Calendar', href: subscribe('google') },
+              { label: 'Outlook.com', href: subscribe('outlook_web') },
+              { label: 'Office 365', href: subscribe('office365') },
+              { label: 'ICS feed', href: subscribe('ics') },
             ],
             events,
           }),

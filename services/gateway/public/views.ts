@@ -157,6 +157,25 @@ export function messagePage(title: string, message: string): string {
   return layout({ title }, html`<article class="card"><h1>${title}</h1><p>${message}</p></article>`);
 }
 
+/** The form a calendar that asks who subscribes shows before sending people on. */
+export function subscribeDetailsPage(calendarName: string, action: string, errors: string[] = [], values: { name?: string; email?: string } = {}): string {
+  return layout(
+    { title: `Subscribe to ${calendarName}` },
+    html`<article class="card">
+<h1>Subscribe to ${calendarName}</h1>
+<p>Tell us who you are, then your calendar app opens with this calendar.</p>
+${errors.length ? html`<ul class="error" role="alert">${errors.map((e) => html`<li>${e}</li>`)}</ul>` : ''}
+<form method="post" action="${action}">
+<label for="name" class="muted" style="flex-basis:100%">Name</label>
+<input type="text" id="name" name="name" required maxlength="255" autocomplete="name" value="${values.name ?? ''}">
+<label for="email" class="muted" style="flex-basis:100%">Email</label>
+<input type="email" id="email" name="email" required maxlength="255" autocomplete="email" value="${values.email ?? ''}">
+<button type="submit">Subscribe</button>
+</form>
+</article>`,
+  );
+}
+
 export interface CalendarPageData {
   name: string;
   descriptionHtml: string;

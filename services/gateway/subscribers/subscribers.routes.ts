@@ -1,0 +1,217 @@
+import express, { type Request, type Response } from 'express';
+import { isbot } from 'isbot';
+import Joi from 'joi';
+import { validationFailed } from '../../../shared/errors/app-error';
+import { calendarPublicUrl } from '../calendars/calendars.presenter';
+import { findPublicCalendar } from '../calendars/calendars.repository';
+import type { AppContext } from '../context';
+import { authOf } from '../http/auth';
+import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
+import { defineRoute, ok, type RouteSpec } from '../http/route';
+import { toFieldErrors } from '../http/validation';
+import { calendarFeed, notModified } from '../public/calendar-feed';
+import { subscribeDetailsPage } from '../public/views';
+import {
+  listSubscribersQuery,
+  SUBSCRIBE_PLATFORMS,
+  subscriberDetailsBody,
+  subscriberParams,
+  subscriberSchema,
+  type SubscribePlatform,
+  updateSubscriberBody,
+} from './subscribers.schemas';
+import {
+  countSync,
+  deleteSubscriber,
+  listSubscribers,
+  platformSubscribeUrl,
+  subscribe,
+  subscriberByToken,
+  toSubscriberJson,
+  updateSubscriber,
+} from './subscribers.service';
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
+
+export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
+  const base = ctx.config.publicBaseUrl;
+  const tags = ['Subscribers'];
+  const publicTags = ['Public pages'];
+  const formBody = express.urlencoded({ extended: false, limit: '4kb' });
+  const jsonBody = express.json({ limit: '4kb' });
+  const subscribeParams = Joi.object({ uid: Joi.string().required().description('The calendar uid'), platform: Joi.string().valid(...SUBSCRIBE_PLATFORMS).required() });
+
+  function notFound(req: Request, res: Response): void {
+    res.status(404).set('Cache-Control', 'no-store');
+    if (wantsJson(req)) res.json({ message: 'Calendar not found.' });
+    else res.set('Content-Security-Policy', CSP).type('html').send('<!doctype html><title>Not found</title><p>This calendar does not exist.</p>');
+  }
+
+  async function calendarFor(req: Request, res: Response, uid: string, platform: string) {
+    const calendar = (SUBSCRIBE_PLATFORMS as readonly string[]).includes(platform) ? await findPublicCalendar(ctx.db, uid) : undefined;
+    if (!calendar) notFound(req, res);
+    return calendar;
+  }
+
+  return [
+    defineRoute<{ cal: string }, { status?: string; platform?: string; per_page: number; cursor?: string }>({
+      method: 'get',
+      path: '/api/calendars/:cal/subscribers',
+      operationId: 'listSubscribers',
+      summary: "The calendar's subscribers, oldest first",
+      tags,
+      auth: true,
+      params: Joi.object({ cal: Joi.string().required() }),
+      query: listSubscribersQuery,
+      responses: {
+        200: {
+          description: 'A page of subscribers',
+          body: Joi.object({
+            data: Joi.array().items(subscriberSchema).required(),
+            meta: Joi.object({ per_page: Joi.number().integer().required(), next_cursor: Joi.string().allow(null).required() }).required(),
+          }),
+        },
+        ...errors(401, 404, 422, 503),
+      },
+      handler: async ({ params, query }, req) => {
+        const page = await listSubscribers(ctx, authOf(req).teamId, params.cal, query);
+        return ok({ data: page.rows.map((r) => toSubscriberJson(r, page.calendar.uid, base)), meta: { per_page: query.per_page, next_cursor: page.nextCursor } });
+      },
+    }),
+    defineRoute<{ cal: string; sub: string }, Record<string, never>, { status: 'active' | 'blocked' }>({
+      method: 'put',
+      path: '/api/calendars/:cal/subscribers/:sub',
+      operationId: 'updateSubscriber',
+      summary: 'Block or unblock a subscriber (a blocked personal feed answers 410)',
+      tags,
+      auth: true,
+      params: subscriberParams,
+      body: updateSubscriberBody,
+      responses: { 200: { description: 'The subscriber', body: dataOf(subscriberSchema) }, ...errors(400, 401, 404, 415, 422, 503) },
+      handler: async ({ params, body }, req) => {
+        const { calendar, row } = await updateSubscriber(ctx, authOf(req).teamId, params.cal, params.sub, body.status);
+        return ok({ data: toSubscriberJson(row, calendar.uid, base) });
+      },
+    }),
+    defineRoute<{ cal: string; sub: string }>({
+      method: 'delete',
+      path: '/api/calendars/:cal/subscribers/:sub',
+      operationId: 'deleteSubscriber',
+      summary: 'Remove a subscriber (its personal feed is gone)',
+      tags,
+      auth: true,
+      params: subscriberParams,
+      responses: {
+        200: { description: 'Removed', body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() })) },
+        ...errors(401, 404, 503),
+      },
+      handler: async ({ params }, req) => {
+        const row = await deleteSubscriber(ctx, authOf(req).teamId, params.cal, params.sub);
+        return ok({ data: { id: `sub_${row.uid}`, deleted: true } });
+      },
+    }),
+    defineRoute<{ uid: string; platform: SubscribePlatform }>({
+      method: 'get',
+      path: '/c/:uid/subscribe/:platform',
+      operationId: 'subscribeToCalendar',
+      summary: 'Subscribe to a calendar: records a subscriber with a personal feed, then 302 to the platform',
+      description:
+        'Google gets `cid=`, Outlook.com and Office 365 `addfromweb`, Apple a `webcal://` address, `ics` the feed itself. A calendar with `ask_subscriber_details` first shows a form for name and email (sent back with POST). Bots are sent to the public feed without being recorded.',
+      tags: publicTags,
+      auth: false,
+      page: true,
+      params: subscribeParams,
+      responses: {
+        200: { description: 'The name-and-email form (calendars that ask)', contentType: 'text/html' },
+        302: { description: "To the platform's subscribe page for the personal feed" },
+        404: { description: 'Unknown calendar or platform', contentType: 'text/html', body: messageSchema },
+      },
+      handler: async ({ params }, req, res) => {
+        const calendar = await calendarFor(req, res, params.uid, params.platform);
+        if (!calendar) return;
+        res.set('Cache-Control', 'no-store');
+        if (isbot(req.headers['user-agent'] ?? '')) {
+          res.redirect(302, platformSubscribeUrl(params.platform, `${calendarPublicUrl(base, calendar.uid)}.ics`, calendar.name));
+          return;
+        }
+        if (calendar.ask_subscriber_details) {
+          res.status(200).set('Content-Security-Policy', CSP).type('html').send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0]));
+          return;
+        }
+        res.redirect(302, (await subscribe(ctx, calendar, params.platform)).redirect);
+      },
+    }),
+    defineRoute<{ uid: string; platform: SubscribePlatform }, Record<string, never>, { name?: string; email?: string }>({
+      method: 'post',
+      path: '/c/:uid/subscribe/:platform',
+      operationId: 'subscribeToCalendarWithDetails',
+      summary: 'Subscribe, giving the name and email the calendar asks for',
+      tags: publicTags,
+      auth: false,
+      page: true,
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      params: subscribeParams,
+      before: [formBody, jsonBody],
+      responses: {
+        303: { description: "To the platform's subscribe page for the personal feed" },
+        404: { description: 'Unknown calendar or platform', contentType: 'text/html', body: messageSchema },
+        422: { description: 'Missing or invalid name or email (the form again; JSON when asked)', contentType: 'text/html', body: validationErrorSchema },
+      },
+      handler: async ({ params }, req, res) => {
+        const calendar = await calendarFor(req, res, params.uid, params.platform);
+        if (!calendar) return;
+        const { value, error } = subscriberDetailsBody.validate(req.body ?? {}, { abortEarly: false });
+        if (error) {
+          const fieldErrors = toFieldErrors(error);
+          if (wantsJson(req)) throw validationFailed(fieldErrors);
+          res
+            .status(422)
+            .set('Content-Security-Policy', CSP)
+            .type('html')
+            .send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], Object.values(fieldErrors).flat(), req.body ?? {}));
+          return;
+        }
+        const details = calendar.ask_subscriber_details ? { name: value.name as string, email: value.email as string } : {};
+        res.set('Cache-Control', 'no-store').redirect(303, (await subscribe(ctx, calendar, params.platform, details)).redirect);
+      },
+    }),
+    defineRoute<{ uid: string; token: string }>({
+      method: 'get',
+      path: '/c/:uid/feeds/:token.ics',
+      operationId: 'personalCalendarFeed',
+      summary: "A subscriber's personal feed: the calendar's feed, counted per fetch",
+      description: 'Conditional requests answer 304. A blocked subscriber gets 410.',
+      tags: publicTags,
+      auth: false,
+      params: Joi.object({ uid: Joi.string().required(), token: Joi.string().required() }),
+      responses: {
+        200: { description: 'The feed', contentType: 'text/calendar' },
+        304: { description: 'Not modified' },
+        404: { description: 'Unknown subscriber', body: messageSchema },
+        410: { description: 'The subscriber is blocked', body: messageSchema },
+      },
+      handler: async ({ params }, req, res) => {
+        const subscriber = await subscriberByToken(ctx, params.token);
+        let feed = subscriber ? ctx.caches.feeds.get(params.uid) : undefined;
+        const calendar = subscriber && !feed ? await findPublicCalendar(ctx.db, params.uid) : undefined;
+        if (!subscriber || (!feed && (!calendar || calendar.id !== subscriber.calendar_id)) || (feed && feed.calendarId !== subscriber.calendar_id)) {
+          res.status(404).set('Cache-Control', 'no-store').json({ message: 'Feed not found.' });
+          return;
+        }
+        if (subscriber.status === 'blocked') {
+          res.status(410).set('Cache-Control', 'no-store').json({ message: 'This subscription was blocked by the calendar owner.' });
+          return;
+        }
+        feed ??= await calendarFeed(ctx, calendar as NonNullable<typeof calendar>);
+        countSync(ctx, subscriber);
+        res.set({ ETag: feed.etag, 'Last-Modified': new Date(feed.lastModifiedMs).toUTCString(), 'Cache-Control': 'private, max-age=300' });
+        if (notModified(feed, req.headers['if-none-match'], req.headers['if-modified-since'])) {
+          res.status(304).end();
+          return;
+        }
+        res.status(200).type('text/calendar; charset=utf-8').set('Content-Disposition', `inline; filename="${feed.fileName}"`).send(feed.body);
+      },
+    }),
+  ];
+}

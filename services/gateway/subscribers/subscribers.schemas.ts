@@ -1,0 +1,37 @@
+import Joi from 'joi';
+
+export const SUBSCRIBE_PLATFORMS = ['google', 'apple', 'outlook_web', 'office365', 'ics'] as const;
+export type SubscribePlatform = (typeof SUBSCRIBE_PLATFORMS)[number];
+
+export const subscriberSchema = Joi.object({
+  id: Joi.string().pattern(/^sub_/).required(),
+  platform: Joi.string().valid(...SUBSCRIBE_PLATFORMS).required(),
+  name: Joi.string().allow(null).required(),
+  email: Joi.string().allow(null).required(),
+  status: Joi.string().valid('active', 'blocked').required(),
+  sync_count: Joi.number().integer().min(0).required().description('Fetches of the personal feed'),
+  last_synced_at: Joi.string().allow(null).required(),
+  feed_url: Joi.string().uri().required().description('The personal feed address'),
+  created_at: Joi.string().required(),
+  updated_at: Joi.string().required(),
+}).meta({ title: 'Subscriber' });
+
+export const subscriberParams = Joi.object({
+  cal: Joi.string().required().description('cal_… id'),
+  sub: Joi.string().required().description('sub_… id'),
+});
+
+export const listSubscribersQuery = Joi.object({
+  status: Joi.string().valid('active', 'blocked'),
+  platform: Joi.string().valid(...SUBSCRIBE_PLATFORMS),
+  per_page: Joi.number().integer().min(1).max(200).default(50),
+  cursor: Joi.string().pattern(/^\d{1,18}$/).description('next_cursor of the previous page'),
+}).unknown(true);
+
+export const updateSubscriberBody = Joi.object({ status: Joi.string().valid('active', 'blocked').required() }).unknown(true);
+
+/** Asked on the subscribe page when the calendar wants to know who subscribes. */
+export const subscriberDetailsBody = Joi.object({
+  name: Joi.string().trim().min(1).max(255).required(),
+  email: Joi.string().trim().max(255).email({ tlds: false }).required(),
+}).unknown(true);

@@ -1,0 +1,102 @@
+import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { subscribeUrls } from '../../../shared/calendar/platform-urls';
+import { notFound } from '../../../shared/errors/app-error';
+import { newUid, randomBase62, uidFromPublicId } from '../../../shared/ids/ids';
+import { calendarPublicUrl } from '../calendars/calendars.presenter';
+import type { CalendarRow } from '../calendars/calendars.repository';
+import { requireCalendar } from '../calendars/calendars.service';
+import type { AppContext } from '../context';
+import type { SubscribePlatform } from './subscribers.schemas';
+import {
+  deleteSubscriber as deleteRow,
+  findByToken,
+  findSubscriber,
+  insertSubscriber,
+  listSubscribers as listRows,
+  setStatus,
+  type SubscriberRow,
+} from './subscribers.repository';
+
+type Deps = Pick<AppContext, 'db' | 'caches' | 'config' | 'counters'>;
+
+/** A subscriber's own feed address: the calendar's feed, counted per fetch, blockable. */
+export const personalFeedUrl = (baseUrl: string, calendarUid: string, token: string) => `${calendarPublicUrl(baseUrl, calendarUid)}/feeds/${token}.ics`;
+
+/** Where a platform subscribes to a feed address (`ics`: the address itself). */
+export function platformSubscribeUrl(platform: SubscribePlatform, feedUrl: string, calendarName: string): string {
+  return platform === 'ics' ? feedUrl : subscribeUrls(feedUrl, calendarName)[platform];
+}
+
+export function toSubscriberJson(row: SubscriberRow, calendarUid: string, baseUrl: string) {
+  return {
+    id: `sub_${row.uid}`,
+    platform: row.platform,
+    name: row.name,
+    email: row.email,
+    status: row.status,
+    sync_count: row.sync_count,
+    last_synced_at: row.last_synced_at ? pgTimestampToIsoMicros(row.last_synced_at) : null,
+    feed_url: personalFeedUrl(baseUrl, calendarUid, row.feed_token),
+    created_at: pgTimestampToIsoMicros(row.created_at),
+    updated_at: pgTimestampToIsoMicros(row.updated_at),
+  };
+}
+
+/** Records a subscriber with a personal feed address; answers where to send the browser. */
+export async function subscribe(deps: Deps, calendar: CalendarRow, platform: SubscribePlatform, details: { name?: string; email?: string } = {}) {
+  const row = await insertSubscriber(deps.db, {
+    uid: newUid(),
+    feed_token: randomBase62(32),
+    calendar_id: calendar.id,
+    team_id: calendar.team_id,
+    platform,
+    name: details.name ?? null,
+    email: details.email ?? null,
+  });
+  const feed = personalFeedUrl(deps.config.publicBaseUrl, calendar.uid, row.feed_token);
+  return { subscriber: row, redirect: platformSubscribeUrl(platform, feed, calendar.name) };
+}
+
+/** The subscriber behind a personal feed token (cached while the invalidation feed is live). */
+export async function subscriberByToken(deps: Deps, token: string): Promise<SubscriberRow | null> {
+  if (!/^[0-9A-Za-z]{32}$/.test(token)) return null;
+  const cached = deps.caches.subscribers.get(token);
+  if (cached !== undefined) return cached || null;
+  const startedAt = deps.caches.subscribers.begin();
+  const row = await findByToken(deps.db, token);
+  deps.caches.subscribers.set(token, row ?? false, startedAt);
+  return row ?? null;
+}
+
+/** Counts a fetch of a personal feed: added up in memory, written every few seconds. */
+export const countSync = (deps: Deps, subscriber: SubscriberRow) => deps.counters.subscriberSyncs.add(subscriber.id);
+
+async function requireSubscriber(deps: Deps, teamId: number, calPublicId: string, subPublicId: string) {
+  const calendar = await requireCalendar(deps.db, teamId, calPublicId);
+  const uid = uidFromPublicId('sub_', subPublicId);
+  const row = uid ? await findSubscriber(deps.db, calendar.id, uid) : undefined;
+  if (!row) throw notFound('Subscriber');
+  return { calendar, row };
+}
+
+export async function listSubscribers(deps: Deps, teamId: number, calPublicId: string, q: { status?: string; platform?: string; per_page: number; cursor?: string }) {
+  const calendar = await requireCalendar(deps.db, teamId, calPublicId);
+  const rows = await listRows(deps.db, calendar.id, { status: q.status, platform: q.platform, afterId: q.cursor ? Number(q.cursor) : undefined, limit: q.per_page + 1 });
+  const more = rows.length > q.per_page;
+  const page = more ? rows.slice(0, q.per_page) : rows;
+  return { calendar, rows: page, nextCursor: more ? String(page[page.length - 1].id) : null };
+}
+
+export async function updateSubscriber(deps: Deps, teamId: number, calPublicId: string, subPublicId: string, status: 'active' | 'blocked') {
+  const { calendar, row } = await requireSubscriber(deps, teamId, calPublicId, subPublicId);
+  const updated = await setStatus(deps.db, row.id, status);
+  await deps.caches.invalidate({ kind: 'subscriber', token: row.feed_token });
+  return { calendar, row: updated };
+}
+
+export async function deleteSubscriber(deps: Deps, teamId: number, calPublicId: string, subPublicId: string) {
+  const { row } = await requireSubscriber(deps, teamId, calPublicId, subPublicId);
+  await deleteRow(deps.db, row.id);
+  await deps.caches.invalidate({ kind: 'subscriber', token: row.feed_token });
+  return row;
+}
