@@ -21,6 +21,7 @@ import { mountRoutes, type RouteSpec } from './http/route';
 import { publicRoutes } from './public/public.routes';
 import { messagePage } from './public/views';
 import { createIngest } from './smart-links/ingest/ingest';
+import { rsvpRoutes } from './rsvps/rsvps.routes';
 import { smartLinkRoutes } from './smart-links/smart-links.routes';
 import { subscriberRoutes } from './subscribers/subscribers.routes';
 import { systemRoutes } from './system.routes';
@@ -76,6 +77,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...dynamicLinkRoutes(ctx),
     ...smartLinkRoutes(ctx),
     ...subscriberRoutes(ctx),
+    ...rsvpRoutes(ctx),
   ];
   openapi = buildOpenApi(routes, {
     title: 'Calendar service',

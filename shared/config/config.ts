@@ -23,6 +23,8 @@ export interface Config {
   trustProxy: string | false;
   /** Submissions per minute one smart link may send (shared by every gateway). */
   smartLinkRatePerMinute: number;
+  /** RSVP answers one address may send in 10 minutes (spam guard). */
+  rsvpRatePer10Minutes: number;
   /** A worker's lock on a job; a job whose worker died is taken again after about this long. */
   workerLockMs: number;
 }
@@ -49,6 +51,7 @@ const schema = Joi.object({
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
   TRUST_PROXY: Joi.string().allow('').default(''),
   SMART_LINK_RATE_PER_MINUTE: Joi.number().integer().min(1).max(10_000_000).default(6000),
+  RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
 })
   .unknown(true)
@@ -97,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,
     smartLinkRatePerMinute: value.SMART_LINK_RATE_PER_MINUTE,
     workerLockMs: value.WORKER_LOCK_MS,
+    rsvpRatePer10Minutes: value.RSVP_RATE_PER_10_MINUTES,
   };
 }
 

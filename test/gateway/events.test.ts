@@ -53,6 +53,7 @@ describe('creating an event', () => {
       has_rsvp: true,
       has_calendar_invites: false,
       rsvp_limit: 40,
+      rsvp_counts: { yes: 0, maybe: 0, no: 0 },
       is_recurring: false,
       recurrence_rule: null,
       recurrence_text: null,

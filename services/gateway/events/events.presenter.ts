@@ -42,6 +42,7 @@ export function toEventJson({ event: e, calendar }: EventWithCalendar, baseUrl: 
     has_rsvp: e.has_rsvp,
     has_calendar_invites: e.has_calendar_invites,
     rsvp_limit: e.rsvp_limit,
+    rsvp_counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no },
     is_recurring: e.recurrence_rule !== null,
     recurrence_rule: e.recurrence_rule,
     recurrence_text: e.recurrence_rule ? recurrenceText(e.recurrence_rule) : null,

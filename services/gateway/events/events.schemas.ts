@@ -96,6 +96,9 @@ export const eventSchema = Joi.object({
   has_rsvp: Joi.boolean().required(),
   has_calendar_invites: Joi.boolean().required(),
   rsvp_limit: Joi.number().integer().allow(null).required(),
+  rsvp_counts: Joi.object({ yes: Joi.number().integer().required(), maybe: Joi.number().integer().required(), no: Joi.number().integer().required() })
+    .required()
+    .description('Answers so far; `rsvp_limit` caps the yes answers'),
   is_recurring: Joi.boolean().required(),
   recurrence_rule: Joi.string().allow(null).required(),
   recurrence_text: Joi.string().allow(null).required(),

@@ -83,7 +83,12 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         if (!access.granted) return locked(req, res, params.uid);
         const view = viewOf(found, base);
         const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
-        sendHtml(res, 200, eventPage(card, { imageUrl: view.imageUrl }), { personal: access.personal });
+        const e = found.event;
+        const rsvp = e.has_rsvp
+          ? { action: `/e/${e.uid}/rsvp${access.query}`, counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no }, limit: e.rsvp_limit, thanks: req.query.rsvp === 'thanks' }
+          : undefined;
+        // A page with RSVP counts changes with every answer: not for shared caches.
+        sendHtml(res, 200, eventPage(card, { imageUrl: view.imageUrl, rsvp }), { personal: access.personal || e.has_rsvp });
       },
     }),
     defineRoute<{ uid: string; key: string }>({

@@ -105,7 +105,39 @@ ${card.repeats ? html`<p class="meta"><b>Repeats</b> ${card.repeats}</p>` : ''}
 ${where(card)}`;
 }
 
-export function eventPage(card: EventCard, extra?: { imageUrl?: string | null; description?: string; below?: SafeHtml }): string {
+/** The RSVP part of an event page. */
+export interface RsvpBox {
+  action: string;
+  counts: { yes: number; maybe: number; no: number };
+  limit: number | null;
+  thanks: boolean;
+}
+
+function rsvpSection(box: RsvpBox): SafeHtml {
+  const full = box.limit !== null && box.counts.yes >= box.limit;
+  const places = box.limit === null ? '' : full ? ' · no places left' : ` · ${box.limit - box.counts.yes} of ${box.limit} places left`;
+  return html`<section class="card" aria-labelledby="rsvp-title">
+<h2 id="rsvp-title">Will you come?</h2>
+<p class="meta">${box.counts.yes} going · ${box.counts.maybe} maybe${places}</p>
+${box.thanks ? html`<p role="status"><b>Thanks, your answer is saved.</b> Answering again with the same email changes it.</p>` : ''}
+${full ? html`<p class="error">This event is full: you can still answer maybe or no.</p>` : ''}
+<form method="post" action="${box.action}">
+<label for="rsvp-name" class="muted" style="flex-basis:100%">Name</label>
+<input type="text" id="rsvp-name" name="name" required maxlength="255" autocomplete="name">
+<label for="rsvp-email" class="muted" style="flex-basis:100%">Email</label>
+<input type="email" id="rsvp-email" name="email" required maxlength="255" autocomplete="email">
+<fieldset style="flex-basis:100%;border:0;padding:0;margin:.25rem 0;display:flex;gap:1rem">
+<legend class="muted">Answer</legend>
+<label><input type="radio" name="answer" value="yes"${full ? safe(' disabled') : safe(' checked')}> Yes</label>
+<label><input type="radio" name="answer" value="maybe"${full ? safe(' checked') : ''}> Maybe</label>
+<label><input type="radio" name="answer" value="no"> No</label>
+</fieldset>
+<button type="submit">Send answer</button>
+</form>
+</section>`;
+}
+
+export function eventPage(card: EventCard, extra?: { imageUrl?: string | null; description?: string; rsvp?: RsvpBox }): string {
   return layout(
     { title: card.title, description: extra?.description ?? card.when, imageUrl: extra?.imageUrl, canonicalUrl: card.pageUrl },
     html`<article class="card">
@@ -114,7 +146,7 @@ ${card.descriptionHtml ? html`<div class="description">${safe(card.descriptionHt
 <p class="muted">Add it to your calendar:</p>
 ${buttons(card.links)}
 </article>
-${extra?.below ?? ''}`,
+${extra?.rsvp ? rsvpSection(extra.rsvp) : ''}`,
   );
 }
 

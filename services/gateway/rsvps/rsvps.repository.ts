@@ -1,0 +1,65 @@
+import type { Knex } from '../../../shared/db/knex';
+import type { RsvpAnswer } from './rsvps.schemas';
+
+export interface RsvpRow {
+  id: number;
+  uid: string;
+  event_id: number;
+  team_id: number;
+  name: string;
+  email: string;
+  answer: RsvpAnswer;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = ['id', 'uid', 'event_id', 'team_id', 'name', 'email', 'answer', 'created_at', 'updated_at'] as const;
+const COUNT_COLUMN = { yes: 'rsvp_yes', maybe: 'rsvp_maybe', no: 'rsvp_no' } as const;
+
+/** The event's RSVP state, row-locked: RSVPs of one event are taken one at a time. */
+export function lockEventForRsvp(trx: Knex, eventId: number) {
+  return trx('events')
+    .where({ id: eventId })
+    .whereNull('deleted_at')
+    .forUpdate()
+    .first('id', 'has_rsvp', 'rsvp_limit', 'rsvp_yes');
+}
+
+export const findByEmail = (trx: Knex, eventId: number, email: string): Promise<RsvpRow | undefined> =>
+  trx('rsvps').first(COLUMNS).where({ event_id: eventId }).whereRaw('lower(email) = lower(?)', [email]);
+
+export async function insertRsvp(trx: Knex, values: Omit<RsvpRow, 'id' | 'created_at' | 'updated_at'>): Promise<RsvpRow> {
+  const [row] = await trx('rsvps').insert(values).returning(COLUMNS);
+  return row;
+}
+
+export async function updateRsvp(trx: Knex, id: number, values: { name: string; answer: RsvpAnswer }): Promise<RsvpRow> {
+  const [row] = await trx('rsvps')
+    .where({ id })
+    .update({ ...values, updated_at: trx.fn.now() })
+    .returning(COLUMNS);
+  return row;
+}
+
+/** Moves one answer between the event's counters (either side may be absent). */
+export async function adjustCounts(trx: Knex, eventId: number, from: RsvpAnswer | null, to: RsvpAnswer | null): Promise<void> {
+  if (from === to) return;
+  const changes: Record<string, Knex.Raw> = {};
+  if (from) changes[COUNT_COLUMN[from]] = trx.raw('?? - 1', [COUNT_COLUMN[from]]);
+  if (to) changes[COUNT_COLUMN[to]] = trx.raw('?? + 1', [COUNT_COLUMN[to]]);
+  await trx('events').where({ id: eventId }).update(changes);
+}
+
+export function listRsvps(db: Knex, eventId: number, f: { answer?: string; afterId?: number; limit: number }): Promise<RsvpRow[]> {
+  const q = db('rsvps').select(COLUMNS).where({ event_id: eventId }).orderBy('id').limit(f.limit);
+  if (f.answer) q.where({ answer: f.answer });
+  if (f.afterId) q.where('id', '>', f.afterId);
+  return q;
+}
+
+export const findRsvp = (trx: Knex, eventId: number, uid: string): Promise<RsvpRow | undefined> =>
+  trx('rsvps').first(COLUMNS).where({ event_id: eventId, uid }).forUpdate();
+
+export async function deleteRsvp(trx: Knex, id: number): Promise<void> {
+  await trx('rsvps').where({ id }).delete();
+}

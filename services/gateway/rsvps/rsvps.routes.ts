@@ -1,0 +1,165 @@
+import express, { type Request, type Response } from 'express';
+import Joi from 'joi';
+import { AppError, validationFailed } from '../../../shared/errors/app-error';
+import type { AppContext } from '../context';
+import { authOf } from '../http/auth';
+import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
+import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../http/rate-limits';
+import { defineRoute, ok, type RouteSpec } from '../http/route';
+import { toFieldErrors } from '../http/validation';
+import { accessTo, findPublishedEvent } from '../public/public.service';
+import { errorPage, lockedPage } from '../public/views';
+import { countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
+import { allRsvps, csvLine, deleteRsvp, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
+
+const RSVP_WINDOW_SECONDS = 10 * 60;
+
+const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+function page(res: Response, status: number, body: string): void {
+  res.status(status).set('Content-Security-Policy', CSP).set('Cache-Control', 'no-store').type('html').send(body);
+}
+
+export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
+  const tags = ['RSVPs'];
+  // Answers one address may send in ten minutes, across events (spam guard).
+  const RSVP_ATTEMPTS = ctx.config.rsvpRatePer10Minutes;
+  const limiter = sharedLimiter(ctx.redis, { keyPrefix: `${ctx.config.queuePrefix}:rl:rsvp`, points: RSVP_ATTEMPTS, durationSeconds: RSVP_WINDOW_SECONDS });
+  const formBody = express.urlencoded({ extended: false, limit: '8kb' });
+  const jsonBody = express.json({ limit: '8kb' });
+  const eventParams = Joi.object({ cal: Joi.string().required(), evt: Joi.string().required() });
+
+  return [
+    defineRoute<{ uid: string }>({
+      method: 'post',
+      path: '/e/:uid/rsvp',
+      operationId: 'rsvpToEvent',
+      summary: 'Answer an event: yes, maybe or no (no token)',
+      description: `Form or JSON: \`name\`, \`email\`, \`answer\`. One answer per email per event: answering again replaces it. When \`rsvp_limit\` yes answers are in, a new yes is a 409. Protected events need the same access as their page. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
+      tags,
+      auth: false,
+      page: true,
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      params: Joi.object({ uid: Joi.string().required() }),
+      body: rsvpBody.fork(['name', 'email', 'answer'], (s) => s.optional()),
+      before: [formBody, jsonBody],
+      responses: {
+        200: { description: 'Saved (JSON requests)', body: dataOf(rsvpSchema) },
+        303: { description: 'Saved: back to the event page with a thank-you note' },
+        403: { description: 'Protected event without access', contentType: 'text/html', body: messageSchema },
+        404: { description: 'Unknown or unpublished event, or one without RSVPs', contentType: 'text/html', body: messageSchema },
+        409: { description: 'The event is full (`{"message"}`)', contentType: 'text/html', body: messageSchema },
+        422: { description: 'Missing or invalid name, email or answer', contentType: 'text/html', body: validationErrorSchema },
+        429: { description: 'Too many answers from this address (`Retry-After`)', contentType: 'text/html', body: messageSchema },
+      },
+      handler: async ({ params }, req, res) => {
+        const found = await findPublishedEvent(ctx, params.uid);
+        if (!found || !found.event.has_rsvp) {
+          if (wantsJson(req)) res.status(404).json({ message: 'Event not found.' });
+          else page(res, 404, errorPage(404, 'This event does not exist or takes no answers.'));
+          return;
+        }
+        const access = accessTo(ctx, req, found.event);
+        if (!access.granted) {
+          if (wantsJson(req)) res.status(403).json({ message: 'This event is protected.' });
+          else page(res, 403, lockedPage(params.uid));
+          return;
+        }
+        try {
+          const state = await limiter.consume(req.ip ?? 'unknown');
+          rateLimitHeaders(res, RSVP_ATTEMPTS, state, false);
+        } catch (err) {
+          if (!(err instanceof RateLimiterRes)) throw err;
+          rateLimitHeaders(res, RSVP_ATTEMPTS, err, true);
+          if (wantsJson(req)) res.status(429).json({ message: 'Too Many Attempts.' });
+          else page(res, 429, errorPage(429, 'Too many answers from here: try again in a few minutes.'));
+          return;
+        }
+        const { value, error } = rsvpBody.validate(req.body ?? {}, { abortEarly: false });
+        if (error) throw validationFailed(toFieldErrors(error));
+        try {
+          const { row } = await submitRsvp(ctx, found, value as RsvpInput);
+          if (wantsJson(req)) {
+            res.status(200).set('Cache-Control', 'no-store').json({ data: toRsvpJson(row) });
+            return;
+          }
+          const back = `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=thanks`;
+          res.set('Cache-Control', 'no-store').redirect(303, back);
+        } catch (err) {
+          if (err instanceof AppError && err.status === 409 && !wantsJson(req)) return page(res, 409, errorPage(409, err.message));
+          throw err;
+        }
+      },
+    }),
+    defineRoute<{ cal: string; evt: string }, { answer?: string; per_page: number; cursor?: string }>({
+      method: 'get',
+      path: '/api/calendars/:cal/events/:evt/rsvps',
+      operationId: 'listRsvps',
+      summary: "The event's RSVPs, with totals per answer",
+      tags,
+      auth: true,
+      params: eventParams,
+      query: listRsvpsQuery,
+      responses: {
+        200: {
+          description: 'A page of RSVPs',
+          body: Joi.object({
+            data: Joi.array().items(rsvpSchema).required(),
+            meta: Joi.object({ per_page: Joi.number().integer().required(), next_cursor: Joi.string().allow(null).required(), totals: countsSchema.required() }).required(),
+          }),
+        },
+        ...errors(401, 404, 422, 503),
+      },
+      handler: async ({ params, query }, req) => {
+        const page_ = await listRsvps(ctx, authOf(req).teamId, params.cal, params.evt, query);
+        const e = page_.found.event;
+        return ok({
+          data: page_.rows.map(toRsvpJson),
+          meta: { per_page: query.per_page, next_cursor: page_.nextCursor, totals: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no } },
+        });
+      },
+    }),
+    defineRoute<{ cal: string; evt: string }>({
+      method: 'get',
+      path: '/api/calendars/:cal/events/:evt/rsvps.csv',
+      operationId: 'exportRsvps',
+      summary: "The event's RSVPs as CSV",
+      tags,
+      auth: true,
+      params: eventParams,
+      responses: { 200: { description: 'id,name,email,answer,created_at,updated_at', contentType: 'text/csv' }, ...errors(401, 404, 503) },
+      handler: async ({ params }, req, res) => {
+        const { found } = await listRsvps(ctx, authOf(req).teamId, params.cal, params.evt, { per_page: 1 });
+        res
+          .status(200)
+          .type('text/csv; charset=utf-8')
+          .set('Content-Disposition', `attachment; filename="rsvps-evt_${found.event.uid}.csv"`)
+          .set('Cache-Control', 'no-store');
+        res.write(csvLine(['id', 'name', 'email', 'answer', 'created_at', 'updated_at']));
+        for await (const row of allRsvps(ctx, found.event.id)) {
+          const r = toRsvpJson(row);
+          res.write(csvLine([r.id, r.name, r.email, r.answer, r.created_at, r.updated_at]));
+        }
+        res.end();
+      },
+    }),
+    defineRoute<{ cal: string; evt: string; rsvp: string }>({
+      method: 'delete',
+      path: '/api/calendars/:cal/events/:evt/rsvps/:rsvp',
+      operationId: 'deleteRsvp',
+      summary: 'Remove an RSVP (its place is free again)',
+      tags,
+      auth: true,
+      params: rsvpParams,
+      responses: {
+        200: { description: 'Removed', body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() })) },
+        ...errors(401, 404, 503),
+      },
+      handler: async ({ params }, req) => {
+        const row = await deleteRsvp(ctx, authOf(req).teamId, params.cal, params.evt, params.rsvp);
+        return ok({ data: { id: `rsvp_${row.uid}`, deleted: true } });
+      },
+    }),
+  ];
+}

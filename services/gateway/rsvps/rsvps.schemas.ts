@@ -1,0 +1,43 @@
+import Joi from 'joi';
+
+export const RSVP_ANSWERS = ['yes', 'maybe', 'no'] as const;
+export type RsvpAnswer = (typeof RSVP_ANSWERS)[number];
+
+export const rsvpBody = Joi.object({
+  name: Joi.string().trim().min(1).max(255).required(),
+  email: Joi.string().trim().lowercase().max(255).email({ tlds: false }).required(),
+  answer: Joi.string().valid(...RSVP_ANSWERS).required(),
+}).unknown(true);
+
+export interface RsvpInput {
+  name: string;
+  email: string;
+  answer: RsvpAnswer;
+}
+
+export const rsvpSchema = Joi.object({
+  id: Joi.string().pattern(/^rsvp_/).required(),
+  name: Joi.string().required(),
+  email: Joi.string().required(),
+  answer: Joi.string().valid(...RSVP_ANSWERS).required(),
+  created_at: Joi.string().required(),
+  updated_at: Joi.string().required(),
+}).meta({ title: 'Rsvp' });
+
+export const countsSchema = Joi.object({
+  yes: Joi.number().integer().min(0).required(),
+  maybe: Joi.number().integer().min(0).required(),
+  no: Joi.number().integer().min(0).required(),
+}).meta({ title: 'RsvpCounts' });
+
+export const listRsvpsQuery = Joi.object({
+  answer: Joi.string().valid(...RSVP_ANSWERS),
+  per_page: Joi.number().integer().min(1).max(500).default(100),
+  cursor: Joi.string().pattern(/^\d{1,18}$/).description('next_cursor of the previous page'),
+}).unknown(true);
+
+export const rsvpParams = Joi.object({
+  cal: Joi.string().required(),
+  evt: Joi.string().required(),
+  rsvp: Joi.string().required().description('rsvp_… id'),
+});

@@ -1,0 +1,96 @@
+import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { conflict, notFound } from '../../../shared/errors/app-error';
+import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
+import type { AppContext } from '../context';
+import type { EventWithCalendar } from '../events/events.repository';
+import { requireEvent } from '../events/events.service';
+import {
+  adjustCounts,
+  deleteRsvp as deleteRow,
+  findByEmail,
+  findRsvp,
+  insertRsvp,
+  listRsvps as listRows,
+  lockEventForRsvp,
+  type RsvpRow,
+  updateRsvp,
+} from './rsvps.repository';
+import type { RsvpInput } from './rsvps.schemas';
+
+type Deps = Pick<AppContext, 'db' | 'caches'>;
+
+export function toRsvpJson(row: RsvpRow) {
+  return {
+    id: `rsvp_${row.uid}`,
+    name: row.name,
+    email: row.email,
+    answer: row.answer,
+    created_at: pgTimestampToIsoMicros(row.created_at),
+    updated_at: pgTimestampToIsoMicros(row.updated_at),
+  };
+}
+
+export const eventFull = () => conflict('This event is full: no more places for a yes.');
+
+/**
+ * One answer per email per event; a second answer replaces the first. The event row is
+ * locked for the change, so `rsvp_limit` holds however many answer at once.
+ */
+export async function submitRsvp(deps: Deps, found: EventWithCalendar, input: RsvpInput): Promise<{ row: RsvpRow; created: boolean }> {
+  const result = await deps.db.transaction(async (trx) => {
+    const event = await lockEventForRsvp(trx, found.event.id);
+    if (!event || !event.has_rsvp) throw notFound('Event');
+    const existing = await findByEmail(trx, event.id, input.email);
+    const becomesYes = input.answer === 'yes' && existing?.answer !== 'yes';
+    if (becomesYes && event.rsvp_limit !== null && event.rsvp_yes >= event.rsvp_limit) throw eventFull();
+    const row = existing
+      ? await updateRsvp(trx, existing.id, { name: input.name, answer: input.answer })
+      : await insertRsvp(trx, { uid: newUid(), event_id: event.id, team_id: found.event.team_id, name: input.name, email: input.email, answer: input.answer });
+    await adjustCounts(trx, event.id, existing?.answer ?? null, input.answer);
+    return { row, created: !existing };
+  });
+  await deps.caches.invalidate({ kind: 'event', uid: found.event.uid });
+  return result;
+}
+
+export async function listRsvps(deps: Deps, teamId: number, calPublicId: string, evtPublicId: string, q: { answer?: string; per_page: number; cursor?: string }) {
+  const found = await requireEvent(deps.db, teamId, evtPublicId, { calPublicId });
+  const rows = await listRows(deps.db, found.event.id, { answer: q.answer, afterId: q.cursor ? Number(q.cursor) : undefined, limit: q.per_page + 1 });
+  const more = rows.length > q.per_page;
+  const page = more ? rows.slice(0, q.per_page) : rows;
+  return { found, rows: page, nextCursor: more ? String(page[page.length - 1].id) : null };
+}
+
+export async function deleteRsvp(deps: Deps, teamId: number, calPublicId: string, evtPublicId: string, rsvpPublicId: string): Promise<RsvpRow> {
+  const uid = uidFromPublicId('rsvp_', rsvpPublicId);
+  const found = await requireEvent(deps.db, teamId, evtPublicId, { calPublicId });
+  const row = await deps.db.transaction(async (trx) => {
+    await lockEventForRsvp(trx, found.event.id);
+    const existing = uid ? await findRsvp(trx, found.event.id, uid) : undefined;
+    if (!existing) throw notFound('RSVP');
+    await deleteRow(trx, existing.id);
+    await adjustCounts(trx, found.event.id, existing.answer, null);
+    return existing;
+  });
+  await deps.caches.invalidate({ kind: 'event', uid: found.event.uid });
+  return row;
+}
+
+/** Every RSVP of the event, page by page (for the CSV export). */
+export async function* allRsvps(deps: Deps, eventId: number): AsyncGenerator<RsvpRow> {
+  let afterId: number | undefined;
+  for (;;) {
+    const rows = await listRows(deps.db, eventId, { afterId, limit: 1000 });
+    yield* rows;
+    if (rows.length < 1000) return;
+    afterId = rows[rows.length - 1].id;
+  }
+}
+
+const csvCell = (value: string) => {
+  // Cells a spreadsheet would run as a formula are prefixed with a quote.
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+};
+
+export const csvLine = (cells: string[]) => `${cells.map(csvCell).join(',')}\r\n`;

@@ -1,0 +1,147 @@
+import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+
+let gw: TestGateway;
+let team: TestTeam;
+let cal: { public_id: string };
+
+beforeAll(async () => {
+  gw = await startGateway({ RSVP_RATE_PER_10_MINUTES: '100000' });
+  team = await gw.newTeam();
+  cal = (await team.api.post('/api/calendars', { name: 'Events', timezone: 'UTC' })).body.data;
+});
+afterAll(() => gw.close());
+
+const base = { title: 'Workshop', date_start: '2030-06-01 10:00', date_end: '2030-06-01 12:00', timezone: 'UTC', has_rsvp: true };
+
+async function event(extra: Record<string, unknown> = {}) {
+  const res = await team.api.post(`/api/calendars/${cal.public_id}/events`, { ...base, ...extra });
+  expect(res.status).toBe(200);
+  return res.body.data as { uid: string; public_id: string; public_url: string; rsvp_counts: Record<string, number> };
+}
+
+const answer = (uid: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
+  gw.anon.post(`/e/${uid}/rsvp`, body, { headers });
+
+describe('RSVPs on the event page', () => {
+  it('the page shows a form; a form post saves the answer and returns to the page', async () => {
+    const e = await event();
+    const page = await fetch(e.public_url).then((r) => r.text());
+    expect(page).toContain(`action="/e/${e.uid}/rsvp"`);
+    expect(page).toContain('0 going · 0 maybe');
+    const res = await fetch(`${e.public_url}/rsvp`, { method: 'POST', body: new URLSearchParams({ name: 'Ada', email: 'ada@example.com', answer: 'yes' }), redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/e/${e.uid}?rsvp=thanks`);
+    const after = await fetch(`${e.public_url}?rsvp=thanks`).then((r) => r.text());
+    expect(after).toContain('Thanks, your answer is saved.');
+    expect(after).toContain('1 going · 0 maybe');
+    const api = await team.api.get(`/api/events/${e.public_id}`);
+    expect(api.body.data.rsvp_counts).toEqual({ yes: 1, maybe: 0, no: 0 });
+  });
+
+  it('one answer per email: a second answer replaces the first', async () => {
+    const e = await event();
+    const first = await answer(e.uid, { name: 'Bo', email: 'Bo@Example.com', answer: 'yes' });
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({ id: expect.stringMatching(/^rsvp_/), name: 'Bo', email: 'bo@example.com', answer: 'yes' });
+    const second = await answer(e.uid, { name: 'Bo B.', email: 'bo@example.com', answer: 'no' });
+    expect(second.body.data).toMatchObject({ id: first.body.data.id, name: 'Bo B.', answer: 'no' });
+    const list = await team.api.get(`/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps`);
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.meta.totals).toEqual({ yes: 0, maybe: 0, no: 1 });
+  });
+
+  it('validates every field, and refuses events without RSVPs', async () => {
+    const e = await event();
+    const bad = await answer(e.uid, { name: '', email: 'nope', answer: 'perhaps' });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors).sort()).toEqual(['answer', 'email', 'name']);
+    const big = await fetch(`${e.public_url}/rsvp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(9000), email: 'a@b.co', answer: 'yes' }) });
+    expect(big.status).toBe(413);
+    const closed = await event({ has_rsvp: false });
+    expect((await answer(closed.uid, { name: 'A', email: 'a@example.com', answer: 'yes' })).status).toBe(404);
+    expect(await fetch(closed.public_url).then((r) => r.text())).not.toContain('/rsvp');
+  });
+
+  it('rsvp_limit caps the yes answers, also under 50 simultaneous answers', async () => {
+    const e = await event({ rsvp_limit: 10 });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => fetch(`${e.public_url}/rsvp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Forwarded-For': `10.0.0.${i}` }, body: JSON.stringify({ name: `P${i}`, email: `p${i}@example.com`, answer: 'yes' }) })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(40);
+    expect(await results.find((r) => r.status === 409)?.json()).toEqual({ message: 'This event is full: no more places for a yes.' });
+    const list = await team.api.get(`/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps?answer=yes&per_page=500`);
+    expect(list.body.data).toHaveLength(10);
+    expect(list.body.meta.totals.yes).toBe(10);
+    // full: maybe and no still work, and the page says so
+    expect((await answer(e.uid, { name: 'M', email: 'm@example.com', answer: 'maybe' })).status).toBe(200);
+    expect(await fetch(e.public_url).then((r) => r.text())).toContain('This event is full');
+    // a place freed by deleting an RSVP can be taken again
+    await team.api.delete(`/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps/${list.body.data[0].id}`);
+    expect((await answer(e.uid, { name: 'Late', email: 'late@example.com', answer: 'yes' })).status).toBe(200);
+  });
+
+  it('protected events need the same access as their page', async () => {
+    const e = await event({ access_code: 'secret-code' });
+    expect((await answer(e.uid, { name: 'A', email: 'a@example.com', answer: 'yes' })).status).toBe(403);
+    const signed = new URL((await team.api.post(`/api/calendars/${cal.public_id}/events/${e.public_id}/signed-url`, {})).body.url);
+    const ok = await gw.anon.post(`/e/${e.uid}/rsvp${signed.search}`, { name: 'A', email: 'a@example.com', answer: 'yes' });
+    expect(ok.status).toBe(200);
+    const page = await fetch(signed.href).then((r) => r.text());
+    expect(page).toContain(`action="/e/${e.uid}/rsvp${signed.search.replace(/&/g, '&amp;')}"`);
+  });
+});
+
+describe('spam guard', () => {
+  it('limits answers per address', async () => {
+    const strict = await startGateway({ RSVP_RATE_PER_10_MINUTES: '2', QUEUE_PREFIX: `{rsvp-strict-${Date.now()}}` });
+    try {
+      const own = await strict.newTeam();
+      const c = (await own.api.post('/api/calendars', { name: 'E', timezone: 'UTC' })).body.data;
+      const e = (await own.api.post(`/api/calendars/${c.public_id}/events`, base)).body.data;
+      const send = (i: number) => strict.anon.post(`/e/${e.uid}/rsvp`, { name: 'A', email: `a${i}@example.com`, answer: 'yes' });
+      expect((await send(1)).headers.get('x-ratelimit-remaining')).toBe('1');
+      expect((await send(2)).status).toBe(200);
+      const third = await send(3);
+      expect(third.status).toBe(429);
+      expect(third.body).toEqual({ message: 'Too Many Attempts.' });
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('RSVPs in the API', () => {
+  it('lists with a filter and cursor, deletes, exports CSV, and stays in its team', async () => {
+    const e = await event();
+    for (const [i, a] of ['yes', 'maybe', 'no', 'yes', 'yes'].entries()) await answer(e.uid, { name: i === 0 ? '=HYPERLINK("x")' : `Guest, ${i}`, email: `g${i}@example.com`, answer: a });
+    const path = `/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps`;
+    const p1 = await team.api.get(`${path}?per_page=2`);
+    const p2 = await team.api.get(`${path}?per_page=2&cursor=${p1.body.meta.next_cursor}`);
+    const p3 = await team.api.get(`${path}?per_page=2&cursor=${p2.body.meta.next_cursor}`);
+    expect([...p1.body.data, ...p2.body.data, ...p3.body.data].map((r: { email: string }) => r.email)).toEqual(['g0@example.com', 'g1@example.com', 'g2@example.com', 'g3@example.com', 'g4@example.com']);
+    expect(p3.body.meta.next_cursor).toBeNull();
+    expect(p1.body.meta.totals).toEqual({ yes: 3, maybe: 1, no: 1 });
+    expect((await team.api.get(`${path}?answer=yes`)).body.data).toHaveLength(3);
+
+    const csv = await fetch(`${gw.baseUrl}${path}.csv`, { headers: { Authorization: `Bearer ${team.token}` } });
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const lines = (await csv.text()).trim().split('\r\n');
+    expect(lines[0]).toBe('id,name,email,answer,created_at,updated_at');
+    expect(lines).toHaveLength(6);
+    expect(lines[1]).toContain(`"'=HYPERLINK(""x"")"`); // never a formula in a spreadsheet
+    expect(lines[2]).toContain('"Guest, 1",g1@example.com,maybe');
+
+    const del = await team.api.delete(`${path}/${p1.body.data[0].id}`);
+    expect(del.body).toEqual({ data: { id: p1.body.data[0].id, deleted: true } });
+    expect((await team.api.get(path)).body.meta.totals).toEqual({ yes: 2, maybe: 1, no: 1 });
+    expect((await team.api.delete(`${path}/${p1.body.data[0].id}`)).status).toBe(404);
+
+    const other = await gw.newTeam();
+    expect((await other.api.get(path)).status).toBe(404);
+    expect((await other.api.delete(`${path}/${p1.body.data[1].id}`)).status).toBe(404);
+    expect((await fetch(`${gw.baseUrl}${path}.csv`, { headers: { Authorization: `Bearer ${other.token}` } })).status).toBe(404);
+  });
+});
