@@ -21,6 +21,16 @@ export interface Config {
   logLevel: string;
   shutdownTimeoutMs: number;
   trustProxy: string | false;
+  /** The optional model-based extractor; null: rules only (nothing leaves the machine). */
+  extractLlm: ExtractLlmConfig | null;
+}
+
+export interface ExtractLlmConfig {
+  /** An OpenAI-compatible chat completions endpoint, e.g. http://127.0.0.1:11434/v1/chat/completions */
+  url: string;
+  model: string;
+  apiKey: string | null;
+  timeoutMs: number;
 }
 
 const DEV_APP_KEY = 'dev-only-app-key-change-me-0123456789abcdef';
@@ -44,6 +54,10 @@ const schema = Joi.object({
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
   TRUST_PROXY: Joi.string().allow('').default(''),
+  EXTRACT_LLM_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  EXTRACT_LLM_MODEL: Joi.string().max(200).default('gpt-4o-mini'),
+  EXTRACT_LLM_API_KEY: Joi.string().max(500),
+  EXTRACT_LLM_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(8000),
 })
   .unknown(true)
   .custom((env: Record<string, unknown>, helpers) => {
@@ -89,6 +103,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,
+    extractLlm: value.EXTRACT_LLM_URL
+      ? { url: value.EXTRACT_LLM_URL, model: value.EXTRACT_LLM_MODEL, apiKey: value.EXTRACT_LLM_API_KEY ?? null, timeoutMs: value.EXTRACT_LLM_TIMEOUT_MS }
+      : null,
   };
 }
 

@@ -1,0 +1,108 @@
+import * as chrono from 'chrono-node';
+import { zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
+import { writesDayFirst } from './day-first';
+import type { TextScan } from './text-scan';
+
+/**
+ * The date and time phrases of the text, read by chrono-node. chrono computes relative
+ * days ("tomorrow", "next Tuesday") from the reference instant at one fixed offset; that is
+ * right for the day, and the wall-clock fields it returns are resolved later in the real
+ * IANA zone for the actual date (see timing.ts), so a date across a DST change keeps its
+ * clock time.
+ */
+
+/** Wall-clock fields of one end of a phrase, with what the text actually said. */
+export interface Moment {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  /** The text names the day (a date, a weekday, "tomorrow"), not just a time. */
+  dateCertain: boolean;
+  yearCertain: boolean;
+  /** The text names a time of day. */
+  timeCertain: boolean;
+  /** A fixed offset the phrase carries ("…T15:00:00Z", "+02:00", "in 2 hours"), in minutes. */
+  offset: number | null;
+}
+
+export interface DatePhrase {
+  start: number;
+  end: number;
+  from: Moment;
+  to: Moment | null;
+}
+
+/** At most this many phrases are looked at: a hostile text full of times stays cheap. */
+const MAX_PHRASES = 40;
+
+function momentOf(c: chrono.ParsedComponents): Moment {
+  const get = (name: chrono.Component) => c.get(name) ?? 0;
+  return {
+    year: get('year'),
+    month: get('month'),
+    day: get('day'),
+    hour: get('hour'),
+    minute: get('minute'),
+    dateCertain: c.isCertain('day') || c.isCertain('weekday') || c.isCertain('month'),
+    yearCertain: c.isCertain('year'),
+    timeCertain: c.isCertain('hour'),
+    offset: c.isCertain('timezoneOffset') ? c.get('timezoneOffset') : null,
+  };
+}
+
+/**
+ * chrono reads numeric dates month first. Where people write the day first, "12/05" is
+ * swapped to "05/12" (same length, so positions hold); "12.05.2026" is day first anywhere.
+ * chrono's own en-GB mode is not used: it also reads "March 12" as March 2012.
+ */
+function numericDatesMonthFirst(text: string, dayFirst: boolean): string {
+  const swap = (all: string, a: string, b: string, sep: string, rest: string) => {
+    const [day, month] = [Number(a), Number(b)];
+    return day >= 1 && day <= 31 && month >= 1 && month <= 12 ? `${b}${sep}${a}${rest}` : all;
+  };
+  // Slashes first: the dotted dates rewritten below are month first already.
+  let out = dayFirst
+    ? text.replace(/(?<![\d/.-])(\d{1,2})\/(\d{1,2})((?:\/\d{2,4})?)(?![\d/])/g, (all, d: string, m: string, rest: string) => swap(all, d, m, '/', rest))
+    : text;
+  out = out.replace(/(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.])/g, (all, d: string, m: string, y: string) => {
+    const swapped = swap(all, d, m, '/', '');
+    return swapped === all ? all : `${swapped}/${y}`;
+  });
+  return out;
+}
+
+// "Game night on Friday at 8pm", "Parents evening Monday 6pm": the day part belongs to the
+// name (chrono would read "night on Friday" and lose the Friday). Not after a day word:
+// "Friday evening", "tomorrow night" are dates.
+const DAY_PART_IN_NAME =
+  /\b([A-Za-z']+)[ ]+(morning|afternoon|evening|night)\b(?=[ ,]+(?:on|at|from|this|next|tomorrow|today|\d|(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))/gi;
+const DAY_WORDS = /^(?:this|tomorrow|today|tonight|yesterday|the|every|each|on|in|of|next|last|late|early|mid|(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|satur|sun)(?:day)?s?)$/i;
+
+export function markDayPartNames(scan: TextScan): void {
+  for (const m of scan.text.matchAll(DAY_PART_IN_NAME)) {
+    if (DAY_WORDS.test(m[1])) continue;
+    const start = m.index + m[0].length - m[2].length;
+    if (!scan.overlaps(start, start + m[2].length)) scan.mark('name', start, start + m[2].length);
+  }
+}
+
+/** Every date phrase in the text not already marked as something else, in text order. */
+export function findDatePhrases(scan: TextScan, zone: string, reference: Date): DatePhrase[] {
+  const text = numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone));
+  const results = chrono.casual.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
+  const phrases: DatePhrase[] = [];
+  for (const r of results.slice(0, MAX_PHRASES)) {
+    // chrono reads a lone number ("Room 12", "2026") as a date now and then; a phrase must
+    // name a day or a time to count.
+    const from = momentOf(r.start);
+    if (!from.dateCertain && !from.timeCertain && from.offset === null) continue;
+    if (/^\d{1,4}$/.test(r.text.trim())) continue;
+    // A phrase ends where its word does ("Tues" was read as "Tue").
+    let end = r.index + r.text.length;
+    while (end < scan.text.length && /[A-Za-z]/.test(scan.original[end]) && /[A-Za-z]/.test(scan.original[end - 1])) end++;
+    phrases.push({ start: r.index, end, from, to: r.end ? momentOf(r.end) : null });
+  }
+  return phrases;
+}
