@@ -5,6 +5,8 @@ import type { AppContext, GatewayDeps } from './context';
 import { docsAssets, docsRoutes } from './docs/docs.routes';
 import { buildOpenApi } from './docs/openapi';
 import { eventRoutes } from './events/events.routes';
+import { ExtractionWaiter } from './extractions/extraction-waiter';
+import { extractionRoutes } from './extractions/extractions.routes';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
@@ -20,6 +22,8 @@ export interface GatewayApp {
   routes: RouteSpec[];
   openapi: Record<string, unknown>;
   caches: ReadCaches;
+  /** Lets requests waiting for a result answer now; call first when shutting down. */
+  releaseWaits(): void;
   /** Closes what the app opened itself (the token-revocation subscription). */
   close(): Promise<void>;
 }
@@ -48,6 +52,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   const stopListening = listenForInvalidations(deps.config.redisUrl, deps.config.queuePrefix, caches, deps.logger);
   const queues = new GatewayQueues(deps.redis, deps.config.queuePrefix, deps.logger);
   const ctx: AppContext = { ...deps, caches, queues };
+  const extractionWaiter = new ExtractionWaiter(deps.config.redisUrl, deps.config.queuePrefix, deps.logger);
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
@@ -55,6 +60,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...docsRoutes(() => openapi),
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),
+    // Before the events routes: /api/events/extract is not an event id.
+    ...extractionRoutes(ctx, extractionWaiter),
     ...eventRoutes(ctx),
   ];
   openapi = buildOpenApi(routes, {
@@ -73,7 +80,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   app.use(errorHandler);
   const close = async () => {
     await stopListening();
+    await extractionWaiter.close();
     await queues.close();
   };
-  return { app, routes, openapi, caches, close };
+  return { app, routes, openapi, caches, releaseWaits: () => extractionWaiter.release(), close };
 }
