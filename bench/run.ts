@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { benchApi } from './api';
+import { benchExtract } from './extract';
 import { type BenchRow, toMarkdown, writeResults } from './lib/report';
 
 /**
@@ -8,6 +9,7 @@ import { type BenchRow, toMarkdown, writeResults } from './lib/report';
  */
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   api: benchApi,
+  extract: benchExtract,
 };
 
 async function main(): Promise<void> {
