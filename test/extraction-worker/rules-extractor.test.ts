@@ -71,6 +71,17 @@ describe('a zone written in the text wins, mapped to an IANA zone for that date'
     expect(read(cities, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-20T09:00:00+01:00', timezone: 'Europe/Amsterdam' });
   });
 
+  it('reads an IANA zone name written in the text (Google Calendar invitations)', () => {
+    const google = 'Design review\nTuesday, March 10 · 1:00 – 2:00pm\nTime zone: America/New_York\nVideo call link: https://meet.google.com/abc-defg-hij';
+    expect(read(google, 'America/Chicago', NY_WINTER)).toMatchObject({
+      title: 'Design review',
+      location: 'https://meet.google.com/abc-defg-hij',
+      date_start: '2026-03-10T13:00:00-04:00',
+      date_end: '2026-03-10T14:00:00-04:00',
+      timezone: 'America/New_York',
+    });
+  });
+
   it('does not take a state code after a city for a zone', () => {
     expect(read('Dinner in Hartford, CT tomorrow at 7pm', 'America/New_York', NY_WINTER)).toMatchObject({
       date_start: '2026-03-06T19:00:00-05:00',
@@ -94,6 +105,12 @@ describe('ranges, durations and defaults', () => {
     ['A 20-minute check-in on Friday at 11', '2026-03-06T11:00:00-05:00', '2026-03-06T11:20:00-05:00'],
     ['Standup in 2 hours', '2026-03-05T12:00:00-05:00', '2026-03-05T13:00:00-05:00'],
     ['Dentist on March 12 at 8am', '2026-03-12T08:00:00-04:00', '2026-03-12T09:00:00-04:00'],
+    // A bare hour from 1 to 6 is an afternoon one; today when still ahead.
+    ['Drinks with Jo at 5:30', '2026-03-05T17:30:00-05:00', '2026-03-05T18:30:00-05:00'],
+    ['Workshop from 2 to 4', '2026-03-05T14:00:00-05:00', '2026-03-05T16:00:00-05:00'],
+    ['Early run tomorrow at 06:00', '2026-03-06T06:00:00-05:00', '2026-03-06T07:00:00-05:00'],
+    ['Team dinner on the 15th at 7pm', '2026-03-15T19:00:00-04:00', '2026-03-15T20:00:00-04:00'],
+    ['Webinar: Intro to Kubernetes | Thursday, April 9 | 1:00 PM', '2026-04-09T13:00:00-04:00', '2026-04-09T14:00:00-04:00'],
   ])('%s', (text, start, end) => {
     expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: false });
   });
@@ -176,6 +193,7 @@ describe('title and location', () => {
     ['Customer demo tomorrow 2pm https://meet.google.com/abc-defg-hij', 'Customer demo', 'https://meet.google.com/abc-defg-hij'],
     ['Call Sam back at the moment he lands, Friday 6pm', 'Call Sam back at the moment he lands', null],
     ['Lunch and learn: Postgres indexes, Wednesday 12:30', 'Lunch and learn: Postgres indexes', null],
+    ['Quarterly business review - March 31 - 9:00 AM to 12:00 PM - Board Room', 'Quarterly business review', 'Board Room'],
   ])('%s', (text, title, location) => {
     expect(at(text)).toEqual({ title, location });
   });

@@ -1,4 +1,5 @@
 import * as chrono from 'chrono-node';
+import { DateTime } from 'luxon';
 import { zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
 import { writesDayFirst } from './day-first';
 import type { TextScan } from './text-scan';
@@ -88,6 +89,43 @@ export function markDayPartNames(scan: TextScan): void {
   }
 }
 
+/**
+ * "at 3", "from 2 to 4", "drinks at 5:30": an hour from 1 to 6 without am/pm is meant in the
+ * afternoon (chrono takes the morning). "06:00", written the 24-hour way, stays as it is.
+ * A time-only phrase then falls on today if that time is still ahead, else tomorrow.
+ */
+function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date): void {
+  const bare = (c: chrono.ParsedComponents, m: Moment) => m.timeCertain && !c.isCertain('meridiem') && m.offset === null && m.hour >= 1 && m.hour <= 6;
+  if (!bare(r.start, from) || /(?:^|\D)0\d[:.]\d\d/.test(r.text)) return;
+  from.hour += 12;
+  if (to && r.end && to.timeCertain && !r.end.isCertain('meridiem') && to.hour < 12 && to.hour + 12 >= from.hour) to.hour += 12;
+  if (from.dateCertain) return;
+  const now = DateTime.fromJSDate(reference, { zone });
+  const day = from.hour * 60 + from.minute > now.hour * 60 + now.minute ? now : now.plus({ days: 1 });
+  for (const m of to && !to.dateCertain ? [from, to] : [from]) Object.assign(m, { year: day.year, month: day.month, day: day.day });
+}
+
+// "on the 15th": a day of the month without its month is the next such day.
+const ORDINAL_DAY = /\b(?:on[ ])?the[ ](\d{1,2})(?:st|nd|rd|th)\b(?![ ](?:of[ ])?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi;
+
+function ordinalDays(text: string, taken: DatePhrase[], zone: string, reference: Date): DatePhrase[] {
+  const out: DatePhrase[] = [];
+  const today = DateTime.fromJSDate(reference, { zone }).startOf('day');
+  for (const m of text.matchAll(ORDINAL_DAY)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    if (taken.some((p) => start < p.end && p.start < end)) continue;
+    const dayOfMonth = Number(m[1]);
+    let month = today.startOf('month');
+    for (let i = 0; i < 13 && (dayOfMonth > (month.daysInMonth ?? 31) || month.set({ day: dayOfMonth }) < today); i++) month = month.plus({ months: 1 });
+    if (dayOfMonth < 1 || dayOfMonth > (month.daysInMonth ?? 31)) continue;
+    const from: Moment = { year: month.year, month: month.month, day: dayOfMonth, hour: 0, minute: 0, dateCertain: true, yearCertain: false, timeCertain: false, offset: null };
+    out.push({ start, end, from, to: null });
+    if (out.length >= 5) break;
+  }
+  return out;
+}
+
 /** Every date phrase in the text not already marked as something else, in text order. */
 export function findDatePhrases(scan: TextScan, zone: string, reference: Date): DatePhrase[] {
   const text = numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone));
@@ -99,10 +137,13 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
     const from = momentOf(r.start);
     if (!from.dateCertain && !from.timeCertain && from.offset === null) continue;
     if (/^\d{1,4}$/.test(r.text.trim())) continue;
+    const to = r.end ? momentOf(r.end) : null;
+    afternoonForBareHours(r, from, to, zone, reference);
     // A phrase ends where its word does ("Tues" was read as "Tue").
     let end = r.index + r.text.length;
     while (end < scan.text.length && /[A-Za-z]/.test(scan.original[end]) && /[A-Za-z]/.test(scan.original[end - 1])) end++;
-    phrases.push({ start: r.index, end, from, to: r.end ? momentOf(r.end) : null });
+    phrases.push({ start: r.index, end, from, to });
   }
-  return phrases;
+  phrases.push(...ordinalDays(text, phrases, zone, reference));
+  return phrases.sort((a, b) => a.start - b.start);
 }

@@ -1,3 +1,4 @@
+import { isValidTimeZone } from '../../../shared/calendar/time-zones';
 import type { TextScan } from './text-scan';
 
 /**
@@ -94,6 +95,8 @@ const NUMERIC = /\b(?:UTC|GMT)[ ]?([+-])[ ]?(\d{1,2})(?::?(\d{2}))?\b/g;
 // "Eastern Time", "Pacific Standard Time", "London time", "Central European Summer Time".
 const NAMED = /\b((?:[A-Z][a-z]+[ ]){0,2}[A-Z][a-z]+)(?:[ ](?:Standard|Daylight|Summer))?[ ][Tt]ime\b/g;
 const ABBREVIATION = /\(?\b([A-Z]{1,5})\b\)?/g;
+// "Time zone: America/New_York" (Google Calendar writes the IANA name itself).
+const IANA_NAME = /\b(?:[A-Z][A-Za-z]+\/)(?:[A-Z][A-Za-z_-]+\/)?[A-Z][A-Za-z_-]+\b/g;
 
 const MAX_MENTIONS = 20;
 
@@ -111,6 +114,9 @@ export function findZoneMentions(scan: TextScan): ZoneMention[] {
     const labelZone = label ? zoneOfLabel(label) : null;
     const fixed = sign ? offsetMinutes(sign, hours, minutes) : 0;
     add({ start: m.index, end: m.index + all.trimEnd().length, zone: labelZone ?? (sign ? null : 'UTC'), fixedOffsetMinutes: labelZone ? null : fixed });
+  }
+  for (const m of text.matchAll(IANA_NAME)) {
+    if (isValidTimeZone(m[0])) add({ start: m.index, end: m.index + m[0].length, zone: m[0], fixedOffsetMinutes: null });
   }
   for (const m of text.matchAll(NUMERIC)) {
     if (!followsTime(text, m.index)) continue;

@@ -133,18 +133,19 @@ function streetAddress(scan: TextScan, line: Line): Place | null {
 }
 
 /**
- * "JSWorld Conference, April 14-16, Amsterdam": in a comma list of title, date and more,
- * a capitalized name after the date is the place.
+ * "JSWorld Conference, April 14-16, Amsterdam", "Review - March 31 - 9 AM - Board Room": in
+ * a list of title, date and more (commas, dashes, bars or dots between), a capitalized name
+ * after the date is the place.
  */
 function listItemAfterDate(scan: TextScan, line: Line): Place | null {
   const items: Array<{ start: number; end: number; blank: string }> = [];
   const blanked = scan.blanked();
+  const slice = scan.text.slice(line.start, line.end);
   let start = line.start;
-  for (let i = line.start; i <= line.end; i++) {
-    if (i === line.end || scan.text[i] === ',') {
-      items.push({ start, end: i, blank: blanked.slice(start, i) });
-      start = i + 1;
-    }
+  for (const sep of [...slice.matchAll(/,|[ ][-|·•][ ]/g), null]) {
+    const at = sep ? line.start + sep.index : line.end;
+    items.push({ start, end: at, blank: blanked.slice(start, at) });
+    if (sep) start = at + sep[0].length;
   }
   const dateItem = items.findIndex((it) => scan.overlaps(it.start, it.end, ['date']));
   if (dateItem < 0) return null;

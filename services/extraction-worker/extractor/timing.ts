@@ -37,7 +37,7 @@ export interface TimingResult {
 const HOUR_MS = 3_600_000;
 
 // What may stand between a day and its time written apart ("Sat Mar 7, 10am", "May 5 at 3").
-const JOINER = /^[\s,;:@-]*(?:(?:at|on|from|starting|beginning|between|@)\s*)?[\s,;:-]*$/i;
+const JOINER = /^[\s,;:@|·•-]*(?:(?:at|on|from|starting|beginning|between|@)\s*)?[\s,;:|·•-]*$/i;
 // …and between the two ends of a range written as two phrases.
 const RANGE_JOINER = /^\s*(?:-|to|until|till|through|thru)\s*$/i;
 
@@ -116,14 +116,15 @@ export function readTiming(input: TimingInput): TimingResult | null {
 
   let from = phrase.from;
   const isAllDay = input.allDayPhrase || !from.timeCertain;
+  const mention = zoneFor(phrase, input.zones, from.offset !== null);
   if (input.recurrence && !from.dateCertain) {
-    const day = firstOccurrence(input.recurrence, from, zone, reference, isAllDay);
+    // "Tuesdays 4pm PT": the first Tuesday whose 4pm, Pacific time, is still ahead.
+    const day = firstOccurrence(input.recurrence, from, mention?.zone ?? zone, reference, isAllDay);
     if (day) from = { ...from, ...day };
   }
 
   if (isAllDay) return { timing: allDay(from, phrase.to, input), used };
 
-  const mention = zoneFor(phrase, input.zones, from.offset !== null);
   const startMs = resolve(from, zone, mention);
   let endMs: number;
   if (phrase.to) {

@@ -14,7 +14,7 @@ import { deleteExtraction, type ExtractionRow, findTeamExtraction, insertExtract
  * they count against the plan's request rate limit (the API-wide limiter), like any call.
  */
 
-export type ExtractionsDeps = Pick<AppContext, 'db' | 'queues'>;
+export type ExtractionsDeps = Pick<AppContext, 'db' | 'queues' | 'logger'>;
 
 /** Without a timezone, the text is read in the zone of the team's oldest calendar, else UTC. */
 async function zoneFor(deps: ExtractionsDeps, teamId: number, requested: string | undefined): Promise<string> {
@@ -41,7 +41,10 @@ export async function requestExtraction(deps: ExtractionsDeps, auth: AuthContext
   try {
     await deps.queues.producer(extractionJob).add('extract', { extractionId: id, meta: { requestId } }, { jobId: id });
   } catch (err) {
-    await deleteExtraction(deps.db, row.id);
+    // The client hears why the request failed (503), not whether this clean-up did.
+    await deleteExtraction(deps.db, row.id).catch((cleanup: Error) =>
+      deps.logger.error({ err: cleanup.message, extraction: id }, 'could not remove an extraction whose job was not queued'),
+    );
     throw err;
   }
   return row;
