@@ -145,6 +145,8 @@ describe('numeric dates follow the habit of the zone', () => {
     ['America/New_York', 'Dentist 03/04/2026 at 9:15', '2026-03-04T09:15:00-05:00'],
     ['Europe/Paris', 'Board meeting 12/05 at 10:00', '2026-05-12T10:00:00+02:00'],
     ['Australia/Sydney', 'Handover 1/4 at 9am', '2026-04-01T09:00:00+11:00'],
+    ['Europe/Berlin', 'Dentist appointment 14.03. at 9', '2026-03-14T09:00:00+01:00'],
+    ['America/New_York', 'Conference 12.05.2026 at 10am', '2026-05-12T10:00:00-04:00'],
     ['America/Chicago', 'Handover 1/4 at 9am', '2027-01-04T09:00:00-06:00'],
   ])('%s: %s', (zone, text, start) => {
     expect(read(text, zone, '2026-03-05T00:00:00Z').date_start).toBe(start);
@@ -196,6 +198,23 @@ describe('title and location', () => {
     ['Quarterly business review - March 31 - 9:00 AM to 12:00 PM - Board Room', 'Quarterly business review', 'Board Room'],
   ])('%s', (text, title, location) => {
     expect(at(text)).toEqual({ title, location });
+  });
+
+  it('reads places and addresses in any script, and a day written apart from its time', () => {
+    expect(read('Meetup 19:00 at Betahaus, Prinzessinnenstraße 19, Berlin on March 18', 'Europe/Berlin', '2026-03-05T10:00:00+01:00')).toMatchObject({
+      title: 'Meetup',
+      location: 'Betahaus, Prinzessinnenstraße 19, Berlin',
+      date_start: '2026-03-18T19:00:00+01:00',
+    });
+    expect(read('Brunch at Café Einstein tomorrow 11:00', 'Europe/Berlin', '2026-03-05T10:00:00+01:00')).toMatchObject({ title: 'Brunch', location: 'Café Einstein' });
+    expect(read('Team dinner March 18, starts at 7pm', 'America/New_York', NY_WINTER)).toMatchObject({ title: 'Team dinner', date_start: '2026-03-18T19:00:00-04:00' });
+    // A range of days stays all-day; the time belongs to something else.
+    expect(read('Conference April 14-16. Doors open at 9am.', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Conference',
+      is_all_day: true,
+      date_start: '2026-04-14',
+      date_end: '2026-04-16',
+    });
   });
 
   it("takes an email's Subject and Where lines, and ignores the sender's date", () => {

@@ -71,6 +71,11 @@ function numericDatesMonthFirst(text: string, dayFirst: boolean): string {
     const swapped = swap(all, d, m, '/', '');
     return swapped === all ? all : `${swapped}/${y}`;
   });
+  // "14.03." (German and others: the day, the month, a dot each), not "at 10.05."
+  if (dayFirst) out = out.replace(/(?<![\d.]|\bat[ ]|\bum[ ])(\d{1,2})\.(\d{1,2})\.(?![\d])/g, (all, d: string, m: string) => {
+    const swapped = swap(all, d, m, '/', '');
+    return swapped === all ? all : `${swapped} `;
+  });
   return out;
 }
 

@@ -23,7 +23,7 @@ const STOP = new Set([
   'then', 'but', 'please', 'bring', 'rsvp', 'who', 'which', 'where', 'when', 'is', 'are', 'will', 'was', 'be',
 ]);
 // Small words that belong inside a capitalized name ("Bank of America", "Barnes and Noble").
-const INNER = new Set(['of', 'the', 'and', '&', 'de', 'del', 'la', 'le', 'du', 'van', 'von', 'der', 'y', 'on']);
+const INNER = new Set(['of', 'the', 'and', '&', 'de', 'del', 'la', 'le', 'du', 'van', 'von', 'der', 'y']);
 const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'our', 'your', 'his', 'her', 'their']);
 // Lowercase one-word places a person says after "at".
 const PLACE_WORDS = new Set(['home', 'work', 'school', 'church', 'office', 'campus', 'gym', 'library', 'mine', 'yours', 'ours', 'theirs']);
@@ -36,10 +36,12 @@ const NOT_PLACES = new Set([
 ]);
 const STREET = String.raw`(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Ln|Lane|Dr|Drive|Way|Pl|Place|Ct|Court|Sq|Square|Pkwy|Parkway|Hwy|Highway|Ter|Terrace|Cir|Circle|Broadway)`;
 const ADDRESS = new RegExp(String.raw`\b\d{1,5}[ ](?:[A-Z][\w'.-]*[ ]){0,4}${STREET}\b\.?(?:,[ ]?[A-Z][A-Za-z .'-]{1,30}?(?=$|[,.;\n]))?(?:,[ ]?[A-Z]{2}(?:[ ]\d{5})?)?`, 'g');
+// ", Prinzessinnenstraße 19", ", Rue de Rivoli 12": a street and house number after a comma.
+const STREET_AND_NUMBER = /^[ ]?\p{Lu}[\p{L}.'-]*(?:[ ][\p{L}.'-]+){0,3}[ ]\d{1,5}[a-z]?(?![\p{L}\d:])/u;
 const URL = /\bhttps?:\/\/[^\s<>"')\]]+/gi;
 const MEETING_HOST = /zoom\.us|meet\.google\.com|teams\.microsoft\.com|teams\.live\.com|webex\.com|whereby\.com|gotomeeting\.com|meet\.jit\.si|chime\.aws/i;
 
-const isCapitalized = (w: string) => /^[A-Z0-9]/.test(w);
+const isCapitalized = (w: string) => /^[\p{Lu}\p{N}]/u.test(w);
 
 /** The text's links, marked so no date or title rule reads them. */
 export function markUrls(scan: TextScan): Array<{ start: number; end: number; url: string }> {
@@ -55,7 +57,7 @@ export function markUrls(scan: TextScan): Array<{ start: number; end: number; ur
 /** Reads a place name starting at `from`; returns its end (exclusive) or -1. */
 function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolean): number {
   const text = scan.text;
-  const word = /[A-Za-z0-9][A-Za-z0-9'&.\-/#]*/y;
+  const word = /[\p{L}\p{N}][\p{L}\p{N}'&.\-/#]*/uy;
   let i = from;
   let end = -1;
   let words = 0;
@@ -64,9 +66,10 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
     if (scan.isMarked(i)) break;
     if (text[i] === ',') {
       // "The Loft, 123 Main St" and "123 Main St, Springfield": an address goes on after a comma.
-      const after = text.slice(i + 1, Math.min(lineEnd, i + 80)).match(/^[ ]?([A-Za-z0-9][\w'.-]*)/);
+      const rest = text.slice(i + 1, Math.min(lineEnd, i + 80));
+      const after = rest.match(/^[ ]?([\p{L}\p{N}][\p{L}\p{N}'.-]*)/u);
       if (!after || scan.isMarked(i + 1 + after[0].length - after[1].length)) break;
-      if (!/^\d/.test(after[1]) && !(inAddress && isCapitalized(after[1]))) break;
+      if (!/^\d/.test(after[1]) && !STREET_AND_NUMBER.test(rest) && !(inAddress && isCapitalized(after[1]))) break;
       inAddress = true;
       i += 1 + after[0].length - after[1].length;
       continue;
@@ -88,14 +91,14 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
 }
 
 function nextIsCapitalized(text: string, from: number, lineEnd: number): boolean {
-  const m = text.slice(from, Math.min(lineEnd, from + 40)).match(/^[ ]+([A-Za-z0-9])/);
+  const m = text.slice(from, Math.min(lineEnd, from + 40)).match(/^[ ]+([\p{L}\p{N}])/u);
   return !!m && isCapitalized(m[1]);
 }
 
 /** "at Cafe Luna", "in Room 4B", "in the main auditorium", "@ Sweetgreen". */
 function afterPreposition(scan: TextScan, line: Line): Place | null {
   const text = scan.text;
-  const prep = /(?:^|[\s(,])(?:(at|in)[ ]+|(@)[ ]*)(?=[A-Za-z0-9])/gi;
+  const prep = /(?:^|[\s(,])(?:(at|in)[ ]+|(@)[ ]*)(?=[\p{L}\p{N}])/giu;
   prep.lastIndex = line.start;
   for (let m = prep.exec(text); m && m.index < line.end; m = prep.exec(text)) {
     const word = (m[1] ?? m[2]).toLowerCase();
@@ -103,11 +106,11 @@ function afterPreposition(scan: TextScan, line: Line): Place | null {
     const prepStart = m.index + m[0].indexOf(m[1] ?? m[2]);
     if (scan.isMarked(nameStart) || scan.isMarked(prepStart)) continue;
     const ahead = text.slice(nameStart, Math.min(line.end, nameStart + 120));
-    const first = /^[A-Za-z0-9][A-Za-z0-9'&.-]*/.exec(ahead)?.[0] ?? '';
+    const first = /^[\p{L}\p{N}][\p{L}\p{N}'&.-]*/u.exec(ahead)?.[0] ?? '';
     const firstLower = first.toLowerCase();
     let lenient = false;
     if (DETERMINERS.has(firstLower)) {
-      const second = /^[A-Za-z0-9][A-Za-z0-9'&.-]*[ ]+([A-Za-z0-9][A-Za-z0-9'&-]*)/.exec(ahead)?.[1]?.toLowerCase();
+      const second = /^[\p{L}\p{N}][\p{L}\p{N}'&.-]*[ ]+([\p{L}\p{N}][\p{L}\p{N}'&-]*)/u.exec(ahead)?.[1]?.toLowerCase();
       if (!second || NOT_PLACES.has(second) || STOP.has(second)) continue;
       lenient = !isCapitalized(second);
     } else if (!isCapitalized(first)) {

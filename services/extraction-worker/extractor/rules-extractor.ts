@@ -76,7 +76,7 @@ const lineAt = (lines: Line[], index: number) => lines.find((l) => index >= l.st
 function titleLine(scan: TextScan, lines: Line[], headers: HeaderLine[]): Line | undefined {
   return lines.find((line) => {
     if (!line.text.trim() || GREETING.test(line.text) || BOILERPLATE.test(line.text) || headers.some((h) => h.start === line.start)) return false;
-    for (let i = line.start; i < line.end; i++) if (!scan.isMarked(i) && /[A-Za-z]/.test(scan.text[i])) return true;
+    for (let i = line.start; i < line.end; i++) if (!scan.isMarked(i) && /\p{L}/u.test(scan.text[i])) return true;
     return false;
   });
 }

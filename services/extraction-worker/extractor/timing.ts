@@ -41,7 +41,21 @@ const JOINER = /^[\s,;:@|·•-]*(?:(?:at|on|from|starting|beginning|between|@)\
 // …and between the two ends of a range written as two phrases.
 const RANGE_JOINER = /^\s*(?:-|to|until|till|through|thru)\s*$/i;
 
-/** A day-only phrase and a time-only phrase next to each other make one. */
+const dayOnly = (p: DatePhrase) => p.from.dateCertain && !p.from.timeCertain;
+const timeOnly = (p: DatePhrase) => p.from.timeCertain && !p.from.dateCertain;
+
+function withTimeOf(day: DatePhrase, time: DatePhrase): DatePhrase {
+  const withTime = (m: Moment, t: Moment): Moment => ({ ...m, hour: t.hour, minute: t.minute, timeCertain: true, offset: t.offset ?? m.offset });
+  const from = withTime(day.from, time.from);
+  const to = time.to ? withTime(day.to ?? day.from, time.to) : null;
+  return { start: Math.min(day.start, time.start), end: Math.max(day.end, time.end), from, to };
+}
+
+/**
+ * A day-only phrase and a time-only phrase make one moment when they sit next to each
+ * other ("Sat Mar 7, 10am"), or in the same line ("19:00 at Betahaus … on March 18"), unless
+ * the day is a range of days (a multi-day event stays all-day).
+ */
 function mergeNeighbours(phrases: DatePhrase[], index: number, text: string): { phrase: DatePhrase; used: DatePhrase[] } {
   const first = phrases[index];
   const next = phrases[index + 1];
@@ -51,14 +65,21 @@ function mergeNeighbours(phrases: DatePhrase[], index: number, text: string): { 
     const b = next.from;
     if (JOINER.test(gap) && a.dateCertain !== b.dateCertain && a.timeCertain !== b.timeCertain) {
       const [day, time] = a.dateCertain ? [first, next] : [next, first];
-      const withTime = (m: Moment, t: Moment): Moment => ({ ...m, hour: t.hour, minute: t.minute, timeCertain: true, offset: t.offset ?? m.offset });
-      const from = withTime(day.from, time.from);
-      const to = time.to ? withTime(day.to ?? day.from, time.to) : null;
-      return { phrase: { start: first.start, end: next.end, from, to }, used: [first, next] };
+      return { phrase: withTimeOf(day, time), used: [first, next] };
     }
     if (RANGE_JOINER.test(gap) && !first.to && a.timeCertain === b.timeCertain) {
       return { phrase: { start: first.start, end: next.end, from: a, to: b }, used: [first, next] };
     }
+  }
+  const lineStart = text.lastIndexOf('\n', first.start) + 1;
+  const lineEnd = text.indexOf('\n', first.end) === -1 ? text.length : text.indexOf('\n', first.end);
+  const sameLine = phrases.filter((p) => p !== first && p.start >= lineStart && p.end <= lineEnd);
+  if (timeOnly(first)) {
+    const day = sameLine.find((p) => dayOnly(p) && !p.to);
+    if (day) return { phrase: withTimeOf(day, first), used: [first, day] };
+  } else if (dayOnly(first) && !first.to) {
+    const time = sameLine.find(timeOnly);
+    if (time) return { phrase: withTimeOf(first, time), used: [first, time] };
   }
   return { phrase: first, used: [first] };
 }

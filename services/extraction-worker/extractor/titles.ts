@@ -10,7 +10,7 @@ import type { Line, TextScan } from './text-scan';
 const MAX_LENGTH = 255;
 
 // Words that only lead into a phrase that was cut ("on" Friday, "at" 3pm, "from" 2 to 5).
-const LEAD_INS = new Set(['on', 'at', 'from', 'for', 'by', 'this', 'next', 'starting', 'beginning', 'until', 'till', 'between', 'during', 'via', '@', 'in', 'every', 'each', 'around', 'about', 'is', 'the']);
+const LEAD_INS = new Set(['on', 'at', 'from', 'for', 'by', 'this', 'next', 'starting', 'beginning', 'starts', 'begins', 'until', 'till', 'between', 'during', 'via', '@', 'in', 'every', 'each', 'around', 'about', 'is', 'the']);
 // Words that cannot end a title once what followed them is gone.
 const DANGLING = /(?:[\s,;:|/@\-–&+]+|\b(?:on|at|from|to|for|by|with|in|and|or|&|the|of|this|next|every|each|starting|until|via|is|are|will be|be)\b)$/i;
 const LEADING = /^(?:[\s,;:|/@\-–.]+|\b(?:on|at|from|for|by|in|and|&)\b)/i;
@@ -65,7 +65,7 @@ function tidy(raw: string): string {
 
 function finish(title: string): string | null {
   let out = tidy(stripFiller(tidy(title)));
-  if (!/[A-Za-z0-9]/.test(out)) return null;
+  if (!/[\p{L}\p{N}]/u.test(out)) return null;
   if (out.length > MAX_LENGTH) out = out.slice(0, MAX_LENGTH).replace(/\s+\S*$/, '');
   return out.charAt(0).toUpperCase() + out.slice(1);
 }
