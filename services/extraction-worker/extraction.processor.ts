@@ -51,7 +51,7 @@ export async function processExtraction(deps: ExtractionDeps, extractor: Extract
   const cpuBefore = process.cpuUsage();
   const outcome = await outcomeOf(
     extractor,
-    { text: row.text, timezone: row.timezone, referenceDate: new Date(pgTimestampToMillis(row.reference_date ?? row.created_at)) },
+    { text: row.text, timezone: row.timezone, referenceDate: new Date(pgTimestampToMillis(row.reference_date)) },
     log,
   );
   const cpu = process.cpuUsage(cpuBefore);

@@ -7,14 +7,13 @@ export interface PendingExtractionRow {
   status: 'pending' | 'completed' | 'failed';
   text: string;
   timezone: string;
-  reference_date: string | null;
-  created_at: string;
+  reference_date: string;
 }
 
 export type Outcome = { status: 'completed'; result: ExtractionResult } | { status: 'failed'; error: string };
 
 export async function findExtraction(db: Knex, uid: string): Promise<PendingExtractionRow | undefined> {
-  return db('extractions').first('id', 'uid', 'status', 'text', 'timezone', 'reference_date', 'created_at').where({ uid });
+  return db('extractions').first('id', 'uid', 'status', 'text', 'timezone', 'reference_date').where({ uid });
 }
 
 /**

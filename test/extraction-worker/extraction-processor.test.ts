@@ -114,7 +114,8 @@ describe('processing an extraction', () => {
       await sub.subscribe(extractionFinishedChannel(config.queuePrefix));
       await processExtraction(deps, rules, { extractionId: id }, log);
       await waitFor(() => heard.includes(id), { what: 'the announcement' });
-      expect(heard).toEqual([id]);
+      // Other tests' extractions are announced on the same channel; this one is announced once.
+      expect(heard.filter((h) => h === id)).toEqual([id]);
     } finally {
       await closeRedis(sub);
     }

@@ -89,6 +89,16 @@ describe('requesting an extraction', () => {
     expect(utc.body.data.result).toMatchObject({ date_start: '2026-07-01T15:00:00+00:00', timezone: 'UTC' });
   });
 
+  it('counts "tomorrow" from the moment of the request when no reference_date is given', async () => {
+    gw.clock.set('2026-03-05T15:00:00Z');
+    try {
+      const res = await team.api.post('/api/events/extract?wait=10', { text: 'Standup tomorrow at 9am', timezone: 'Europe/Paris' });
+      expect(res.body.data.result).toMatchObject({ date_start: '2026-03-06T09:00:00+01:00' });
+    } finally {
+      gw.clock.reset();
+    }
+  });
+
   it('reads reference_date without an offset as wall time in the timezone', async () => {
     const res = await team.api.post('/api/events/extract?wait=10', {
       text: 'Standup tomorrow at 9am',

@@ -19,7 +19,7 @@ export interface NewExtraction {
   user_id: number;
   text: string;
   timezone: string;
-  reference_date: string | null;
+  reference_date: string;
 }
 
 export async function insertExtraction(db: Knex, values: NewExtraction): Promise<ExtractionRow> {

@@ -14,7 +14,7 @@ import { deleteExtraction, type ExtractionRow, findTeamExtraction, insertExtract
  * they count against the plan's request rate limit (the API-wide limiter), like any call.
  */
 
-export type ExtractionsDeps = Pick<AppContext, 'db' | 'queues' | 'logger'>;
+export type ExtractionsDeps = Pick<AppContext, 'db' | 'queues' | 'logger' | 'clock'>;
 
 /** Without a timezone, the text is read in the zone of the team's oldest calendar, else UTC. */
 async function zoneFor(deps: ExtractionsDeps, teamId: number, requested: string | undefined): Promise<string> {
@@ -35,7 +35,8 @@ export async function requestExtraction(deps: ExtractionsDeps, auth: AuthContext
     user_id: auth.userId,
     text: input.text,
     timezone,
-    reference_date: parsed ? (resolveInstant(parsed, timezone).toUTC().toISO() as string) : null,
+    // "tomorrow" counts from when the text was written: as the request says, else now.
+    reference_date: parsed ? (resolveInstant(parsed, timezone).toUTC().toISO() as string) : deps.clock.now().toISOString(),
   });
   const id = publicId('ext_', row.uid);
   try {

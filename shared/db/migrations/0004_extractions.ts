@@ -14,8 +14,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('status').notNullable().defaultTo('pending');
     t.text('text').notNullable();
     t.text('timezone').notNullable();
-    // The moment the text was written, when the request said; else created_at is.
-    t.timestamp('reference_date', { useTz: true }).nullable();
+    // The moment the text was written ("tomorrow" counts from it); the gateway sets it.
+    t.timestamp('reference_date', { useTz: true }).notNullable();
     t.jsonb('result').nullable();
     t.text('error').nullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
