@@ -8,6 +8,7 @@ import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker
 import { type Outcome, findExtraction, finishExtraction } from './extractions.repository';
 import { ExtractionFailure, type Extractor } from './extractor/extractor';
 import { extractorFor } from './extractor/fallback-extractor';
+import { extractWithRules } from './extractor/rules-extractor';
 
 export type ExtractionDeps = Pick<WorkerContext, 'db' | 'redis' | 'config'>;
 
@@ -66,8 +67,10 @@ export async function processExtraction(deps: ExtractionDeps, extractor: Extract
 const WARM_UP_TEXT = `${'Agenda and notes for the quarter, shared with the whole team. '.repeat(60)}Lunch tomorrow at 1pm at Cafe Luna for 90 minutes`;
 
 export function extractionWorker(ctx: WorkerContext, extractor: Extractor = extractorFor(ctx.config.extractLlm, ctx.logger)): WorkerDefinition<ExtractionJob, ExtractionOutcome> {
-  if (extractor.name === 'rules') {
-    extractor.extract({ text: WARM_UP_TEXT, timezone: 'UTC', referenceDate: new Date() }).catch(() => undefined);
+  try {
+    extractWithRules({ text: WARM_UP_TEXT, timezone: 'UTC', referenceDate: new Date() });
+  } catch (err) {
+    ctx.logger.warn({ err: (err as Error).message }, 'extractor warm-up failed');
   }
   return {
     contract: extractionJob,

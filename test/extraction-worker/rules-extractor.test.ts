@@ -263,6 +263,12 @@ describe('what cannot be read', () => {
     expect(() => read('Please bring snacks for everyone', 'UTC', NY_WINTER)).toThrow('No date or time found in the text.');
   });
 
+  it('finds the date after many phrases that name no day', () => {
+    // chrono answers "the quarter" with a result that names nothing; those must not use up the phrases read.
+    const text = `${'Notes for the quarter, for the whole team. '.repeat(60)}\nLunch tomorrow at 1pm`;
+    expect(read(text, 'UTC', '2026-03-05T10:00:00Z')).toMatchObject({ date_start: '2026-03-06T13:00:00+00:00' });
+  });
+
   it('answers a hostile 8000-character text without choking on it', () => {
     const hostile = '12 at 12 on 12 12:12 12-12 12/12 at The Loft, every Monday for 1 hour (UTC-05:00) '.repeat(100).slice(0, 8000);
     const r = read(hostile, 'America/New_York', NY_WINTER);

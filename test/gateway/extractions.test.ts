@@ -1,4 +1,6 @@
 import { extractionWorker } from '../../services/extraction-worker/extraction.processor';
+import { ExtractionWaiter } from '../../services/gateway/extractions/extraction-waiter';
+import { createLogger } from '../../shared/logging/logger';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
 import { startWorker } from '../helpers/workers';
@@ -216,6 +218,22 @@ describe('reading an extraction', () => {
     const paths = gw.openapi.paths as Record<string, Record<string, unknown>>;
     expect(Object.keys(paths['/api/events/extract'])).toEqual(['post']);
     expect(Object.keys(paths['/api/events/extract/{ext}'])).toEqual(['get']);
+  });
+});
+
+describe('waiting for a result', () => {
+  it('lets every waiting request go when the gateway shuts down', async () => {
+    const waiter = new ExtractionWaiter(gw.config.redisUrl, gw.config.queuePrefix, createLogger('waiter-test', 'silent'));
+    let reads = 0;
+    // Far longer than the test may take: only release() can end this wait in time.
+    const waiting = waiter.wait('ext_0000000000000000', 600_000, async () => {
+      reads++;
+      return null;
+    });
+    await waitFor(() => reads === 1, { what: 'the wait to subscribe and read once' });
+    await waiter.close();
+    expect(await waiting).toBeNull();
+    expect(await waiter.wait('ext_0000000000000000', 600_000, async () => 'finished')).toBeNull();
   });
 });
 

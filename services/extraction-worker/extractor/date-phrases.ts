@@ -35,7 +35,7 @@ export interface DatePhrase {
   to: Moment | null;
 }
 
-/** At most this many phrases are looked at: a hostile text full of times stays cheap. */
+/** At most this many phrases are kept: a hostile text full of times stays cheap. */
 const MAX_PHRASES = 40;
 
 function momentOf(c: chrono.ParsedComponents): Moment {
@@ -136,7 +136,8 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
   const text = numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone));
   const results = chrono.casual.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
   const phrases: DatePhrase[] = [];
-  for (const r of results.slice(0, MAX_PHRASES)) {
+  for (const r of results) {
+    if (phrases.length >= MAX_PHRASES) break;
     // chrono reads a lone number ("Room 12", "2026") as a date now and then; a phrase must
     // name a day or a time to count.
     const from = momentOf(r.start);
