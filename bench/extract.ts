@@ -82,16 +82,21 @@ async function extractThroughApi(api: Api, body: object): Promise<{ id: string; 
   return { id, result: res.body.data.result, error: res.body.data.error };
 }
 
-/** The worker's own figure: it logs the CPU each job took. */
-function cpuFromLog(log: string, id: string): number {
-  for (const line of log.split('\n')) {
-    if (!line.includes(id)) continue;
-    try {
-      const entry = JSON.parse(line) as { msg?: string; cpuMs?: number };
-      if (entry.msg === 'extraction finished' && typeof entry.cpuMs === 'number') return entry.cpuMs;
-    } catch {
-      // not a log line of ours
+/** The worker's own figure: it logs the CPU each job took (the line may still be on its way through the pipe). */
+async function cpuFromLog(log: () => string, id: string): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    for (const line of log().split('\n')) {
+      if (!line.includes(id)) continue;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; cpuMs?: number };
+        if (entry.msg === 'extraction finished' && typeof entry.cpuMs === 'number') return entry.cpuMs;
+      } catch {
+        // not a whole log line yet
+      }
     }
+    await new Promise<void>((resolve) => {
+      setTimeout(resolve, 50);
+    });
   }
   throw new Error(`bench/extract: no CPU figure logged for ${id}`);
 }
@@ -120,14 +125,14 @@ async function measure(): Promise<Report> {
       const s = score(c, got.result);
       ours.push(s);
       baseline.push(score(c, chronoBaseline(c)));
-      typical.push(cpuFromLog(workerLog, got.id));
+      typical.push(await cpuFromLog(() => workerLog, got.id));
       const wrong = FIELDS.filter((f) => s[f] === false);
       if (wrong.length) misses.push(`#${c.id} ${wrong.join(', ')}: ${JSON.stringify(got.result ?? got.error)}`);
     }
     let hostileWorkerCpuMs = 0;
     for (const text of Object.values(HOSTILE)) {
       const got = await extractThroughApi(api, { text, timezone: 'America/New_York', reference_date: '2026-03-05T10:00:00-05:00' });
-      hostileWorkerCpuMs = Math.max(hostileWorkerCpuMs, cpuFromLog(workerLog, got.id));
+      hostileWorkerCpuMs = Math.max(hostileWorkerCpuMs, await cpuFromLog(() => workerLog, got.id));
     }
     // The same texts in this process (warmed up), without Postgres and queue overheads around them.
     let hostileInProcessCpuMs = 0;
