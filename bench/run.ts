@@ -3,6 +3,7 @@ import { benchApi } from './api';
 import { benchDrain } from './drain';
 import { benchIngest } from './ingest';
 import { benchPublic } from './public';
+import { benchExtract } from './extract';
 import { type BenchRow, toMarkdown, writeResults } from './lib/report';
 
 /**
@@ -20,6 +21,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
     return result.rows;
   },
   drain: () => benchDrain(ingestRate),
+  extract: benchExtract,
 };
 
 async function main(): Promise<void> {

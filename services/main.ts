@@ -12,6 +12,7 @@ import { createLogger } from '../shared/logging/logger';
 export const SERVICES: Array<{ name: string; entry: string }> = [
   { name: 'gateway', entry: 'gateway/main.js' },
   { name: 'smart-link-worker', entry: 'smart-link-worker/main.js' },
+  { name: 'extraction-worker', entry: 'extraction-worker/main.js' },
 ];
 
 async function main(): Promise<void> {

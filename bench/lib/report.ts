@@ -41,7 +41,8 @@ export function toMarkdown(rows: BenchRow[], meta: string): string {
     '| bench | figure | ours | baseline | ratio | goal | met |',
     '| --- | --- | ---: | ---: | ---: | --- | :---: |',
     ...rows.map(
-      (r) => `| ${r.bench} | ${r.figure} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} | ${r.ratio.toFixed(2)}× | ${r.goal} | ${r.met ? 'yes' : '**no**'} |`,
+      (r) =>
+        `| ${r.bench} | ${r.figure} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} | ${r.baseline === 0 ? '—' : `${r.ratio.toFixed(2)}×`} | ${r.goal} | ${r.met ? 'yes' : '**no**'} |`,
     ),
     '',
   ];

@@ -6,6 +6,8 @@ import type { AppContext, GatewayDeps } from './context';
 import { docsAssets, docsRoutes } from './docs/docs.routes';
 import { buildOpenApi } from './docs/openapi';
 import { eventRoutes } from './events/events.routes';
+import { ExtractionWaiter } from './extractions/extraction-waiter';
+import { extractionRoutes } from './extractions/extractions.routes';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
@@ -33,6 +35,8 @@ export interface GatewayApp {
   routes: RouteSpec[];
   openapi: Record<string, unknown>;
   caches: ReadCaches;
+  /** Lets requests waiting for a result answer now; call first when shutting down. */
+  releaseWaits(): void;
   /** Closes what the app opened itself (the token-revocation subscription). */
   close(): Promise<void>;
 }
@@ -65,6 +69,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     subscriberSyncs: new BatchedCounter((rows) => addSyncs(deps.db, rows), 2000, deps.logger),
   };
   const ctx: AppContext = { ...deps, caches, queues, counters };
+  const extractionWaiter = new ExtractionWaiter(deps.config.redisUrl, deps.config.queuePrefix, deps.logger);
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
@@ -72,6 +77,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...docsRoutes(() => openapi),
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),
+    // Before the events routes: /api/events/extract is not an event id.
+    ...extractionRoutes(ctx, extractionWaiter),
     ...eventRoutes(ctx),
     ...publicRoutes(ctx),
     ...dynamicLinkRoutes(ctx),
@@ -99,8 +106,9 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   const close = async () => {
     await ingest.close();
     await stopListening();
+    await extractionWaiter.close();
     await queues.close();
     await Promise.all([counters.dynamicLinkUses.flush(), counters.subscriberSyncs.flush()]);
   };
-  return { app, handler, routes, openapi, caches, close };
+  return { app, handler, routes, openapi, caches, releaseWaits: () => extractionWaiter.release(), close };
 }

@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   lifecycle.onShutdown('app', () => built.close());
   const server = await listen(built.handler, config.port, config.host);
   lifecycle.onShutdown('http', () => server.closeGracefully());
+  // Runs before the HTTP server closes (reverse order): requests waiting for an extraction answer 202 now.
+  lifecycle.onShutdown('waits', () => built.releaseWaits());
   logger.info({ url: config.publicBaseUrl, port: server.port }, `gateway listening on ${config.publicBaseUrl}`);
 }
 

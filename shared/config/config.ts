@@ -27,6 +27,16 @@ export interface Config {
   rsvpRatePer10Minutes: number;
   /** A worker's lock on a job; a job whose worker died is taken again after about this long. */
   workerLockMs: number;
+  /** The optional model-based extractor; null: rules only (nothing leaves the machine). */
+  extractLlm: ExtractLlmConfig | null;
+}
+
+export interface ExtractLlmConfig {
+  /** An OpenAI-compatible chat completions endpoint, e.g. http://127.0.0.1:11434/v1/chat/completions */
+  url: string;
+  model: string;
+  apiKey: string | null;
+  timeoutMs: number;
 }
 
 const DEV_APP_KEY = 'dev-only-app-key-change-me-0123456789abcdef';
@@ -53,6 +63,10 @@ const schema = Joi.object({
   SMART_LINK_RATE_PER_MINUTE: Joi.number().integer().min(1).max(10_000_000).default(6000),
   RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
+  EXTRACT_LLM_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  EXTRACT_LLM_MODEL: Joi.string().max(200).default('gpt-4o-mini'),
+  EXTRACT_LLM_API_KEY: Joi.string().max(500),
+  EXTRACT_LLM_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(8000),
 })
   .unknown(true)
   .custom((env: Record<string, unknown>, helpers) => {
@@ -101,6 +115,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smartLinkRatePerMinute: value.SMART_LINK_RATE_PER_MINUTE,
     workerLockMs: value.WORKER_LOCK_MS,
     rsvpRatePer10Minutes: value.RSVP_RATE_PER_10_MINUTES,
+    extractLlm: value.EXTRACT_LLM_URL
+      ? { url: value.EXTRACT_LLM_URL, model: value.EXTRACT_LLM_MODEL, apiKey: value.EXTRACT_LLM_API_KEY ?? null, timeoutMs: value.EXTRACT_LLM_TIMEOUT_MS }
+      : null,
   };
 }
 

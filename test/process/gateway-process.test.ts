@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { dropDatabase } from '../../shared/db/knex';
+import { createTeamWithOwner } from '../../shared/accounts/accounts.repository';
+import { createDb, dropDatabase } from '../../shared/db/knex';
 import { startGateway, testEnv } from '../helpers/gateway';
 import { dist, freePort, spawnNode, type Spawned } from '../helpers/processes';
 import { waitFor } from '../helpers/wait';
@@ -51,12 +52,24 @@ describe('the gateway process', () => {
   });
 });
 
+describe('the extraction worker process', () => {
+  it('starts and exits 0 on SIGTERM', async () => {
+    const worker = spawnNode(dist('extraction-worker/main.js'), testEnv({ LOG_LEVEL: 'info' }));
+    running.push(worker);
+    await waitFor(() => worker.stdout().includes('extraction-worker started'), { what: 'the worker to start', timeoutMs: 20_000 });
+    worker.proc.kill('SIGTERM');
+    expect((await worker.exited).code).toBe(0);
+    expect(worker.stdout()).toContain('shutdown complete');
+  });
+});
+
 describe('npm start (the launcher)', () => {
-  it('creates and migrates a missing database, starts the gateway and stops on SIGTERM', async () => {
+  it('creates and migrates a missing database, starts the gateway and the workers, and stops on SIGTERM', async () => {
     const port = await freePort();
     const url = new URL(testEnv().DATABASE_URL as string);
     url.pathname = `${url.pathname}_launcher`;
-    const env = { ...testEnv({ LOG_LEVEL: 'info' }), DATABASE_URL: url.toString(), PORT: String(port) };
+    // A queue prefix of its own: its worker must not take the other tests' jobs (another database).
+    const env = { ...testEnv({ LOG_LEVEL: 'info' }), DATABASE_URL: url.toString(), PORT: String(port), QUEUE_PREFIX: `${process.env.TEST_QUEUE_PREFIX}launcher` };
     await dropDatabase(env.DATABASE_URL);
     const launcher = spawnNode(dist('main.js'), env);
     running.push(launcher);
@@ -65,6 +78,19 @@ describe('npm start (the launcher)', () => {
       const ready = await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, { what: 'readiness' });
       expect(ready).toBe(true);
       expect(launcher.stdout()).toContain('applied migrations');
+
+      // End to end through the launched processes: the gateway queues, the extraction worker reads.
+      const db = createDb(env.DATABASE_URL, { poolMax: 1 });
+      const owner = await createTeamWithOwner(db, { name: 'Launch', email: `launch-${Date.now()}@example.test`, plan: 'pro', eventLimit: null }).finally(() => db.destroy());
+      await waitFor(() => launcher.stdout().includes('extraction-worker started'), { what: 'the extraction worker' });
+      const res = await fetch(`http://127.0.0.1:${port}/api/events/extract?wait=10`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${owner.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text: 'Launch review on 2026-06-01 at 10:00', timezone: 'Europe/Paris' }),
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { data: { result: unknown } }).data.result).toMatchObject({ title: 'Launch review', date_start: '2026-06-01T10:00:00+02:00' });
+
       launcher.proc.kill('SIGTERM');
       expect((await launcher.exited).code).toBe(0);
       await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();

@@ -30,6 +30,17 @@ describe('configuration', () => {
     expect(error!.problems.map((p) => p.split(':')[0]).sort()).toEqual(['APP_KEY', 'DATABASE_URL', 'PORT', 'REDIS_URL', 'SMTP_URL']);
   });
 
+  it('configures the model-based extractor only when EXTRACT_LLM_URL is set', () => {
+    expect(loadConfig({}).extractLlm).toBeNull();
+    expect(loadConfig({ EXTRACT_LLM_URL: 'http://127.0.0.1:11434/v1/chat/completions' }).extractLlm).toEqual({
+      url: 'http://127.0.0.1:11434/v1/chat/completions',
+      model: 'gpt-4o-mini',
+      apiKey: null,
+      timeoutMs: 8000,
+    });
+    expect(() => loadConfig({ EXTRACT_LLM_URL: 'ftp://model', EXTRACT_LLM_TIMEOUT_MS: '5' })).toThrow(/EXTRACT_LLM_URL[\s\S]*EXTRACT_LLM_TIMEOUT_MS/);
+  });
+
   it('requires APP_KEY in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/APP_KEY is required/);
     expect(loadConfig({ NODE_ENV: 'production', APP_KEY: 'k'.repeat(32) }).appKeyIsDefault).toBe(false);

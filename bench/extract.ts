@@ -1,0 +1,221 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import * as chrono from 'chrono-node';
+import { zoneOffsetMinutes } from '../shared/calendar/time-zones';
+import { extractWithRules } from '../services/extraction-worker/extractor/rules-extractor';
+import { type Answer, type CorpusCase, FIELDS, type Field, percent, type Score, score, tally, type Tally } from './lib/extract-scoring';
+import { DIST, startProcess, startWorker } from './lib/processes';
+import type { BenchRow } from './lib/report';
+import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
+
+/**
+ * bench/extract: every case of the accuracy corpus through the real endpoint (gateway and
+ * extraction worker as processes), scored per field beside plain chrono-node in the same
+ * run; then hostile 8000-character texts, for the CPU one job may take.
+ */
+const CORPUS = process.env.EXTRACT_CORPUS ?? path.resolve(DIST, '..', '..', 'shared', 'extract-corpus.json');
+const GOALS: Partial<Record<Field, number>> = { start: 95, end: 90, title: 85, location: 85 };
+/** A job must not hold the worker for seconds. */
+const HOSTILE_CPU_GOAL_MS = 1000;
+
+const repeat = (unit: string) => unit.repeat(Math.ceil(8000 / unit.length)).slice(0, 8000);
+const HOSTILE: Record<string, string> = {
+  prose: repeat('lorem ipsum dolor sit amet consectetur '),
+  numbers: repeat('1 2 3 4 5 6 7 8 9 '),
+  times: repeat('10:00 '),
+  dates: repeat('Monday March 3 at 5pm to Tuesday 4pm, '),
+  dashes: repeat('9-9-9-9-'),
+  relative: repeat('in 2 hours in 3 days '),
+  mixed: repeat('12 at 12 on 12 12:12 12-12 12/12 '),
+  places: repeat('at The Loft, 123 Main St, '),
+  repetition: repeat('every Monday and Tuesday and '),
+  durations: repeat('for 1 hour and 30 minutes '),
+  zones: repeat('10am PT (UTC-05:00) Eastern Time '),
+  headers: repeat('When: tomorrow\n'),
+  commas: repeat('A, '),
+  plurals: repeat('Mondays, Tuesdays, and '),
+};
+
+interface Report {
+  cases: number;
+  ours: Record<Field, Tally>;
+  baseline: Record<Field, Tally>;
+  misses: string[];
+  hostileWorkerCpuMs: number;
+  typicalWorkerCpuMs: number;
+  hostileInProcessCpuMs: number;
+}
+
+/** Plain chrono-node: the first result, read from the reference instant at the zone's offset; one hour by default. */
+function chronoBaseline(c: CorpusCase): Answer | null {
+  const instant = new Date(c.reference_date);
+  const [r] = chrono.parse(c.text, { instant, timezone: zoneOffsetMinutes(c.timezone, instant.getTime()) }, { forwardDate: true });
+  if (!r) return null;
+  const day = (p: chrono.ParsedComponents) => `${p.get('year')}-${String(p.get('month')).padStart(2, '0')}-${String(p.get('day')).padStart(2, '0')}`;
+  const allDay = !r.start.isCertain('hour');
+  const start = r.start.date();
+  const end = r.end ? r.end.date() : new Date(start.getTime() + 3_600_000);
+  return {
+    is_all_day: allDay,
+    date_start: allDay ? day(r.start) : start.toISOString(),
+    date_end: allDay ? day(r.end ?? r.start) : end.toISOString(),
+    title: null,
+    location: null,
+    recurrence_rule: null,
+  };
+}
+
+type Api = (method: string, p: string, body?: unknown) => Promise<{ status: number; body: { data: { id: string; status: string; result: Answer | null; error: string | null } } }>;
+
+/** POST with ?wait=10, then GET until it is no longer pending. */
+async function extractThroughApi(api: Api, body: object): Promise<{ id: string; result: Answer | null; error: string | null }> {
+  let res = await api('POST', '/api/events/extract?wait=10', body);
+  if (res.status !== 200 && res.status !== 202) throw new Error(`bench/extract: POST answered ${res.status}`);
+  const id = res.body.data.id;
+  for (let tries = 0; res.body.data.status === 'pending'; tries++) {
+    if (tries > 100) throw new Error(`bench/extract: ${id} still pending`);
+    await new Promise<void>((resolve) => {
+      setTimeout(resolve, 100);
+    });
+    res = await api('GET', `/api/events/extract/${id}`);
+  }
+  return { id, result: res.body.data.result, error: res.body.data.error };
+}
+
+/** The worker's own figure: it logs the CPU each job took (the line may still be on its way through the pipe). */
+async function cpuFromLog(log: () => string, id: string): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    for (const line of log().split('\n')) {
+      if (!line.includes(id)) continue;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; cpuMs?: number };
+        if (entry.msg === 'extraction finished' && typeof entry.cpuMs === 'number') return entry.cpuMs;
+      } catch {
+        // not a whole log line yet
+      }
+    }
+    await new Promise<void>((resolve) => {
+      setTimeout(resolve, 50);
+    });
+  }
+  throw new Error(`bench/extract: no CPU figure logged for ${id}`);
+}
+
+async function measure(): Promise<Report> {
+  const corpus = JSON.parse(fs.readFileSync(CORPUS, 'utf8')) as { cases: CorpusCase[] };
+  const { url, db } = await freshDatabase('extract');
+  const team = await benchTeam(db);
+  // A queue prefix of its own, so a service running on this machine never takes these jobs.
+  const env = benchEnv(url, { QUEUE_PREFIX: '{bench-extract}' });
+  let workerLog = '';
+  const worker = startWorker(path.join(DIST, 'services/extraction-worker/main.js'), env, (chunk) => (workerLog += chunk));
+  const gateway = await startProcess(path.join(DIST, 'services/gateway/main.js'), env, '/readyz');
+  const headers = { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' };
+  const api: Api = async (method, p, body) => {
+    const res = await fetch(gateway.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Awaited<ReturnType<Api>>['body'] };
+  };
+  try {
+    const ours: Score[] = [];
+    const baseline: Score[] = [];
+    const misses: string[] = [];
+    const typical: number[] = [];
+    for (const c of corpus.cases) {
+      const got = await extractThroughApi(api, { text: c.text, timezone: c.timezone, reference_date: c.reference_date });
+      const s = score(c, got.result);
+      ours.push(s);
+      baseline.push(score(c, chronoBaseline(c)));
+      typical.push(await cpuFromLog(() => workerLog, got.id));
+      const wrong = FIELDS.filter((f) => s[f] === false);
+      if (wrong.length) misses.push(`#${c.id} ${wrong.join(', ')}: ${JSON.stringify(got.result ?? got.error)}`);
+    }
+    let hostileWorkerCpuMs = 0;
+    for (const text of Object.values(HOSTILE)) {
+      const got = await extractThroughApi(api, { text, timezone: 'America/New_York', reference_date: '2026-03-05T10:00:00-05:00' });
+      hostileWorkerCpuMs = Math.max(hostileWorkerCpuMs, await cpuFromLog(() => workerLog, got.id));
+    }
+    // The same texts in this process (warmed up), without Postgres and queue overheads around them.
+    let hostileInProcessCpuMs = 0;
+    for (const text of Object.values(HOSTILE)) {
+      const before = process.cpuUsage();
+      try {
+        extractWithRules({ text, timezone: 'America/New_York', referenceDate: new Date('2026-03-05T15:00:00Z') });
+      } catch {
+        // a failed extraction is an answer too; only its cost matters here
+      }
+      const used = process.cpuUsage(before);
+      hostileInProcessCpuMs = Math.max(hostileInProcessCpuMs, (used.user + used.system) / 1000);
+    }
+    typical.sort((a, b) => a - b);
+    return {
+      cases: corpus.cases.length,
+      ours: tally(ours),
+      baseline: tally(baseline),
+      misses,
+      hostileWorkerCpuMs,
+      typicalWorkerCpuMs: typical[Math.floor(typical.length / 2)] ?? 0,
+      hostileInProcessCpuMs,
+    };
+  } finally {
+    await gateway.stop();
+    await worker.stop();
+    await db.destroy();
+  }
+}
+
+const share = (t: Tally) => `${percent(t).toFixed(0)}% (${t.right}/${t.judged})`;
+
+function toTable(r: Report): string {
+  const lines = [
+    `## bench/extract: ${r.cases} corpus cases through POST /api/events/extract`,
+    '',
+    '| field | ours | plain chrono-node | goal | met |',
+    '| --- | ---: | ---: | --- | :---: |',
+    ...FIELDS.map((f) => {
+      const goal = GOALS[f];
+      const met = goal === undefined || percent(r.ours[f]) >= goal;
+      return `| ${f} | ${share(r.ours[f])} | ${share(r.baseline[f])} | ${goal === undefined ? 'reported' : `≥ ${goal}%`} | ${met ? 'yes' : '**no**'} |`;
+    }),
+    '',
+    `Hostile 8000-character texts (${Object.keys(HOSTILE).length} kinds): at most ${r.hostileWorkerCpuMs} ms of worker CPU per job ` +
+      `(median corpus case: ${r.typicalWorkerCpuMs} ms); ${r.hostileInProcessCpuMs.toFixed(0)} ms at most in-process. Goal: ≤ ${HOSTILE_CPU_GOAL_MS} ms.`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+export async function benchExtract(): Promise<BenchRow[]> {
+  const r = await measure();
+  console.error(toTable(r));
+  if (r.misses.length) console.error(`misses:\n  ${r.misses.join('\n  ')}`);
+  const rows: BenchRow[] = FIELDS.map((f) => {
+    const value = percent(r.ours[f]);
+    const base = percent(r.baseline[f]);
+    const goal = GOALS[f];
+    return { bench: 'extract', figure: `${f} right`, value, baseline: base, unit: '%', ratio: base ? value / base : 0, goal: goal === undefined ? 'reported' : `≥ ${goal}%`, met: goal === undefined || value >= goal };
+  });
+  rows.push({
+    bench: 'extract',
+    figure: 'hostile 8000-char text, worker CPU per job (baseline: median corpus case)',
+    value: r.hostileWorkerCpuMs,
+    baseline: r.typicalWorkerCpuMs,
+    unit: 'ms',
+    ratio: r.typicalWorkerCpuMs ? r.hostileWorkerCpuMs / r.typicalWorkerCpuMs : 0,
+    goal: `≤ ${HOSTILE_CPU_GOAL_MS} ms`,
+    met: r.hostileWorkerCpuMs <= HOSTILE_CPU_GOAL_MS,
+  });
+  return rows;
+}
+
+// `npm run bench:extract`: this benchmark alone, its table on stdout (bench/RESULTS.md is left to `npm run bench`).
+if (require.main === module) {
+  measure()
+    .then((r) => {
+      process.stdout.write(toTable(r));
+      if (r.misses.length) console.error(`misses:\n  ${r.misses.join('\n  ')}`);
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,34 @@
+import type { Knex } from '../../shared/db/knex';
+import type { ExtractionResult } from './extractor/extractor';
+
+export interface PendingExtractionRow {
+  id: number;
+  uid: string;
+  status: 'pending' | 'completed' | 'failed';
+  text: string;
+  timezone: string;
+  reference_date: string;
+}
+
+export type Outcome = { status: 'completed'; result: ExtractionResult } | { status: 'failed'; error: string };
+
+export async function findExtraction(db: Knex, uid: string): Promise<PendingExtractionRow | undefined> {
+  return db('extractions').first('id', 'uid', 'status', 'text', 'timezone', 'reference_date').where({ uid });
+}
+
+/**
+ * Finishes a pending extraction. Only a pending row is written, so a duplicate delivery
+ * (or a second worker racing the first) never overwrites the answer already given.
+ * Returns false when the row was finished already.
+ */
+export async function finishExtraction(db: Knex, id: number, outcome: Outcome): Promise<boolean> {
+  const count = await db('extractions')
+    .where({ id, status: 'pending' })
+    .update({
+      status: outcome.status,
+      result: outcome.status === 'completed' ? JSON.stringify(outcome.result) : null,
+      error: outcome.status === 'failed' ? outcome.error : null,
+      completed_at: db.fn.now(),
+    });
+  return count > 0;
+}

@@ -1,0 +1,155 @@
+import * as chrono from 'chrono-node';
+import { DateTime } from 'luxon';
+import { zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
+import { writesDayFirst } from './day-first';
+import type { TextScan } from './text-scan';
+
+/**
+ * The date and time phrases of the text, read by chrono-node. chrono computes relative
+ * days ("tomorrow", "next Tuesday") from the reference instant at one fixed offset; that is
+ * right for the day, and the wall-clock fields it returns are resolved later in the real
+ * IANA zone for the actual date (see timing.ts), so a date across a DST change keeps its
+ * clock time.
+ */
+
+/** Wall-clock fields of one end of a phrase, with what the text actually said. */
+export interface Moment {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  /** The text names the day (a date, a weekday, "tomorrow"), not just a time. */
+  dateCertain: boolean;
+  yearCertain: boolean;
+  /** The text names a time of day. */
+  timeCertain: boolean;
+  /** A fixed offset the phrase carries ("…T15:00:00Z", "+02:00", "in 2 hours"), in minutes. */
+  offset: number | null;
+}
+
+export interface DatePhrase {
+  start: number;
+  end: number;
+  from: Moment;
+  to: Moment | null;
+}
+
+/** At most this many phrases are kept: a hostile text full of times stays cheap. */
+const MAX_PHRASES = 40;
+
+function momentOf(c: chrono.ParsedComponents): Moment {
+  const get = (name: chrono.Component) => c.get(name) ?? 0;
+  return {
+    year: get('year'),
+    month: get('month'),
+    day: get('day'),
+    hour: get('hour'),
+    minute: get('minute'),
+    dateCertain: c.isCertain('day') || c.isCertain('weekday') || c.isCertain('month'),
+    yearCertain: c.isCertain('year'),
+    timeCertain: c.isCertain('hour'),
+    offset: c.isCertain('timezoneOffset') ? c.get('timezoneOffset') : null,
+  };
+}
+
+/**
+ * chrono reads numeric dates month first. Where people write the day first, "12/05" is
+ * swapped to "05/12" (same length, so positions hold); "12.05.2026" is day first anywhere.
+ * chrono's own en-GB mode is not used: it also reads "March 12" as March 2012.
+ */
+function numericDatesMonthFirst(text: string, dayFirst: boolean): string {
+  const swap = (all: string, a: string, b: string, sep: string, rest: string) => {
+    const [day, month] = [Number(a), Number(b)];
+    return day >= 1 && day <= 31 && month >= 1 && month <= 12 ? `${b}${sep}${a}${rest}` : all;
+  };
+  // Slashes first: the dotted dates rewritten below are month first already.
+  let out = dayFirst
+    ? text.replace(/(?<![\d/.-])(\d{1,2})\/(\d{1,2})((?:\/\d{2,4})?)(?![\d/])/g, (all, d: string, m: string, rest: string) => swap(all, d, m, '/', rest))
+    : text;
+  out = out.replace(/(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.])/g, (all, d: string, m: string, y: string) => {
+    const swapped = swap(all, d, m, '/', '');
+    return swapped === all ? all : `${swapped}/${y}`;
+  });
+  // "14.03." (German and others: the day, the month, a dot each), not "at 10.05."
+  if (dayFirst) out = out.replace(/(?<![\d.]|\bat[ ]|\bum[ ])(\d{1,2})\.(\d{1,2})\.(?![\d])/g, (all, d: string, m: string) => {
+    const swapped = swap(all, d, m, '/', '');
+    return swapped === all ? all : `${swapped} `;
+  });
+  return out;
+}
+
+// "Game night on Friday at 8pm", "Parents evening Monday 6pm": the day part belongs to the
+// name (chrono would read "night on Friday" and lose the Friday). Not after a day word:
+// "Friday evening", "tomorrow night" are dates.
+const DAY_PART_IN_NAME =
+  /\b([A-Za-z']+)[ ]+(morning|afternoon|evening|night)\b(?=[ ,]+(?:on|at|from|this|next|tomorrow|today|\d|(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))/gi;
+const DAY_WORDS = /^(?:this|tomorrow|today|tonight|yesterday|the|every|each|on|in|of|next|last|late|early|mid|(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|satur|sun)(?:day)?s?)$/i;
+
+export function markDayPartNames(scan: TextScan): void {
+  for (const m of scan.text.matchAll(DAY_PART_IN_NAME)) {
+    if (DAY_WORDS.test(m[1])) continue;
+    const start = m.index + m[0].length - m[2].length;
+    if (!scan.overlaps(start, start + m[2].length)) scan.mark('name', start, start + m[2].length);
+  }
+}
+
+/**
+ * "at 3", "from 2 to 4", "drinks at 5:30": an hour from 1 to 6 without am/pm is meant in the
+ * afternoon (chrono takes the morning). "06:00", written the 24-hour way, stays as it is.
+ * A time-only phrase then falls on today if that time is still ahead, else tomorrow.
+ */
+function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date): void {
+  const bare = (c: chrono.ParsedComponents, m: Moment) => m.timeCertain && !c.isCertain('meridiem') && m.offset === null && m.hour >= 1 && m.hour <= 6;
+  if (!bare(r.start, from) || /(?:^|\D)0\d[:.]\d\d/.test(r.text)) return;
+  from.hour += 12;
+  if (to && r.end && to.timeCertain && !r.end.isCertain('meridiem') && to.hour < 12 && to.hour + 12 >= from.hour) to.hour += 12;
+  if (from.dateCertain) return;
+  const now = DateTime.fromJSDate(reference, { zone });
+  const day = from.hour * 60 + from.minute > now.hour * 60 + now.minute ? now : now.plus({ days: 1 });
+  for (const m of to && !to.dateCertain ? [from, to] : [from]) Object.assign(m, { year: day.year, month: day.month, day: day.day });
+}
+
+// "on the 15th": a day of the month without its month is the next such day.
+const ORDINAL_DAY = /\b(?:on[ ])?the[ ](\d{1,2})(?:st|nd|rd|th)\b(?![ ](?:of[ ])?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi;
+
+function ordinalDays(text: string, taken: DatePhrase[], zone: string, reference: Date): DatePhrase[] {
+  const out: DatePhrase[] = [];
+  const today = DateTime.fromJSDate(reference, { zone }).startOf('day');
+  for (const m of text.matchAll(ORDINAL_DAY)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    if (taken.some((p) => start < p.end && p.start < end)) continue;
+    const dayOfMonth = Number(m[1]);
+    let month = today.startOf('month');
+    for (let i = 0; i < 13 && (dayOfMonth > (month.daysInMonth ?? 31) || month.set({ day: dayOfMonth }) < today); i++) month = month.plus({ months: 1 });
+    if (dayOfMonth < 1 || dayOfMonth > (month.daysInMonth ?? 31)) continue;
+    const from: Moment = { year: month.year, month: month.month, day: dayOfMonth, hour: 0, minute: 0, dateCertain: true, yearCertain: false, timeCertain: false, offset: null };
+    out.push({ start, end, from, to: null });
+    if (out.length >= 5) break;
+  }
+  return out;
+}
+
+/** Every date phrase in the text not already marked as something else, in text order. */
+export function findDatePhrases(scan: TextScan, zone: string, reference: Date): DatePhrase[] {
+  const text = numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone));
+  const results = chrono.casual.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
+  const phrases: DatePhrase[] = [];
+  for (const r of results) {
+    if (phrases.length >= MAX_PHRASES) break;
+    // chrono reads a lone number ("Room 12", "2026") as a date now and then; a phrase must
+    // name a day or a time to count.
+    const from = momentOf(r.start);
+    if (!from.dateCertain && !from.timeCertain && from.offset === null) continue;
+    if (/^\d{1,4}$/.test(r.text.trim())) continue;
+    const to = r.end ? momentOf(r.end) : null;
+    afternoonForBareHours(r, from, to, zone, reference);
+    // A phrase ends where its word does ("Tues" was read as "Tue").
+    let end = r.index + r.text.length;
+    while (end < scan.text.length && /[A-Za-z]/.test(scan.original[end]) && /[A-Za-z]/.test(scan.original[end - 1])) end++;
+    phrases.push({ start: r.index, end, from, to });
+  }
+  phrases.push(...ordinalDays(text, phrases, zone, reference));
+  return phrases.sort((a, b) => a.start - b.start);
+}

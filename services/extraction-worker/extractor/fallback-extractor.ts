@@ -1,0 +1,36 @@
+import type { ExtractLlmConfig } from '../../../shared/config/config';
+import type { Logger } from '../../../shared/logging/logger';
+import type { ExtractionInput, ExtractionResult, Extractor } from './extractor';
+import { LlmExtractor } from './llm-extractor';
+import { RulesExtractor } from './rules-extractor';
+
+/**
+ * Tries the primary extractor and answers with the fallback when it fails or times out,
+ * so a model outage costs accuracy, never an extraction.
+ */
+export class FallbackExtractor implements Extractor {
+  readonly name: string;
+
+  constructor(
+    private readonly primary: Extractor,
+    private readonly fallback: Extractor,
+    private readonly logger: Logger,
+  ) {
+    this.name = `${primary.name}+${fallback.name}`;
+  }
+
+  async extract(input: ExtractionInput): Promise<ExtractionResult> {
+    try {
+      return await this.primary.extract(input);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, extractor: this.primary.name }, `extractor failed; answering with ${this.fallback.name}`);
+      return this.fallback.extract(input);
+    }
+  }
+}
+
+/** Rules only by default; the model first (rules behind it) when EXTRACT_LLM_URL is set. */
+export function extractorFor(llm: ExtractLlmConfig | null, logger: Logger): Extractor {
+  const rules = new RulesExtractor();
+  return llm ? new FallbackExtractor(new LlmExtractor(llm), rules, logger) : rules;
+}

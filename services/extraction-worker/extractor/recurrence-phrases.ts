@@ -1,0 +1,161 @@
+import type { TextScan } from './text-scan';
+
+/**
+ * Repetition in words ("every Wednesday", "Tuesdays and Thursdays", "every weekday",
+ * "every other week", "monthly", "the first Monday of every month", "for 10 weeks") as the
+ * parts of an RFC 5545 RRULE. "until <date>" is read later, with the dates.
+ */
+export type Freq = 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
+
+export interface Recurrence {
+  freq: Freq;
+  interval: number;
+  /** RRULE BYDAY values: `MO`, or with an ordinal for monthly rules, `1MO`, `-1FR`. */
+  byDay: string[];
+  byMonthDay: number | null;
+  count: number | null;
+  start: number;
+  end: number;
+}
+
+const DAY_CODES = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
+const WEEK_ORDER = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR'];
+const WEEKEND = ['SA', 'SU'];
+
+const DAY = String.raw`(?:sun(?:day)?|mon(?:day)?|tue(?:s|sday)?|wed(?:s|nesday)?|thu(?:rs?|rsday)?|fri(?:day)?|sat(?:urday)?)`;
+const DAYS = String.raw`(?:sundays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays)`;
+const DAY_LIST = String.raw`${DAY}s?(?:[ ]?(?:,|&|\/|and|or)[ ]?(?:and[ ])?${DAY}s?)*`;
+const SMALL = String.raw`(\d{1,2}|two|three|four|five|six)`;
+const SMALL_NUMBERS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6 };
+const ORDINALS: Record<string, number> = { first: 1, '1st': 1, second: 2, '2nd': 2, third: 3, '3rd': 3, fourth: 4, '4th': 4, last: -1 };
+
+const small = (s: string | undefined) => (s ? (SMALL_NUMBERS[s.toLowerCase()] ?? Number(s)) : 1);
+
+/** `tue`, `Thursdays`, `weds` → `TU`, `TH`, `WE` */
+function dayCode(word: string): string {
+  const lower = word.toLowerCase();
+  const index = ['su', 'mo', 'tu', 'we', 'th', 'fr', 'sa'].indexOf(lower.slice(0, 2));
+  return DAY_CODES[index];
+}
+
+function dayList(text: string): string[] {
+  const codes: string[] = [];
+  for (const m of text.matchAll(new RegExp(DAY, 'gi'))) {
+    const code = dayCode(m[0]);
+    if (code && !codes.includes(code)) codes.push(code);
+  }
+  return codes.sort((a, b) => WEEK_ORDER.indexOf(a) - WEEK_ORDER.indexOf(b));
+}
+
+type Rule = Omit<Recurrence, 'start' | 'end' | 'count'>;
+interface PhraseRule {
+  pattern: RegExp;
+  read: (m: RegExpMatchArray) => Rule | null;
+}
+
+const rule = (freq: Freq, interval = 1, byDay: string[] = [], byMonthDay: number | null = null): Rule => ({ freq, interval, byDay, byMonthDay });
+
+const PERIODS: Record<string, Freq> = { day: 'DAILY', week: 'WEEKLY', month: 'MONTHLY', year: 'YEARLY' };
+
+const PHRASES: PhraseRule[] = [
+  // every first Monday of the month · on the last Friday of every month
+  {
+    pattern: new RegExp(String.raw`\b(?:(?:every|each|on the|the)[ ])?(first|1st|second|2nd|third|3rd|fourth|4th|last)[ ](${DAY})(?:[ ]of)?(?:[ ](?:every|each|the))?[ ]month\b`, 'gi'),
+    read: (m) => (/^(every|each)/i.test(m[0]) || /(every|each)[ ]month$/i.test(m[0]) ? rule('MONTHLY', 1, [`${ORDINALS[m[1].toLowerCase()]}${dayCode(m[2])}`]) : null),
+  },
+  // the 15th of every month · every month on the 15th
+  {
+    pattern: /\b(?:(?:on[ ])?the[ ](\d{1,2})(?:st|nd|rd|th)[ ]of[ ](?:every|each)[ ]month|(?:every|each)[ ]month[ ]on[ ]the[ ](\d{1,2})(?:st|nd|rd|th))\b/gi,
+    read: (m) => {
+      const day = Number(m[1] ?? m[2]);
+      return day >= 1 && day <= 31 ? rule('MONTHLY', 1, [], day) : null;
+    },
+  },
+  // every (other) Tuesday and Thursday
+  {
+    pattern: new RegExp(String.raw`\b(?:every|each)[ ](other[ ])?(${DAY_LIST})\b`, 'gi'),
+    read: (m) => rule('WEEKLY', m[1] ? 2 : 1, dayList(m[2])),
+  },
+  // every weekday · every (other|2) week(s) (on Monday) · every morning
+  {
+    pattern: new RegExp(String.raw`\b(?:every|each)[ ](other[ ])?(?:${SMALL}[ ])?(weekdays?|weekends?|days?|weeks?|months?|years?|mornings?|evenings?|afternoons?|nights?)(?:[ ]on[ ](${DAY_LIST}))?\b`, 'gi'),
+    read: (m) => {
+      const interval = m[1] ? 2 : small(m[2]);
+      const unit = m[3].toLowerCase().replace(/s$/, '');
+      if (unit === 'weekday') return rule('WEEKLY', interval, WEEKDAYS);
+      if (unit === 'weekend') return rule('WEEKLY', interval, WEEKEND);
+      if (unit === 'week') return rule('WEEKLY', interval, m[4] ? dayList(m[4]) : []);
+      return rule(PERIODS[unit] ?? 'DAILY', interval);
+    },
+  },
+  // weekly (on Tuesdays) · biweekly · daily · monthly · annually
+  {
+    // Only as an adverb: "Weekly sync" and "Quarterly review" are names, not repetitions.
+    pattern: new RegExp(
+      String.raw`\b(daily|weekly|bi-?weekly|fortnightly|monthly|bi-?monthly|quarterly|yearly|annually)\b(?:[ ]on[ ](${DAY_LIST}))?(?=[ ]*(?:$|[,.;:!?)\n]|(?:on|at|from|starting|until|for|in|between)\b|\d))`,
+      'gi',
+    ),
+    read: (m) => {
+      const word = m[1].toLowerCase().replace('-', '');
+      const days = m[2] ? dayList(m[2]) : [];
+      if (word === 'daily') return rule('DAILY');
+      if (word === 'weekly') return rule('WEEKLY', 1, days);
+      if (word === 'biweekly' || word === 'fortnightly') return rule('WEEKLY', 2, days);
+      if (word === 'monthly') return rule('MONTHLY');
+      if (word === 'bimonthly') return rule('MONTHLY', 2);
+      if (word === 'quarterly') return rule('MONTHLY', 3);
+      return rule('YEARLY');
+    },
+  },
+  // (on) Tuesdays and Thursdays · weekdays · weekends
+  {
+    pattern: new RegExp(String.raw`\b(?:on[ ])?(${DAYS}(?:[ ]?(?:,|&|\/|and)[ ]?(?:and[ ])?${DAY}s?)*|weekdays|weekends)\b`, 'gi'),
+    read: (m) => {
+      const words = m[1].toLowerCase();
+      if (words === 'weekdays') return rule('WEEKLY', 1, WEEKDAYS);
+      if (words === 'weekends') return rule('WEEKLY', 1, WEEKEND);
+      return rule('WEEKLY', 1, dayList(m[1]));
+    },
+  },
+];
+
+const COUNT = /\b(?:for[ ])?(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|twelve)[ ](?:weeks|times|sessions|occurrences|classes|meetings|lessons|months|days)\b/gi;
+const COUNT_WORDS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twelve: 12 };
+
+/** The first repetition phrase of the text (and a count, when one is given), marked. */
+export function findRecurrence(scan: TextScan): Recurrence | null {
+  let found: Recurrence | null = null;
+  for (const phrase of PHRASES) {
+    for (const m of scan.text.matchAll(phrase.pattern)) {
+      if (scan.overlaps(m.index, m.index + m[0].length)) continue;
+      const read = phrase.read(m);
+      if (!read) continue;
+      if (!found || m.index < found.start) found = { ...read, count: null, start: m.index, end: m.index + m[0].length };
+      break;
+    }
+  }
+  if (!found) return null;
+  scan.mark('recurrence', found.start, found.end);
+  for (const m of scan.text.matchAll(COUNT)) {
+    if (scan.overlaps(m.index, m.index + m[0].length)) continue;
+    const n = COUNT_WORDS[m[1].toLowerCase()] ?? Number(m[1]);
+    if (n >= 1 && n <= 1000) {
+      found.count = n;
+      scan.mark('recurrence', m.index, m.index + m[0].length);
+    }
+    break;
+  }
+  return found;
+}
+
+/** The RRULE text, parts in the customary order. */
+export function toRrule(r: Recurrence, until: string | null): string {
+  const parts = [`FREQ=${r.freq}`];
+  if (r.interval > 1) parts.push(`INTERVAL=${r.interval}`);
+  if (r.byDay.length) parts.push(`BYDAY=${r.byDay.join(',')}`);
+  if (r.byMonthDay) parts.push(`BYMONTHDAY=${r.byMonthDay}`);
+  if (r.count) parts.push(`COUNT=${r.count}`);
+  else if (until) parts.push(`UNTIL=${until}`);
+  return parts.join(';');
+}

@@ -1,0 +1,154 @@
+import { DateTime } from 'luxon';
+import { formatWithOffset } from '../../../shared/calendar/dates';
+import { checkRrule } from '../../../shared/calendar/recurrence';
+import { type DatePhrase, findDatePhrases, markDayPartNames } from './date-phrases';
+import { findDuration } from './durations';
+import { findZoneMentions } from './explicit-zones';
+import { type ExtractionInput, ExtractionFailure, type ExtractionResult, type Extractor } from './extractor';
+import { findHeaders, type HeaderLine, markSenderLines } from './headers';
+import { findLocation, markUrls } from './locations';
+import { findRecurrence, toRrule } from './recurrence-phrases';
+import { type Line, linesOf, TextScan } from './text-scan';
+import { readTiming, type Timing } from './timing';
+import { sentencesOf, titleFromHeader, titleFromSentence } from './titles';
+
+/**
+ * The rule-based extractor: no network, no model, the same answer for the same input.
+ * Phrases are understood in an order where each rule sees only what the earlier ones left:
+ * sender lines, links, zones, repetition, durations, "all day", then dates (chrono), then
+ * the place and, from what remains, the title.
+ */
+export class RulesExtractor implements Extractor {
+  readonly name = 'rules';
+
+  async extract(input: ExtractionInput): Promise<ExtractionResult> {
+    return extractWithRules(input);
+  }
+}
+
+const ALL_DAY = /\(?\ball[- ]day(?:[- ]long)?\b\)?/gi;
+// An open end says nothing chrono can read, and is no part of the title.
+const OPEN_END = /\b(?:(?:till|until|to)[ ]late|onwards?|and[ ]beyond)\b/gi;
+// Meeting-link boilerplate is not what the event is called.
+const BOILERPLATE = /^\s*(?:join\s+(?:zoom|microsoft\s+teams|teams|google\s+meet|webex)?\s*meeting|click\s+here\s+to\s+join|meeting\s+id|passcode|password|dial[- ]in|join\s+by\s+phone)\b/i;
+const UNTIL_LEAD = /\b(?:until|till|through|thru|ending(?:[ ]on)?|ends(?:[ ]on)?)[ ]*$/i;
+const GREETING = /^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^\n]{0,40}$/i;
+const MAX_DESCRIPTION = 5000;
+
+function markAllDay(scan: TextScan): boolean {
+  for (const m of scan.text.matchAll(OPEN_END)) scan.mark('date', m.index, m.index + m[0].length);
+  let found = false;
+  for (const m of scan.text.matchAll(ALL_DAY)) {
+    if (scan.overlaps(m.index, m.index + m[0].length)) continue;
+    scan.mark('all-day', m.index, m.index + m[0].length);
+    found = true;
+  }
+  return found;
+}
+
+/** "every Tuesday until June 30": the phrase after "until" ends the repetition, not the event. */
+function takeUntil(scan: TextScan, phrases: DatePhrase[]): DatePhrase | null {
+  // chrono reads "at 4pm until December 15" as one range: its end is the repetition's.
+  const ranged = phrases.findIndex((p) => p.to?.dateCertain && /\b(?:until|till|through|thru)\b/i.test(scan.text.slice(p.start, p.end)));
+  if (ranged >= 0) {
+    const p = phrases[ranged];
+    phrases[ranged] = { ...p, to: null };
+    return { start: p.start, end: p.end, from: p.to as DatePhrase['from'], to: null };
+  }
+  const index = phrases.findIndex((p) => UNTIL_LEAD.test(scan.text.slice(Math.max(0, p.start - 16), p.start)));
+  if (index < 0) return null;
+  const [until] = phrases.splice(index, 1);
+  const lead = UNTIL_LEAD.exec(scan.text.slice(Math.max(0, until.start - 16), until.start));
+  scan.mark('recurrence', until.start - (lead ? lead[0].length : 0), until.end);
+  return until;
+}
+
+function untilValue(until: DatePhrase | null, timing: Timing): string | null {
+  if (!until) return null;
+  const day = DateTime.fromObject({ year: until.from.year, month: until.from.month, day: until.from.day }, { zone: timing.zone });
+  // RFC 5545: UNTIL is a date for all-day events, else a UTC date-time (here: the day's end).
+  return timing.isAllDay ? day.toFormat('yyyyLLdd') : day.endOf('day').toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'");
+}
+
+const lineAt = (lines: Line[], index: number) => lines.find((l) => index >= l.start && index <= l.end);
+
+/** The first line that reads like prose about the event (not a header, greeting or bare date). */
+function titleLine(scan: TextScan, lines: Line[], headers: HeaderLine[]): Line | undefined {
+  return lines.find((line) => {
+    if (!line.text.trim() || GREETING.test(line.text) || BOILERPLATE.test(line.text) || headers.some((h) => h.start === line.start)) return false;
+    for (let i = line.start; i < line.end; i++) if (!scan.isMarked(i) && /\p{L}/u.test(scan.text[i])) return true;
+    return false;
+  });
+}
+
+function describe(scan: TextScan, lines: Line[], headers: HeaderLine[], used: Line | undefined, usedSentence: Line | undefined): string | null {
+  const skip = new Set(headers.map((h) => h.start));
+  const body = lines
+    .filter((l) => !skip.has(l.start) && l !== used)
+    .map((l) => scan.original.slice(l.start, l.end).trimEnd())
+    .join('\n');
+  const rest = used && usedSentence ? scan.original.slice(usedSentence.end, used.end).trim() : '';
+  const text = [rest, body.trim()].filter(Boolean).join('\n').trim();
+  return text ? text.slice(0, MAX_DESCRIPTION) : null;
+}
+
+export function extractWithRules(input: ExtractionInput): ExtractionResult {
+  const scan = new TextScan(input.text);
+  const headers = findHeaders(scan.text);
+  markSenderLines(scan, headers);
+  const urls = markUrls(scan);
+  const zones = findZoneMentions(scan);
+  const recurrence = findRecurrence(scan);
+  const duration = findDuration(scan);
+  const allDayPhrase = markAllDay(scan);
+  markDayPartNames(scan);
+  const phrases = findDatePhrases(scan, input.timezone, input.referenceDate);
+  const until = recurrence ? takeUntil(scan, phrases) : null;
+
+  const whenLines = headers.filter((h) => h.role === 'when');
+  const read = readTiming({
+    phrases,
+    preferred: (p) => whenLines.some((h) => p.start >= h.start && p.start <= h.end),
+    text: scan.text,
+    zone: input.timezone,
+    reference: input.referenceDate,
+    zones,
+    duration,
+    recurrence,
+    allDayPhrase,
+  });
+  if (!read) throw new ExtractionFailure('No date or time found in the text.');
+  // Every date phrase is cut from the title, the ones not used too ("Reminder from Monday: …").
+  for (const p of phrases) scan.mark('date', p.start, p.end);
+
+  const lines = linesOf(scan.text);
+  const first = titleLine(scan, lines, headers);
+  const dateLine = read.used.length ? lineAt(lines, read.used[0].start) : undefined;
+  const placeLines = [first, dateLine].filter((l, i, all): l is Line => !!l && all.indexOf(l) === i);
+  const place = findLocation({ scan, headers, lines: placeLines, urls });
+
+  const subject = headers.find((h) => h.role === 'title' && h.value);
+  let title = subject ? titleFromHeader(subject, scan) : null;
+  let titleSentence: Line | undefined;
+  if (!title && first) {
+    for (const sentence of sentencesOf(scan, first)) {
+      title = titleFromSentence(scan, sentence);
+      titleSentence = sentence;
+      if (title) break;
+    }
+  }
+
+  const rule = recurrence ? checkRrule(toRrule(recurrence, untilValue(until, read.timing))) : null;
+  return {
+    title,
+    description: describe(scan, lines, headers, subject ? undefined : first, titleSentence),
+    location: place?.value ?? null,
+    ...times(read.timing),
+    recurrence_rule: rule?.ok ? rule.rule : null,
+  };
+}
+
+function times(t: Timing): Pick<ExtractionResult, 'date_start' | 'date_end' | 'timezone' | 'is_all_day'> {
+  if (t.isAllDay) return { date_start: t.startDay, date_end: t.endDay, timezone: t.zone, is_all_day: true };
+  return { date_start: formatWithOffset(t.startMs, t.zone), date_end: formatWithOffset(t.endMs, t.zone), timezone: t.zone, is_all_day: false };
+}

@@ -1,0 +1,63 @@
+import type { AppContext } from '../context';
+import { authOf } from '../http/auth';
+import { dataOf, errors } from '../http/responses';
+import { accepted, defineRoute, ok, type RouteSpec } from '../http/route';
+import type { ExtractionWaiter } from './extraction-waiter';
+import { toExtractionJson } from './extractions.presenter';
+import { awaitExtraction, readExtraction, requestExtraction } from './extractions.service';
+import {
+  type ExtractInput,
+  extractBody,
+  extractionParams,
+  extractionSchema,
+  extractQuery,
+  pendingExtractionSchema,
+} from './extractions.schemas';
+
+/**
+ * Free text into event fields (spec §4.8): the gateway validates and queues, the extraction
+ * worker reads the text. Mounted before the events routes, whose `/api/events/:evt` would
+ * otherwise be asked about "extract".
+ */
+export function extractionRoutes(deps: AppContext, waiter: ExtractionWaiter): RouteSpec[] {
+  const tags = ['Extraction'];
+  const finished = { description: 'The extraction (completed or failed)', body: dataOf(extractionSchema) };
+  const location = (id: string) => ({ Location: `${deps.config.publicBaseUrl}/api/events/extract/${id}` });
+  return [
+    defineRoute<Record<string, never>, { wait: number }, ExtractInput>({
+      method: 'post',
+      path: '/api/events/extract',
+      operationId: 'extractEvent',
+      summary: 'Read free text into event fields',
+      description:
+        'Queues the text for the extraction worker and answers 202 with the extraction id; `GET /api/events/extract/{ext}` gives the result, whose fields can be posted to the create endpoint as they are. With `?wait=N` (seconds, 0–10) the answer is 200 with the finished extraction when it is ready in time. Counts against the request rate limit, not the monthly event limit.',
+      tags,
+      auth: true,
+      query: extractQuery,
+      body: extractBody,
+      responses: {
+        200: finished,
+        202: { description: 'Queued (`Location` names the extraction)', body: pendingExtractionSchema },
+        ...errors(400, 401, 413, 415, 422, 503),
+      },
+      handler: async ({ body, query }, req) => {
+        const row = await requestExtraction(deps, authOf(req), body, req.id);
+        const done = await awaitExtraction(deps, waiter, row, query.wait);
+        if (done) return ok({ data: toExtractionJson(done) });
+        const id = toExtractionJson(row).id;
+        return accepted({ data: { id, status: 'pending' } }, location(id));
+      },
+    }),
+    defineRoute<{ ext: string }>({
+      method: 'get',
+      path: '/api/events/extract/:ext',
+      operationId: 'getExtraction',
+      summary: 'An extraction and, once completed, its result',
+      tags,
+      auth: true,
+      params: extractionParams,
+      responses: { 200: { description: 'The extraction', body: dataOf(extractionSchema) }, ...errors(401, 404, 503) },
+      handler: async ({ params }, req) => ok({ data: toExtractionJson(await readExtraction(deps, authOf(req).teamId, params.ext)) }),
+    }),
+  ];
+}

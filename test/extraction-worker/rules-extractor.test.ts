@@ -1,0 +1,279 @@
+import { extractWithRules } from '../../services/extraction-worker/extractor/rules-extractor';
+import { ExtractionFailure, type ExtractionResult } from '../../services/extraction-worker/extractor/extractor';
+
+/**
+ * The rule-based extractor on cases written for these tests (the accuracy corpus is the
+ * benchmark's, not the tests'). Reference moments are fixed so every answer is exact.
+ */
+const NY_WINTER = '2026-03-05T10:00:00-05:00'; // a Thursday, three days before US DST starts
+const NY_AUTUMN = '2026-10-28T10:00:00-04:00'; // a Wednesday, four days before US DST ends
+const NY_DECEMBER = '2026-12-01T10:00:00-05:00';
+const LONDON = '2026-03-25T10:00:00+00:00'; // a Wednesday, four days before BST starts
+
+const read = (text: string, timezone: string, reference: string): ExtractionResult =>
+  extractWithRules({ text, timezone, referenceDate: new Date(reference) });
+
+const timesOf = (r: ExtractionResult) => ({ start: r.date_start, end: r.date_end, zone: r.timezone, allDay: r.is_all_day });
+
+describe('DST: wall-clock times keep their clock time on the actual date', () => {
+  it.each([
+    ['Planning session Monday March 9 at 10am', 'America/New_York', NY_WINTER, '2026-03-09T10:00:00-04:00', '2026-03-09T11:00:00-04:00'],
+    ['Dentist Nov 3 at 9am', 'America/New_York', NY_AUTUMN, '2026-11-03T09:00:00-05:00', '2026-11-03T10:00:00-05:00'],
+    ['Retro Monday 30 March 14:00', 'Europe/London', LONDON, '2026-03-30T14:00:00+01:00', '2026-03-30T15:00:00+01:00'],
+    ['Brunch on Sunday 29 March at 11:00', 'Europe/Berlin', '2026-03-25T10:00:00+01:00', '2026-03-29T11:00:00+02:00', '2026-03-29T12:00:00+02:00'],
+    ['Same week check-in tomorrow at 3pm', 'America/New_York', NY_WINTER, '2026-03-06T15:00:00-05:00', '2026-03-06T16:00:00-05:00'],
+  ])('%s (%s)', (text, zone, ref, start, end) => {
+    expect(timesOf(read(text, zone, ref))).toEqual({ start, end, zone, allDay: false });
+  });
+
+  it('an event across the change ends at the right instant', () => {
+    expect(timesOf(read('Party Saturday 10pm-2am', 'America/New_York', NY_AUTUMN))).toEqual({
+      start: '2026-10-31T22:00:00-04:00',
+      end: '2026-11-01T02:00:00-05:00',
+      zone: 'America/New_York',
+      allDay: false,
+    });
+    // A duration is elapsed time: 11pm EDT + 4 hours is 2am EST (the clock went back once).
+    expect(read('Overnight deploy Saturday 11pm for 4 hours', 'America/New_York', NY_AUTUMN)).toMatchObject({
+      date_start: '2026-10-31T23:00:00-04:00',
+      date_end: '2026-11-01T02:00:00-05:00',
+    });
+  });
+});
+
+describe('a zone written in the text wins, mapped to an IANA zone for that date', () => {
+  it.each([
+    ['Vendor call Thursday March 19 at 9am PT', 'America/New_York', NY_WINTER, '2026-03-19T09:00:00-07:00', 'America/Los_Angeles'],
+    // London is still on GMT on 12 March, New York already on EDT.
+    ['All-hands 4pm ET on March 12', 'Europe/London', '2026-03-05T10:00:00Z', '2026-03-12T16:00:00-04:00', 'America/New_York'],
+    // "CET" in July is the Central European clock, then on summer time; the writer's own zone is kept.
+    ['Sync July 7 14:00 CET', 'Europe/Berlin', LONDON, '2026-07-07T14:00:00+02:00', 'Europe/Berlin'],
+    ['Release at 17:00 UTC on April 2', 'America/New_York', NY_WINTER, '2026-04-02T17:00:00+00:00', 'UTC'],
+    ['Standup 9:00 GMT+2 on March 12', 'America/New_York', NY_WINTER, '2026-03-12T09:00:00+02:00', 'Etc/GMT-2'],
+    ['Town hall 5pm London time Friday', 'America/New_York', NY_WINTER, '2026-03-06T17:00:00+00:00', 'Europe/London'],
+    ['Launch review 10am (PST) March 24', 'Asia/Tokyo', '2026-03-05T10:00:00+09:00', '2026-03-24T10:00:00-07:00', 'America/Los_Angeles'],
+  ])('%s', (text, zone, ref, start, eventZone) => {
+    const r = read(text, zone, ref);
+    expect(r.date_start).toBe(start);
+    expect(r.timezone).toBe(eventZone);
+  });
+
+  it("reads Outlook's zone labels by their name, not their standard offset", () => {
+    const outlook = 'Subject: Q2 planning\nWhen: Tuesday, March 10, 2026 1:00 PM-2:00 PM. (UTC-05:00) Eastern Time (US & Canada)\nWhere: Conference Room 3';
+    expect(read(outlook, 'Europe/London', '2026-03-05T10:00:00Z')).toMatchObject({
+      title: 'Q2 planning',
+      location: 'Conference Room 3',
+      date_start: '2026-03-10T13:00:00-04:00',
+      date_end: '2026-03-10T14:00:00-04:00',
+      timezone: 'America/New_York',
+    });
+    const cities = 'When: Friday, March 20, 2026 9:00 AM-10:00 AM (UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna\nSubject: Partner sync';
+    expect(read(cities, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-20T09:00:00+01:00', timezone: 'Europe/Amsterdam' });
+  });
+
+  it('reads an IANA zone name written in the text (Google Calendar invitations)', () => {
+    const google = 'Design review\nTuesday, March 10 · 1:00 – 2:00pm\nTime zone: America/New_York\nVideo call link: https://meet.google.com/abc-defg-hij';
+    expect(read(google, 'America/Chicago', NY_WINTER)).toMatchObject({
+      title: 'Design review',
+      location: 'https://meet.google.com/abc-defg-hij',
+      date_start: '2026-03-10T13:00:00-04:00',
+      date_end: '2026-03-10T14:00:00-04:00',
+      timezone: 'America/New_York',
+    });
+  });
+
+  it('does not take a state code after a city for a zone', () => {
+    expect(read('Dinner in Hartford, CT tomorrow at 7pm', 'America/New_York', NY_WINTER)).toMatchObject({
+      date_start: '2026-03-06T19:00:00-05:00',
+      timezone: 'America/New_York',
+      location: 'Hartford',
+    });
+  });
+});
+
+describe('ranges, durations and defaults', () => {
+  it.each([
+    ['Office hours tomorrow 9:30-10:15am', '2026-03-06T09:30:00-05:00', '2026-03-06T10:15:00-05:00'],
+    ['Workshop on Friday from 2 to 4pm', '2026-03-06T14:00:00-05:00', '2026-03-06T16:00:00-05:00'],
+    ['Focus time tomorrow 14:00\u201315:30', '2026-03-06T14:00:00-05:00', '2026-03-06T15:30:00-05:00'],
+    ['Call with the bank tomorrow at 11 for 90 minutes', '2026-03-06T11:00:00-05:00', '2026-03-06T12:30:00-05:00'],
+    ['Haircut tomorrow 4pm, 45 mins', '2026-03-06T16:00:00-05:00', '2026-03-06T16:45:00-05:00'],
+    ['Screening call March 18 at 10:00 AM (30 minutes)', '2026-03-18T10:00:00-04:00', '2026-03-18T10:30:00-04:00'],
+    ['Pairing tomorrow at 1pm for 1h', '2026-03-06T13:00:00-05:00', '2026-03-06T14:00:00-05:00'],
+    ['Quick call 1h30 tomorrow at 2pm', '2026-03-06T14:00:00-05:00', '2026-03-06T15:30:00-05:00'],
+    ['Design review tomorrow at 2pm for an hour and a half', '2026-03-06T14:00:00-05:00', '2026-03-06T15:30:00-05:00'],
+    ['A 20-minute check-in on Friday at 11', '2026-03-06T11:00:00-05:00', '2026-03-06T11:20:00-05:00'],
+    ['Standup in 2 hours', '2026-03-05T12:00:00-05:00', '2026-03-05T13:00:00-05:00'],
+    ['Dentist on March 12 at 8am', '2026-03-12T08:00:00-04:00', '2026-03-12T09:00:00-04:00'],
+    // A bare hour from 1 to 6 is an afternoon one; today when still ahead.
+    ['Drinks with Jo at 5:30', '2026-03-05T17:30:00-05:00', '2026-03-05T18:30:00-05:00'],
+    ['Workshop from 2 to 4', '2026-03-05T14:00:00-05:00', '2026-03-05T16:00:00-05:00'],
+    ['Early run tomorrow at 06:00', '2026-03-06T06:00:00-05:00', '2026-03-06T07:00:00-05:00'],
+    ['Team dinner on the 15th at 7pm', '2026-03-15T19:00:00-04:00', '2026-03-15T20:00:00-04:00'],
+    ['Webinar: Intro to Kubernetes | Thursday, April 9 | 1:00 PM', '2026-04-09T13:00:00-04:00', '2026-04-09T14:00:00-04:00'],
+  ])('%s', (text, start, end) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: false });
+  });
+
+  it('crosses midnight and the year end', () => {
+    expect(read("New Year's Eve party Dec 31 9pm to Jan 1 1am", 'America/New_York', NY_DECEMBER)).toMatchObject({
+      title: "New Year's Eve party",
+      date_start: '2026-12-31T21:00:00-05:00',
+      date_end: '2027-01-01T01:00:00-05:00',
+    });
+    expect(read('Late shift Friday 11pm to 3am', 'America/New_York', NY_WINTER)).toMatchObject({
+      date_start: '2026-03-06T23:00:00-05:00',
+      date_end: '2026-03-07T03:00:00-05:00',
+    });
+  });
+
+  it.each([
+    ['Family trip Dec 28 - Jan 3', NY_DECEMBER, '2026-12-28', '2027-01-03'],
+    ['Offsite Monday through Wednesday', NY_WINTER, '2026-03-09', '2026-03-11'],
+    ['Hackathon June 3 for 3 days', NY_WINTER, '2026-06-03', '2026-06-05'],
+    ['Company holiday on July 3', NY_WINTER, '2026-07-03', '2026-07-03'],
+    ['Board meeting on 2026-03-20 all day', NY_WINTER, '2026-03-20', '2026-03-20'],
+    ['Museum trip in 3 days', NY_WINTER, '2026-03-08', '2026-03-08'],
+  ])('all day: %s (inclusive last day)', (text, ref, start, end) => {
+    expect(read(text, 'America/New_York', ref)).toMatchObject({ is_all_day: true, date_start: start, date_end: end, timezone: 'America/New_York' });
+  });
+});
+
+describe('numeric dates follow the habit of the zone', () => {
+  it.each([
+    ['Europe/London', 'Dentist 03/04/2026 at 9:15', '2026-04-03T09:15:00+01:00'],
+    ['America/New_York', 'Dentist 03/04/2026 at 9:15', '2026-03-04T09:15:00-05:00'],
+    ['Europe/Paris', 'Board meeting 12/05 at 10:00', '2026-05-12T10:00:00+02:00'],
+    ['Australia/Sydney', 'Handover 1/4 at 9am', '2026-04-01T09:00:00+11:00'],
+    ['Europe/Berlin', 'Dentist appointment 14.03. at 9', '2026-03-14T09:00:00+01:00'],
+    ['America/New_York', 'Conference 12.05.2026 at 10am', '2026-05-12T10:00:00-04:00'],
+    ['America/Chicago', 'Handover 1/4 at 9am', '2027-01-04T09:00:00-06:00'],
+  ])('%s: %s', (zone, text, start) => {
+    expect(read(text, zone, '2026-03-05T00:00:00Z').date_start).toBe(start);
+  });
+});
+
+describe('repetition becomes an RRULE, starting on the first matching day', () => {
+  it.each([
+    ['Pilates every Wednesday at 7am', '2026-03-11T07:00:00-04:00', 'FREQ=WEEKLY;BYDAY=WE'],
+    ['Office hours Mondays and Thursdays at 3pm', '2026-03-05T15:00:00-05:00', 'FREQ=WEEKLY;BYDAY=MO,TH'],
+    ['Standup every weekday at 9:30am', '2026-03-06T09:30:00-05:00', 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR'],
+    ['Team sync every other Monday at 10am', '2026-03-09T10:00:00-04:00', 'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO'],
+    ['Meds reminder every day at 8pm', '2026-03-05T20:00:00-05:00', 'FREQ=DAILY'],
+    ['Book club first Monday of every month at 7pm', '2026-04-06T19:00:00-04:00', 'FREQ=MONTHLY;BYDAY=1MO'],
+    ['Rent due on the 1st of every month at 9am', '2026-04-01T09:00:00-04:00', 'FREQ=MONTHLY;BYMONTHDAY=1'],
+    ['Bootcamp every Saturday at 8am for 6 weeks', '2026-03-07T08:00:00-05:00', 'FREQ=WEEKLY;BYDAY=SA;COUNT=6'],
+    ['Piano lessons every Tuesday at 4pm until May 26', '2026-03-10T16:00:00-04:00', 'FREQ=WEEKLY;BYDAY=TU;UNTIL=20260527T035959Z'],
+  ])('%s', (text, start, rule) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    expect(r.date_start).toBe(start);
+    expect(r.recurrence_rule).toBe(rule);
+  });
+
+  it('keeps a frequency word that names the event in the title', () => {
+    expect(read('Weekly sync tomorrow at 11am', 'America/New_York', NY_WINTER)).toMatchObject({ title: 'Weekly sync', recurrence_rule: null });
+    expect(read('Standup daily at 9am', 'America/New_York', NY_WINTER)).toMatchObject({ title: 'Standup', recurrence_rule: 'FREQ=DAILY' });
+  });
+});
+
+describe('title and location', () => {
+  const at = (text: string) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    return { title: r.title, location: r.location };
+  };
+
+  it.each([
+    ['Reminder: vet appointment tomorrow at 3pm', 'Vet appointment', null],
+    ["Don't forget: parents evening on Monday at 6pm in the school hall", 'Parents evening', 'the school hall'],
+    ['Please join us for the spring fundraiser on Friday at 7pm at the Grand Hyatt', 'Spring fundraiser', 'the Grand Hyatt'],
+    ['Dinner with Marco on Friday at 8 at Carbone', 'Dinner with Marco', 'Carbone'],
+    ['Team lunch @ Shake Shack tomorrow noon', 'Team lunch', 'Shake Shack'],
+    ['Open house Saturday 1-4pm at 42 Elm Street, Springfield', 'Open house', '42 Elm Street, Springfield'],
+    ['Retro tomorrow 4pm in Room 12B', 'Retro', 'Room 12B'],
+    ['Kickoff Monday 9am at home', 'Kickoff', 'home'],
+    ['Yoga retreat, April 17-19, Big Sur', 'Yoga retreat', 'Big Sur'],
+    ['Customer demo tomorrow 2pm https://meet.google.com/abc-defg-hij', 'Customer demo', 'https://meet.google.com/abc-defg-hij'],
+    ['Call Sam back at the moment he lands, Friday 6pm', 'Call Sam back at the moment he lands', null],
+    ['Lunch and learn: Postgres indexes, Wednesday 12:30', 'Lunch and learn: Postgres indexes', null],
+    ['Quarterly business review - March 31 - 9:00 AM to 12:00 PM - Board Room', 'Quarterly business review', 'Board Room'],
+  ])('%s', (text, title, location) => {
+    expect(at(text)).toEqual({ title, location });
+  });
+
+  it('reads places and addresses in any script, and a day written apart from its time', () => {
+    expect(read('Meetup 19:00 at Betahaus, Prinzessinnenstraße 19, Berlin on March 18', 'Europe/Berlin', '2026-03-05T10:00:00+01:00')).toMatchObject({
+      title: 'Meetup',
+      location: 'Betahaus, Prinzessinnenstraße 19, Berlin',
+      date_start: '2026-03-18T19:00:00+01:00',
+    });
+    expect(read('Brunch at Café Einstein tomorrow 11:00', 'Europe/Berlin', '2026-03-05T10:00:00+01:00')).toMatchObject({ title: 'Brunch', location: 'Café Einstein' });
+    expect(read('Team dinner March 18, starts at 7pm', 'America/New_York', NY_WINTER)).toMatchObject({ title: 'Team dinner', date_start: '2026-03-18T19:00:00-04:00' });
+    // A range of days stays all-day; the time belongs to something else.
+    expect(read('Conference April 14-16. Doors open at 9am.', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Conference',
+      is_all_day: true,
+      date_start: '2026-04-14',
+      date_end: '2026-04-16',
+    });
+  });
+
+  it("takes an email's Subject and Where lines, and ignores the sender's date", () => {
+    const email = [
+      'From: Alice Example <alice@example.com>',
+      'Sent: Monday, March 2, 2026 9:14 AM',
+      'To: Bob',
+      'Subject: RE: Invitation: Design review @ Tue Mar 10, 2026 1pm - 2pm (EDT) (bob@example.com)',
+      'When: Tuesday, March 10, 2026 1:00 PM-2:00 PM',
+      'Where: Blue room, 3rd floor',
+      '',
+      'Bring the mockups.',
+    ].join('\n');
+    expect(read(email, 'America/New_York', NY_WINTER)).toEqual({
+      title: 'Design review',
+      description: 'Bring the mockups.',
+      location: 'Blue room, 3rd floor',
+      date_start: '2026-03-10T13:00:00-04:00',
+      date_end: '2026-03-10T14:00:00-04:00',
+      timezone: 'America/New_York',
+      is_all_day: false,
+      recurrence_rule: null,
+    });
+  });
+
+  it('skips greetings and meeting-link boilerplate when looking for the title', () => {
+    const text = 'Hi team,\nJoin Zoom Meeting\nhttps://us02web.zoom.us/j/85512345678\nBudget review tomorrow 11am';
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Budget review',
+      location: 'https://us02web.zoom.us/j/85512345678',
+      date_start: '2026-03-06T11:00:00-05:00',
+    });
+  });
+
+  it('keeps the rest of a long text as the description', () => {
+    expect(read('Dentist on March 12 at 3pm. Bring the insurance card.', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Dentist',
+      description: 'Bring the insurance card.',
+    });
+  });
+});
+
+describe('what cannot be read', () => {
+  it('fails with a clear reason when the text has no date or time', () => {
+    expect(() => read('Please bring snacks for everyone', 'UTC', NY_WINTER)).toThrow(ExtractionFailure);
+    expect(() => read('Please bring snacks for everyone', 'UTC', NY_WINTER)).toThrow('No date or time found in the text.');
+  });
+
+  it('finds the date after many phrases that name no day', () => {
+    // chrono answers "the quarter" with a result that names nothing; those must not use up the phrases read.
+    const text = `${'Notes for the quarter, for the whole team. '.repeat(60)}\nLunch tomorrow at 1pm`;
+    expect(read(text, 'UTC', '2026-03-05T10:00:00Z')).toMatchObject({ date_start: '2026-03-06T13:00:00+00:00' });
+  });
+
+  it('answers a hostile 8000-character text without choking on it', () => {
+    const hostile = '12 at 12 on 12 12:12 12-12 12/12 at The Loft, every Monday for 1 hour (UTC-05:00) '.repeat(100).slice(0, 8000);
+    const r = read(hostile, 'America/New_York', NY_WINTER);
+    expect(r.date_start).toMatch(/^\d{4}-\d{2}-\d{2}/);
+    expect((r.title ?? '').length).toBeLessThanOrEqual(255);
+    expect((r.location ?? '').length).toBeLessThanOrEqual(255);
+  });
+});
