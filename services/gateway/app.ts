@@ -6,6 +6,7 @@ import { docsAssets, docsRoutes } from './docs/docs.routes';
 import { buildOpenApi } from './docs/openapi';
 import { eventRoutes } from './events/events.routes';
 import { authenticate } from './http/auth';
+import { inviteRoutes } from './invites/invites.routes';
 import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
 import { requestContext } from './http/request-context';
@@ -56,6 +57,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),
     ...eventRoutes(ctx),
+    ...inviteRoutes(ctx),
   ];
   openapi = buildOpenApi(routes, {
     title: 'Calendar service',

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as core from './0001_core';
 import * as takeEventSlots from './0002_take_event_slots';
+import * as invites from './0005_invites';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,4 +16,5 @@ interface Migration {
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001_core', core],
   ['0002_take_event_slots', takeEventSlots],
+  ['0005_invites', invites],
 ];
