@@ -9,7 +9,10 @@ import { createLogger } from '../shared/logging/logger';
  * docker-compose and Kubernetes do), forwards SIGTERM/SIGINT to them, and stops them all
  * when one dies so a supervisor can restart the set.
  */
-export const SERVICES: Array<{ name: string; entry: string }> = [{ name: 'gateway', entry: 'gateway/main.js' }];
+export const SERVICES: Array<{ name: string; entry: string }> = [
+  { name: 'gateway', entry: 'gateway/main.js' },
+  { name: 'mail-worker', entry: 'mail-worker/main.js' },
+];
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
