@@ -17,6 +17,8 @@ export interface HeldMail {
   to: string[];
   /** Answers the held message now (a closed connection has already dropped it). */
   answer(answer: SinkAnswer): void;
+  /** True once the client's connection closed without an answer: the message was never accepted. */
+  dropped(): boolean;
 }
 
 export interface SmtpSink {
@@ -85,7 +87,7 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
         };
         const answer = opts.answer?.({ to, tries: Math.max(...to.map((r) => tries.get(r) ?? 0)) }) ?? 'accept';
         if (answer === 'hold') {
-          held.push({ to, answer: (a) => void settle(a) });
+          held.push({ to, answer: (a) => void settle(a), dropped: () => open && closedSessions.has(session.id) });
         } else {
           void settle(answer);
         }

@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { dropDatabase } from '../../shared/db/knex';
 import { startGateway, testEnv } from '../helpers/gateway';
 import { dist, freePort, spawnNode, type Spawned } from '../helpers/processes';
@@ -52,11 +55,12 @@ describe('the gateway process', () => {
 });
 
 describe('npm start (the launcher)', () => {
-  it('creates and migrates a missing database, starts the gateway and stops on SIGTERM', async () => {
+  it('creates and migrates a missing database, starts the gateway and the mail worker, and stops on SIGTERM', async () => {
     const port = await freePort();
     const url = new URL(testEnv().DATABASE_URL as string);
     url.pathname = `${url.pathname}_launcher`;
-    const env = { ...testEnv({ LOG_LEVEL: 'info' }), DATABASE_URL: url.toString(), PORT: String(port) };
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'launcher-outbox-'));
+    const env = { ...testEnv({ LOG_LEVEL: 'info', OUTBOX_DIR: outbox }), DATABASE_URL: url.toString(), PORT: String(port) };
     await dropDatabase(env.DATABASE_URL);
     const launcher = spawnNode(dist('main.js'), env);
     running.push(launcher);
@@ -65,11 +69,14 @@ describe('npm start (the launcher)', () => {
       const ready = await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, { what: 'readiness' });
       expect(ready).toBe(true);
       expect(launcher.stdout()).toContain('applied migrations');
+      await waitFor(() => launcher.stdout().includes('mail-worker started'), { what: 'the mail worker' });
+      expect(launcher.stdout()).toContain(`no SMTP_URL: writing mail to ${outbox}`);
       launcher.proc.kill('SIGTERM');
       expect((await launcher.exited).code).toBe(0);
       await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     } finally {
       await dropDatabase(env.DATABASE_URL);
+      fs.rmSync(outbox, { recursive: true, force: true });
     }
   });
 });
