@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { benchApi } from './api';
+import { benchMail } from './mail';
 import { type BenchRow, toMarkdown, writeResults } from './lib/report';
 
 /**
@@ -8,6 +9,7 @@ import { type BenchRow, toMarkdown, writeResults } from './lib/report';
  */
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   api: benchApi,
+  mail: benchMail,
 };
 
 async function main(): Promise<void> {

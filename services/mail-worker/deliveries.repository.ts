@@ -9,26 +9,29 @@ export interface Claim {
 }
 
 /**
- * Claims a queued delivery for one attempt and commits that before anything is sent:
- * attempts + 1 and our token. Answers undefined when the row is not queued (already sent
- * or failed: nothing to do) or not visible (see waitForQueuingTransaction).
+ * Claims the queued deliveries among `ids` for one attempt, committed before anything is
+ * sent: attempts + 1 and our token. Rows that are not queued (sent or failed: nothing to
+ * do) or not visible yet (see waitForQueuingTransaction) are not in the answer.
  */
-export async function claimDelivery(db: Knex, id: number, token: string): Promise<Claim | undefined> {
+export async function claimDeliveries(db: Knex, ids: number[], token: string): Promise<Map<number, Claim>> {
   const { rows } = await db.raw(
-    `WITH prev AS (SELECT id, claim_token FROM deliveries WHERE id = ? AND status = 'queued' FOR UPDATE)
+    `WITH prev AS (
+       SELECT id, claim_token FROM deliveries WHERE id = ANY(?::bigint[]) AND status = 'queued' ORDER BY id FOR UPDATE
+     )
      UPDATE deliveries d
         SET attempts = d.attempts + 1, claim_token = ?, claimed_at = now(), updated_at = now()
        FROM prev WHERE d.id = prev.id
-     RETURNING d.attempts, prev.claim_token AS interrupted_claim`,
-    [id, token],
+     RETURNING d.id, d.attempts, prev.claim_token AS interrupted_claim`,
+    [ids, token],
   );
-  const row = rows[0] as { attempts: number; interrupted_claim: string | null } | undefined;
-  return row ? { attempts: row.attempts, interruptedClaim: row.interrupted_claim } : undefined;
+  return new Map(
+    (rows as Array<{ id: number; attempts: number; interrupted_claim: string | null }>).map((r) => [r.id, { attempts: r.attempts, interruptedClaim: r.interrupted_claim }]),
+  );
 }
 
-export async function deliveryStatus(db: Knex, id: number): Promise<DeliveryStatus | undefined> {
-  const row = await db('deliveries').first('status').where({ id });
-  return row?.status;
+export async function deliveryStatuses(db: Knex, ids: number[]): Promise<Map<number, DeliveryStatus>> {
+  const rows = (await db('deliveries').select('id', 'status').whereIn('id', ids)) as Array<{ id: number; status: DeliveryStatus }>;
+  return new Map(rows.map((r) => [r.id, r.status]));
 }
 
 /**
@@ -41,12 +44,20 @@ export async function waitForQueuingTransaction(db: Knex, eventId: number): Prom
   await db.raw('SELECT 1 FROM events WHERE id = ? FOR KEY SHARE', [eventId]);
 }
 
-/** The server took it. Only the claim's holder records it (a stale attempt cannot overwrite). */
-export async function markSent(db: Knex, id: number, token: string, messageId: string): Promise<boolean> {
-  const n = await db('deliveries')
-    .where({ id, claim_token: token })
-    .update({ status: 'sent', sent_at: db.fn.now(), message_id: messageId, error: null, claim_token: null, updated_at: db.fn.now() });
-  return n > 0;
+/**
+ * The server took these. Only a claim's holder records its row (an attempt that lost its
+ * claim cannot overwrite); answers the ids recorded.
+ */
+export async function markSent(db: Knex, sent: Array<{ id: number; token: string; messageId: string }>): Promise<Set<number>> {
+  const { rows } = await db.raw(
+    `UPDATE deliveries d
+        SET status = 'sent', sent_at = now(), message_id = v.message_id, error = NULL, claim_token = NULL, updated_at = now()
+       FROM unnest(?::bigint[], ?::text[], ?::text[]) AS v(id, token, message_id)
+      WHERE d.id = v.id AND d.claim_token = v.token
+     RETURNING d.id`,
+    [sent.map((s) => s.id), sent.map((s) => s.token), sent.map((s) => s.messageId)],
+  );
+  return new Set((rows as Array<{ id: number }>).map((r) => r.id));
 }
 
 /** Failed for good: a permanent reply, or the last attempt. */

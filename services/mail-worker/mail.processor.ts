@@ -1,29 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import { type Job, UnrecoverableError } from 'bullmq';
-import type { Mailbox } from '../../shared/config/mailbox';
 import type { Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';
 import type { Logger } from '../../shared/logging/logger';
-import type { MailJob } from '../../shared/queues/mail-jobs';
+import type { MailJob, MailMessage } from '../../shared/queues/mail-jobs';
 import type { JobMeta } from '../../shared/queues/queues';
-import { type Claim, claimDelivery, deliveryStatus, markFailed, markSent, releaseClaim, waitForQueuingTransaction } from './deliveries.repository';
+import { type Claim, claimDeliveries, deliveryStatuses, markFailed, releaseClaim, waitForQueuingTransaction } from './deliveries.repository';
 import type { MailTransport } from './mail.transport';
-import { buildMessage } from './message.builder';
-import { classifySendError } from './smtp-errors';
+import { messageFactory, type Sender } from './message.builder';
+import type { SendRate } from './send-rate';
+import type { SentRecorder } from './sent-recorder';
+import { classifySendError, type SendFailure } from './smtp-errors';
 
 export interface MailDeps {
   db: Knex;
   clock: Clock;
   transport: MailTransport;
-  from: { header: string; mailbox: Mailbox };
+  from: Sender;
+  recorder: SentRecorder;
+  rate: SendRate;
 }
 
-export type MailOutcome = 'sent' | 'already-sent' | 'already-failed' | 'gone';
+/** What became of a job's messages (the job's return value). */
+export interface MailOutcome {
+  sent: number;
+  /** Already sent or failed by an earlier run: nothing done. */
+  skipped: number;
+  /** Their transaction rolled back: no row, nothing to send. */
+  gone: number;
+}
 
 /**
- * One message: claim its delivery row, send, record. The row is the idempotency record,
- * so a re-run job (a retry, or a job taken over from a crashed worker) never sends a
- * message whose row says sent or failed.
+ * One job: claim its messages' delivery rows, send each, record each. The rows are the
+ * idempotency record, so a re-run job (a retry, or a job taken over from a crashed worker)
+ * never sends a message whose row says sent or failed.
  *
  * Crash between the server's "250 OK" and our "sent" commit: the row stays claimed, and
  * the re-run sends the message again (same Message-ID, same UID and SEQUENCE, which
@@ -31,70 +41,74 @@ export type MailOutcome = 'sent' | 'already-sent' | 'already-failed' | 'gone';
  * one local commit over a possibly lost message: a lost cancellation leaves a dead event
  * in someone's calendar. A crash at any earlier point of the send (before the server's
  * reply) delivers nothing, since SMTP servers drop a message whose DATA was not answered.
+ *
+ * 5xx: that message is recorded failed with the reply and never tried again. 4xx and
+ * connection errors: released for the job's next attempt (BullMQ's exponential backoff);
+ * on the last attempt, recorded failed. The job fails (UnrecoverableError) when messages
+ * failed for good, and is retried while some may still go through.
  */
 export async function processMailJob(job: Job<MailJob & { meta?: JobMeta }>, deps: MailDeps, log: Logger): Promise<MailOutcome> {
-  const { deliveryId } = job.data;
   const token = randomUUID();
-  const claimed = await claim(deps.db, job.data, token, log);
-  if (typeof claimed === 'string') return claimed;
-  if (claimed.interruptedClaim) log.warn({ deliveryId }, 'an earlier attempt stopped mid-send; sending again');
+  const { claims, skipped, gone } = await claim(deps.db, job.data, token, log);
+  const todo = job.data.messages.filter((m) => claims.has(m.deliveryId));
+  for (const m of todo) if (claims.get(m.deliveryId)?.interruptedClaim) log.warn({ deliveryId: m.deliveryId }, 'an earlier attempt stopped mid-send; sending again');
 
-  const message = buildMessage(job.data, deps.from, deps.clock.now().getTime());
-  let messageId: string;
-  try {
-    ({ messageId } = await deps.transport.send(message, `d${deliveryId}-${job.data.kind}`));
-  } catch (err) {
-    const failure = classifySendError(err);
-    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if (failure.permanent || lastAttempt) {
-      await markFailed(deps.db, deliveryId, token, failure.reply);
-      log.warn({ deliveryId, reply: failure.reply, permanent: failure.permanent }, 'delivery failed');
-      if (failure.permanent) throw new UnrecoverableError(failure.reply);
-    } else {
-      await releaseClaim(deps.db, deliveryId, token, failure.reply);
-    }
-    throw err;
-  }
-  await recordSent(deps.db, deliveryId, token, messageId, log);
-  return 'sent';
+  const build = await messageFactory(job.data, deps.from, deps.clock.now().getTime());
+  const failures: Array<{ message: MailMessage; failure: SendFailure }> = [];
+  let sent = 0;
+  await Promise.all(
+    todo.map(async (m) => {
+      let messageId: string;
+      try {
+        await deps.rate.take();
+        ({ messageId } = await deps.transport.send(build(m), `d${m.deliveryId}-${job.data.kind}`));
+      } catch (err) {
+        failures.push({ message: m, failure: classifySendError(err) });
+        return;
+      }
+      if (!(await deps.recorder.record(m.deliveryId, token, messageId))) log.warn({ deliveryId: m.deliveryId }, 'sent, but another attempt had taken the row over');
+      sent++;
+    }),
+  );
+  if (failures.length) await settleFailures(deps.db, job, token, failures, log);
+  return { sent, skipped, gone };
 }
 
-/** The claim, or the reason there is nothing to send. */
-async function claim(db: Knex, data: MailJob, token: string, log: Logger): Promise<Claim | Exclude<MailOutcome, 'sent'>> {
-  let claimed = await claimDelivery(db, data.deliveryId, token);
-  if (claimed) return claimed;
-  let status = await deliveryStatus(db, data.deliveryId);
-  if (status === undefined || status === 'queued') {
+/** Records failures, then ends the job as they require (see processMailJob). */
+async function settleFailures(db: Knex, job: Job<MailJob>, token: string, failures: Array<{ message: MailMessage; failure: SendFailure }>, log: Logger): Promise<never> {
+  const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  let retry = 0;
+  for (const { message, failure } of failures) {
+    if (failure.permanent || lastAttempt) {
+      await markFailed(db, message.deliveryId, token, failure.reply);
+      log.warn({ deliveryId: message.deliveryId, reply: failure.reply, permanent: failure.permanent }, 'delivery failed');
+    } else {
+      await releaseClaim(db, message.deliveryId, token, failure.reply);
+      retry++;
+    }
+  }
+  const first = failures[0].failure.reply;
+  if (retry) throw new Error(`${retry} of ${job.data.messages.length} messages will be retried: ${first}`);
+  throw new UnrecoverableError(`${failures.length} of ${job.data.messages.length} messages failed: ${first}`);
+}
+
+/** The claims, and what needs nothing from us (done before, or never committed). */
+async function claim(db: Knex, data: MailJob, token: string, log: Logger) {
+  const ids = data.messages.map((m) => m.deliveryId);
+  const claims = await claimDeliveries(db, ids, token);
+  let unclaimed = ids.filter((id) => !claims.has(id));
+  let statuses = unclaimed.length ? await deliveryStatuses(db, unclaimed) : new Map();
+  if (unclaimed.some((id) => statuses.get(id) === undefined || statuses.get(id) === 'queued')) {
     // Queued by a transaction that had not committed at the claim (it may have since, or
     // may roll back): wait for it to end, then claim again.
     await waitForQueuingTransaction(db, data.eventId);
-    claimed = await claimDelivery(db, data.deliveryId, token);
-    if (claimed) return claimed;
-    status = await deliveryStatus(db, data.deliveryId);
+    for (const [id, c] of await claimDeliveries(db, unclaimed, token)) claims.set(id, c);
+    unclaimed = ids.filter((id) => !claims.has(id));
+    statuses = unclaimed.length ? await deliveryStatuses(db, unclaimed) : new Map();
   }
-  if (status === undefined) {
-    log.info({ deliveryId: data.deliveryId }, 'delivery row never committed; nothing to send');
-    return 'gone';
-  }
-  if (status === 'queued') throw new Error(`delivery ${data.deliveryId} could not be claimed`); // raced another attempt; retry
-  return status === 'sent' ? 'already-sent' : 'already-failed';
-}
-
-/**
- * The message is out; recording it is what keeps it from going out again, so a brief
- * database hiccup is ridden out here rather than turned into a resend by a job retry.
- */
-async function recordSent(db: Knex, deliveryId: number, token: string, messageId: string, log: Logger): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      if (!(await markSent(db, deliveryId, token, messageId))) log.warn({ deliveryId }, 'sent, but another attempt had taken the row over');
-      return;
-    } catch (err) {
-      if (attempt >= 5) throw err;
-      log.warn({ deliveryId, err: (err as Error).message }, 'could not record a sent message yet; retrying');
-      await new Promise<void>((resolve) => {
-        setTimeout(resolve, 500 * attempt);
-      });
-    }
-  }
+  // Still queued but not ours: another attempt holds the rows at this very moment; retry later.
+  if (unclaimed.some((id) => statuses.get(id) === 'queued')) throw new Error('deliveries could not be claimed');
+  const gone = unclaimed.filter((id) => statuses.get(id) === undefined).length;
+  if (gone) log.info({ gone }, 'delivery rows never committed; nothing to send for them');
+  return { claims: claims as Map<number, Claim>, skipped: unclaimed.length - gone, gone };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type Mail from 'nodemailer/lib/mailer';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../../shared/config/config';
 
 export interface SentInfo {
@@ -14,8 +14,18 @@ export interface SentInfo {
 export interface MailTransport {
   /** For the start-up log line (never credentials). */
   readonly description: Record<string, unknown>;
-  send(message: Mail.Options, name: string): Promise<SentInfo>;
+  send(message: MailComposer.Options, name: string): Promise<SentInfo>;
   close(): void;
+}
+
+/**
+ * The message as bytes, with its envelope. Built whole before it meets the socket, so the
+ * SMTP connection writes it in a few large chunks instead of one small write per MIME
+ * header and line, which was most of the sending cost.
+ */
+async function compose(message: MailComposer.Options) {
+  const node = new MailComposer(message).compile();
+  return { raw: await node.build(), envelope: node.getEnvelope(), messageId: node.messageId() };
 }
 
 /** A pool of SMTP connections (SMTP_URL), shared by every job of the process. */
@@ -34,8 +44,9 @@ export function smtpTransport(config: Config): MailTransport {
   return {
     description: { smtp: `${parsed.protocol}//${parsed.hostname}:${parsed.port || 'default'}`, pool: config.mail.poolSize },
     async send(message) {
-      const info = await transporter.sendMail(message);
-      return { messageId: info.messageId, response: info.response };
+      const { raw, envelope, messageId } = await compose(message);
+      const info = await transporter.sendMail({ envelope, raw });
+      return { messageId, response: info.response };
     },
     close: () => transporter.close(),
   };
@@ -48,20 +59,19 @@ export function smtpTransport(config: Config): MailTransport {
  */
 export function outboxTransport(config: Config): MailTransport & { dir: string } {
   const dir = path.resolve(config.outboxDir);
-  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     dir,
     description: { outbox: dir },
     async send(message, name) {
-      const info = await transporter.sendMail(message);
+      const { raw, messageId } = await compose(message);
       await fs.mkdir(dir, { recursive: true });
       const file = path.join(dir, `${name}.eml`);
       const partial = `${file}.${process.pid}.partial`;
-      await fs.writeFile(partial, info.message as Buffer);
+      await fs.writeFile(partial, raw);
       await fs.rename(partial, file);
-      return { messageId: info.messageId, response: `written to ${file}` };
+      return { messageId, response: `written to ${file}` };
     },
-    close: () => transporter.close(),
+    close: () => undefined,
   };
 }
 

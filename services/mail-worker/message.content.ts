@@ -39,18 +39,21 @@ function facts(e: EventSnapshot): Array<[label: string, value: string]> {
   return out;
 }
 
-export function messageContent(kind: MailKind, e: EventSnapshot, recipientName: string | null): MessageContent {
+/**
+ * The subject and bodies of a fan-out's messages. They are the same for every recipient
+ * (the recipient is in the To header and the calendar part's ATTENDEE), so a job makes
+ * them once for all its messages.
+ */
+export function messageContent(kind: MailKind, e: EventSnapshot): MessageContent {
   const when = formatDateRange({ isAllDay: e.isAllDay, startMs: e.startMs, endMs: e.endMs, zone: e.timezone });
   const subject = `${SUBJECT_PREFIX[kind]}: ${e.title} @ ${when}`;
   // A cancelled event's page is gone; an invitation or update links to it.
   const link = kind === 'cancellation' ? null : e.url;
-  const greeting = recipientName ? `Hello ${recipientName},` : 'Hello,';
   const lines = facts(e);
 
   const text = [
-    greeting,
-    '',
     `${LEAD[kind]}:`,
+    '',
     e.title,
     '',
     ...lines.map(([label, value]) => `${label}: ${value.replace(/\n/g, '\n  ')}`),
@@ -65,7 +68,6 @@ export function messageContent(kind: MailKind, e: EventSnapshot, recipientName: 
   const html = `<!doctype html>
 <html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
 <body style="font-family:Arial,Helvetica,sans-serif;color:#222;line-height:1.45">
-<p>${escapeHtml(greeting)}</p>
 <p>${escapeHtml(LEAD[kind])}:</p>
 <h2 style="margin:0 0 12px${kind === 'cancellation' ? ';text-decoration:line-through' : ''}">${escapeHtml(e.title)}</h2>
 <table role="presentation" style="border-collapse:collapse">

@@ -29,8 +29,10 @@ export interface Config {
 export interface MailSettings {
   /** SMTP connections each mail worker keeps open. */
   poolSize: number;
-  /** Messages each mail worker prepares and hands to SMTP at once. */
+  /** Jobs (batches of messages) each mail worker works on at once. */
   concurrency: number;
+  /** Messages per job: one fan-out is queued as jobs of this many messages (read by the gateway). */
+  batchSize: number;
   /** Messages per second across every mail worker (a BullMQ rate limit); 0: no limit. */
   ratePerSecond: number;
   /** Tries per message for temporary failures (4xx replies, connection errors). */
@@ -60,7 +62,8 @@ const schema = Joi.object({
   MAIL_FROM: Joi.string().default('Calendar <no-reply@localhost>'),
   OUTBOX_DIR: Joi.string().default('outbox'),
   MAIL_POOL_SIZE: Joi.number().integer().min(1).max(100).default(5),
-  MAIL_CONCURRENCY: Joi.number().integer().min(1).max(500).default(20),
+  MAIL_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4),
+  MAIL_BATCH_SIZE: Joi.number().integer().min(1).max(100).default(10),
   MAIL_RATE_PER_SECOND: Joi.number().integer().min(0).max(100000).default(100),
   MAIL_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
   MAIL_BACKOFF_MS: Joi.number().integer().min(1).max(86400000).default(30000),
@@ -116,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: {
       poolSize: value.MAIL_POOL_SIZE,
       concurrency: value.MAIL_CONCURRENCY,
+      batchSize: value.MAIL_BATCH_SIZE,
       ratePerSecond: value.MAIL_RATE_PER_SECOND,
       maxAttempts: value.MAIL_MAX_ATTEMPTS,
       backoffMs: value.MAIL_BACKOFF_MS,

@@ -28,16 +28,28 @@ export interface EventSnapshot {
   busyType: 'busy' | 'free' | null;
   updatedMs: number;
   createdMs: number;
+  /** When the change was made and the message decided: its DTSTAMP (RFC 5546). */
+  stampMs: number;
 }
 
-/** One message to one invitee; the delivery row (deliveryId) records its fate. */
-export interface MailJob {
+/** One message of a job: to whom, and the delivery row that records its fate. */
+export interface MailMessage {
   deliveryId: number;
+  to: { email: string; name: string | null };
+}
+
+/**
+ * A small batch of one fan-out's messages (MAIL_BATCH_SIZE at most): same event, same
+ * kind, one recipient each. Batches keep the per-message cost of the queue and of the
+ * delivery records low; each message still has its own delivery row, so a re-run job
+ * sends only what is not yet recorded.
+ */
+export interface MailJob {
   /** The event row, whose lock orders the worker after the transaction that queued the job. */
   eventId: number;
   kind: MailKind;
-  to: { email: string; name: string | null };
   event: EventSnapshot;
+  messages: MailMessage[];
 }
 
 const snapshotSchema = Joi.object({
@@ -57,31 +69,39 @@ const snapshotSchema = Joi.object({
   busyType: Joi.string().valid('busy', 'free').allow(null).required(),
   updatedMs: Joi.number().integer().required(),
   createdMs: Joi.number().integer().required(),
+  stampMs: Joi.number().integer().required(),
 });
 
 export const mailJob = defineJob<MailJob>({
   queue: QUEUES.emails,
   schema: Joi.object({
-    deliveryId: Joi.number().integer().min(1).required(),
     eventId: Joi.number().integer().min(1).required(),
     kind: Joi.string()
       .valid(...MAIL_KINDS)
       .required(),
-    to: Joi.object({ email: Joi.string().required(), name: Joi.string().allow(null).required() }).required(),
     event: snapshotSchema.required(),
+    messages: Joi.array()
+      .items(
+        Joi.object({
+          deliveryId: Joi.number().integer().min(1).required(),
+          to: Joi.object({ email: Joi.string().required(), name: Joi.string().allow(null).required() }).required(),
+        }),
+      )
+      .min(1)
+      .required(),
     meta: Joi.object({ requestId: Joi.string() }),
   }),
   // attempts and backoff come from the MAIL_* settings, stamped on each job when queued.
   defaults: {},
 });
 
-/** One job per message, its id derived from the delivery row, so a job can never be queued twice. */
-export const mailJobId = (deliveryId: number) => `mail-${deliveryId}`;
+/** A job's id, from its first delivery row: every row is in one job only, so a job can never be queued twice. */
+export const mailJobId = (firstDeliveryId: number) => `mail-${firstDeliveryId}`;
 
 /**
- * BullMQ priority of the n-th message (1-based) of one fan-out. Lower runs first, equal
- * priorities run in queue order, so concurrent fan-outs interleave message by message and
- * a single invitation (priority 1) goes next instead of waiting behind a 500-invitee
+ * BullMQ priority of the n-th batch (1-based) of one fan-out. Lower runs first, equal
+ * priorities run in queue order, so concurrent fan-outs interleave batch by batch and a
+ * single invitation (priority 1) goes next instead of waiting behind a 500-invitee
  * cancellation queued before it.
  */
 export const MAX_PRIORITY = 2_097_152; // BullMQ's limit (2^21)

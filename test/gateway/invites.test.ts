@@ -12,7 +12,7 @@ let queue: Queue<MailJob>;
 const queueRedis = createRedis(process.env.TEST_REDIS_URL as string, 'worker');
 
 beforeAll(async () => {
-  gw = await startGateway({ QUEUE_PREFIX: prefix, MAIL_MAX_ATTEMPTS: '4', MAIL_BACKOFF_MS: '1500' });
+  gw = await startGateway({ QUEUE_PREFIX: prefix, MAIL_MAX_ATTEMPTS: '4', MAIL_BACKOFF_MS: '1500', MAIL_BATCH_SIZE: '10' });
   team = await gw.newTeam();
   cal = (await team.api.post('/api/calendars', { name: 'Main', timezone: 'Europe/Berlin' })).body.data;
   queue = new Queue<MailJob>('emails', { connection: queueRedis, prefix });
@@ -61,13 +61,15 @@ describe('adding invitees', () => {
       ['Ann@Example.test', 'invitation', 0, 'queued'],
       ['bob@example.test', 'invitation', 0, 'queued'],
     ]);
-    // One job per message, carrying the event as it is now, and the request's id.
+    // A job per batch of messages, carrying the event as it is now, and the request's id.
     const job = await jobOf(rows[0].id);
     expect(job?.data).toMatchObject({
-      deliveryId: rows[0].id,
       kind: 'invitation',
-      to: { email: 'Ann@Example.test', name: 'Ann' },
-      event: { uid: evt.uid, title: 'Planning', sequence: 0, timezone: 'Europe/Berlin', uidHost: new URL(gw.baseUrl).host, url: `${gw.baseUrl}/e/${evt.uid}` },
+      messages: [
+        { deliveryId: rows[0].id, to: { email: 'Ann@Example.test', name: 'Ann' } },
+        { deliveryId: rows[1].id, to: { email: 'bob@example.test', name: null } },
+      ],
+      event: { uid: evt.uid, title: 'Planning', sequence: 0, timezone: 'Europe/Berlin', uidHost: new URL(gw.baseUrl).host, url: `${gw.baseUrl}/e/${evt.uid}`, stampMs: expect.any(Number) },
       meta: { requestId: res.headers.get('x-request-id') },
     });
     expect(job?.opts).toMatchObject({ attempts: 4, backoff: { type: 'exponential', delay: 1500 } });
@@ -129,10 +131,16 @@ describe('adding invitees', () => {
     const max = await team.api.post(invitesPath(evt), { invitees: tooMany.slice(0, 500) });
     expect(max.status).toBe(200);
     expect(max.body.meta.added).toBe(500);
-    // The fan-out's messages interleave with others': the n-th gets priority n.
+    // Batches of MAIL_BATCH_SIZE (here 10) messages; a fan-out's batches interleave with
+    // other fan-outs': the n-th gets priority n.
     const rows = await deliveriesOf(evt);
-    expect((await jobOf(rows[0].id))?.opts.priority).toBe(1);
-    expect((await jobOf(rows[499].id))?.opts.priority).toBe(500);
+    const first = await jobOf(rows[0].id);
+    const last = await jobOf(rows[490].id);
+    expect(first?.opts.priority).toBe(1);
+    expect(first?.data.messages.map((m) => m.deliveryId)).toEqual(rows.slice(0, 10).map((r) => r.id));
+    expect(last?.opts.priority).toBe(50);
+    expect(last?.data.messages).toHaveLength(10);
+    expect(await queue.getJob(`mail-${rows[1].id}`)).toBeUndefined();
   });
 
   it("answers 404 for another team's event, calendar or invitee, as for unknown ones", async () => {
@@ -184,7 +192,7 @@ describe('updates, cancellations and SEQUENCE', () => {
       ['b@example.test', 'cancellation', 3],
     ]);
     // The cancellation's job holds the event as it was: the event itself is gone.
-    expect((await jobOf(rows[4].id))?.data.event).toMatchObject({ title: 'Planning (moved)', sequence: 3 });
+    expect((await jobOf(rows[4].id))?.data).toMatchObject({ kind: 'cancellation', event: { title: 'Planning (moved)', sequence: 3 }, messages: [{ deliveryId: rows[4].id }, { deliveryId: rows[5].id }] });
     expect((await team.api.get(eventPath(evt))).status).toBe(404);
   });
 

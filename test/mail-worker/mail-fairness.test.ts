@@ -16,7 +16,7 @@ const queue = new Queue<MailJob>('emails', { connection: queueRedis, prefix });
 
 beforeAll(async () => {
   sink = await startSmtpSink();
-  gw = await startGateway({ QUEUE_PREFIX: prefix });
+  gw = await startGateway({ QUEUE_PREFIX: prefix, MAIL_BATCH_SIZE: '10' });
 });
 afterAll(async () => {
   await queue.obliterate({ force: true });
@@ -46,22 +46,25 @@ describe('fair ordering', () => {
     expect((await big.api.delete(bigEvent, { notify_invitees: true })).body.data.invitees_notified).toBe(500);
     // …and only then does the other team invite one person.
     await eventWithInvitees(small, 'Coffee', ['solo@small.example.test']);
-    expect(await queue.count()).toBe(1001);
 
-    // One message at a time, so the order of arrival is the order of service.
+    expect(await queue.count()).toBe(101); // batches of 10: 50 + 50 + 1
+
+    // One job at a time and one connection, so the order of arrival is the order of service.
     const worker: TestWorker<MailJob, MailOutcome> = await startWorker((ctx) => defineMailWorker(ctx), {
       QUEUE_PREFIX: prefix,
       SMTP_URL: sink.url,
       MAIL_CONCURRENCY: '1',
+      MAIL_POOL_SIZE: '1',
       MAIL_RATE_PER_SECOND: '0',
     });
     try {
       await waitFor(() => sink.for('solo@small.example.test').length === 1, { what: 'the single invitation', timeoutMs: 20_000 });
       const position = sink.received.findIndex((m) => m.to.includes('solo@small.example.test'));
-      // Served third: after the first invitation and the first cancellation of the big fan-outs
-      // (equal priority, queued earlier), not after the 1000 messages queued before it.
-      expect(position).toBe(2);
-      expect(sink.received.slice(0, 2).map((m) => m.parsed.subject?.split(':')[0])).toEqual(['Invitation', 'Cancelled']);
+      // Served after the first batch of invitations and the first batch of cancellations of
+      // the big fan-outs (equal priority, queued earlier), not after the 1000 messages
+      // queued before it.
+      expect(position).toBe(20);
+      expect(sink.received.slice(0, 20).map((m) => m.parsed.subject?.split(':')[0])).toEqual([...Array(10).fill('Invitation'), ...Array(10).fill('Cancelled')]);
     } finally {
       await worker.close();
     }

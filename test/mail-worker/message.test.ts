@@ -1,15 +1,14 @@
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import ical from 'node-ical';
-import type { MailJob, MailKind } from '../../shared/queues/mail-jobs';
-import { buildMessage } from '../../services/mail-worker/message.builder';
+import type { EventSnapshot, MailJob, MailKind } from '../../shared/queues/mail-jobs';
+import { messageFactory } from '../../services/mail-worker/message.builder';
 import { classifySendError } from '../../services/mail-worker/smtp-errors';
 
-const job = (kind: MailKind, overrides: Partial<MailJob['event']> = {}): MailJob => ({
-  deliveryId: 42,
+const job = (kind: MailKind, overrides: Partial<EventSnapshot> = {}): MailJob => ({
   eventId: 7,
   kind,
-  to: { email: 'ann@example.test', name: 'Ann "the <best>"' },
+  messages: [{ deliveryId: 42, to: { email: 'ann@example.test', name: 'Ann "the <best>"' } }],
   event: {
     uid: 'AbCdEfGh12345678',
     uidHost: 'cal.example.com',
@@ -27,15 +26,17 @@ const job = (kind: MailKind, overrides: Partial<MailJob['event']> = {}): MailJob
     busyType: 'busy',
     updatedMs: Date.parse('2026-11-01T00:00:00Z'),
     createdMs: Date.parse('2026-10-01T00:00:00Z'),
+    stampMs: Date.parse('2026-11-19T08:30:00Z'),
     ...overrides,
   },
 });
 const from = { header: 'Team Calendar <calendar@example.com>', mailbox: { name: 'Team Calendar', email: 'calendar@example.com' } };
 const NOW = Date.parse('2026-11-20T12:00:00Z');
 
-async function compose(j: MailJob) {
+async function compose(j: MailJob, message = j.messages[0]) {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true });
-  const info = await transport.sendMail(buildMessage(j, from, NOW));
+  const build = await messageFactory(j, from, NOW);
+  const info = await transport.sendMail(build(message));
   const raw = (info.message as Buffer).toString('utf8');
   const parsed = await simpleParser(raw);
   const calendar = parsed.attachments.find((a) => a.contentType === 'text/calendar')?.content.toString('utf8') ?? '';
@@ -53,7 +54,8 @@ describe('buildMessage', () => {
     expect(parsed.html).not.toContain('<party>');
     expect(parsed.html).toContain('<strong>snacks</strong>');
     expect(parsed.html).toContain('HQ<br>Roof');
-    expect(parsed.text).toContain('Hello Ann "the <best>",');
+    expect(parsed.to).toMatchObject({ value: [{ address: 'ann@example.test', name: 'Ann "the <best>"' }] });
+    expect(parsed.text).toContain('You are invited to:');
     expect(parsed.text).toContain('Bring snacks');
     // RFC 6047: the calendar part is an alternative of the bodies, with its method; also attached as a file.
     expect(raw).toMatch(/Content-Type: multipart\/alternative;[\s\S]*Content-Type: text\/calendar; charset=utf-8; method=REQUEST/);
@@ -67,7 +69,9 @@ describe('buildMessage', () => {
     expect(vevent.start.toISOString()).toBe('2026-12-03T18:00:00.000Z');
     expect((vevent.start as { tz?: string }).tz).toBe('Europe/Berlin');
     expect(vevent.summary).toBe('Launch <party> & "friends"');
-    expect(vevent.dtstamp.toISOString()).toBe('2026-11-20T12:00:00.000Z');
+    // DTSTAMP: when the change was made (the fan-out's time); Date: when this message was sent.
+    expect(vevent.dtstamp.toISOString()).toBe('2026-11-19T08:30:00.000Z');
+    expect(parsed.date?.toISOString()).toBe('2026-11-20T12:00:00.000Z');
     expect(calendar).toContain('VALARM');
   });
 
@@ -81,6 +85,21 @@ describe('buildMessage', () => {
     expect(parsed.text).not.toContain('Event page');
     expect(parsed.attachments.map((a) => a.filename)).toContain('cancel.ics');
     expect(calendar.replace(/\r\n /g, '')).toContain('RSVP=FALSE');
+  });
+
+  it("gives each recipient of a job the same calendar but for their own ATTENDEE line", async () => {
+    const j = job('invitation');
+    const names = [{ email: 'bo@example.test', name: null }, { email: 'zoë@example.test', name: 'Zoë, "Z" Müller-Lüdenscheidt; the longest name in this test' }];
+    for (const [i, to] of names.entries()) {
+      const { calendar, vevent, parsed } = await compose(j, { deliveryId: 100 + i, to });
+      const attendees = ([] as unknown[]).concat(vevent.attendee ?? []);
+      expect(attendees).toHaveLength(1);
+      // A double quote cannot stand in a parameter value (RFC 5545 §3.1): it becomes a single one.
+      if (to.name) expect(calendar.replace(/\r\n /g, '')).toContain(`CN="Zoë, 'Z' Müller-Lüdenscheidt; the longest name in this test":MAILTO:zoë@example.test`);
+      expect(calendar.replace(/\r\n /g, '')).toContain(`MAILTO:${to.email}`);
+      expect(parsed.messageId).toBe(`<d${100 + i}.invitation.4.evt_AbCdEfGh12345678@cal.example.com>`);
+      for (const line of calendar.split('\r\n')) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(75);
+    }
   });
 
   it('writes an update as a REQUEST that asks for a reply', async () => {

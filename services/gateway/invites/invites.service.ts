@@ -19,7 +19,7 @@ import {
 } from './invites.repository';
 import type { InviteeInput, ListInvitesQuery } from './invites.schemas';
 
-export type InvitesDeps = Pick<AppContext, 'db' | 'config' | 'queues' | 'caches'>;
+export type InvitesDeps = Pick<AppContext, 'db' | 'config' | 'queues' | 'caches' | 'clock'>;
 
 interface Target {
   teamId: number;
