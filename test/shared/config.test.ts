@@ -31,7 +31,7 @@ describe('configuration', () => {
   });
 
   it('reads the mail settings, and refuses a MAIL_FROM that is not one address', () => {
-    expect(loadConfig({}).mail).toEqual({ poolSize: 5, concurrency: 20, ratePerSecond: 100, maxAttempts: 10, backoffMs: 30000, jobLockMs: 30000 });
+    expect(loadConfig({}).mail).toEqual({ poolSize: 5, concurrency: 4, batchSize: 10, ratePerSecond: 100, maxAttempts: 10, backoffMs: 30000, jobLockMs: 30000 });
     expect(loadConfig({ MAIL_RATE_PER_SECOND: '0', MAIL_POOL_SIZE: '2', MAIL_BACKOFF_MS: '50' }).mail).toMatchObject({ ratePerSecond: 0, poolSize: 2, backoffMs: 50 });
     expect(loadConfig({ MAIL_FROM: 'ops@example.com' }).mailFrom).toBe('ops@example.com');
     expect(() => loadConfig({ MAIL_FROM: 'Calendar' })).toThrow(/MAIL_FROM must be an address/);
