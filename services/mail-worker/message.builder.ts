@@ -60,9 +60,14 @@ export async function messageFactory(
  */
 const paramSafe = (name: string) => name.replace(/"/g, "'");
 
-/** A body part with its MIME headers, encoded by nodemailer as it would be inside the message. */
+/**
+ * A body part with its MIME headers, encoded by nodemailer as it would be inside the
+ * message. Text goes in canonical form (CRLF line breaks, RFC 2046), so a 7bit part is
+ * right in an .eml file too, not only after SMTP's own line-ending fix-up.
+ */
 function encodedPart(contentType: string, content: string): Promise<Buffer> {
-  return new MimeNode('multipart/alternative').createChild(contentType, { textEncoding: 'base64' }).setContent(content).build();
+  const canonical = content.replace(/\r?\n/g, '\r\n');
+  return new MimeNode('multipart/alternative').createChild(contentType, { textEncoding: 'base64' }).setContent(canonical).build();
 }
 
 export const deliveryMessageId = (job: Pick<MailJob, 'kind' | 'event'>, deliveryId: number) =>

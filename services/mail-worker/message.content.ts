@@ -29,8 +29,7 @@ const CALENDAR_NOTE: Record<MailKind, string> = {
 };
 
 /** The lines of the message that carry facts, in the order a reader looks for them. */
-function facts(e: EventSnapshot): Array<[label: string, value: string]> {
-  const when = formatDateRange({ isAllDay: e.isAllDay, startMs: e.startMs, endMs: e.endMs, zone: e.timezone });
+function facts(e: EventSnapshot, when: string): Array<[label: string, value: string]> {
   const out: Array<[string, string]> = [['When', when]];
   if (!e.isAllDay) out.push(['Time zone', e.timezone]);
   const repeats = e.recurrenceRule ? recurrenceText(e.recurrenceRule) : null;
@@ -49,7 +48,7 @@ export function messageContent(kind: MailKind, e: EventSnapshot): MessageContent
   const subject = `${SUBJECT_PREFIX[kind]}: ${e.title} @ ${when}`;
   // A cancelled event's page is gone; an invitation or update links to it.
   const link = kind === 'cancellation' ? null : e.url;
-  const lines = facts(e);
+  const lines = facts(e, when);
 
   const text = [
     `${LEAD[kind]}:`,
