@@ -48,14 +48,18 @@ export interface MailOutcome {
  * failed for good, and is retried while some may still go through.
  */
 export async function processMailJob(job: Job<MailJob & { meta?: JobMeta }>, deps: MailDeps, log: Logger): Promise<MailOutcome> {
+  // Made before anything is claimed: a message that cannot be built leaves no claim behind.
+  const build = await messageFactory(job.data, deps.from, deps.clock.now().getTime());
   const token = randomUUID();
   const { claims, skipped, gone } = await claim(deps.db, job.data, token, log);
   const todo = job.data.messages.filter((m) => claims.has(m.deliveryId));
   for (const m of todo) if (claims.get(m.deliveryId)?.interruptedClaim) log.warn({ deliveryId: m.deliveryId }, 'an earlier attempt stopped mid-send; sending again');
 
-  const build = await messageFactory(job.data, deps.from, deps.clock.now().getTime());
   const failures: Array<{ message: MailMessage; failure: SendFailure }> = [];
+  const unrecorded: unknown[] = [];
   let sent = 0;
+  // Every send runs to its end before the job ends, so no message is still in flight when
+  // the job is retried or taken over.
   await Promise.all(
     todo.map(async (m) => {
       let messageId: string;
@@ -66,16 +70,28 @@ export async function processMailJob(job: Job<MailJob & { meta?: JobMeta }>, dep
         failures.push({ message: m, failure: classifySendError(err) });
         return;
       }
-      if (!(await deps.recorder.record(m.deliveryId, token, messageId))) log.warn({ deliveryId: m.deliveryId }, 'sent, but another attempt had taken the row over');
       sent++;
+      try {
+        if (!(await deps.recorder.record(m.deliveryId, token, messageId))) log.warn({ deliveryId: m.deliveryId }, 'sent, but another attempt had taken the row over');
+      } catch (err) {
+        unrecorded.push(err);
+      }
     }),
   );
-  if (failures.length) await settleFailures(deps.db, job, token, failures, log);
+  const retry = failures.length ? await recordFailures(deps.db, job, token, failures, log) : 0;
+  // Sent but not recorded (the database stayed away): the job must run again for those.
+  if (unrecorded.length) throw unrecorded[0];
+  const total = job.data.messages.length;
+  if (retry) throw new Error(`${retry} of ${total} messages will be retried: ${failures[0].failure.reply}`);
+  if (failures.length) throw new UnrecoverableError(`${failures.length} of ${total} messages failed: ${failures[0].failure.reply}`);
   return { sent, skipped, gone };
 }
 
-/** Records failures, then ends the job as they require (see processMailJob). */
-async function settleFailures(db: Knex, job: Job<MailJob>, token: string, failures: Array<{ message: MailMessage; failure: SendFailure }>, log: Logger): Promise<never> {
+/**
+ * Records failed sends: for good when permanent or on the job's last attempt, otherwise
+ * released for the next attempt. Answers how many wait for that attempt.
+ */
+async function recordFailures(db: Knex, job: Job<MailJob>, token: string, failures: Array<{ message: MailMessage; failure: SendFailure }>, log: Logger): Promise<number> {
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   let retry = 0;
   for (const { message, failure } of failures) {
@@ -87,9 +103,7 @@ async function settleFailures(db: Knex, job: Job<MailJob>, token: string, failur
       retry++;
     }
   }
-  const first = failures[0].failure.reply;
-  if (retry) throw new Error(`${retry} of ${job.data.messages.length} messages will be retried: ${first}`);
-  throw new UnrecoverableError(`${failures.length} of ${job.data.messages.length} messages failed: ${first}`);
+  return retry;
 }
 
 /** The claims, and what needs nothing from us (done before, or never committed). */
