@@ -17,6 +17,8 @@ WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
+# The mail worker's outbox (OUTBOX_DIR) when no SMTP_URL is set; a volume goes here.
+RUN mkdir -p /app/outbox && chown node:node /app/outbox
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

@@ -4,6 +4,7 @@ import { benchDrain } from './drain';
 import { benchIngest } from './ingest';
 import { benchPublic } from './public';
 import { benchExtract } from './extract';
+import { benchMail } from './mail';
 import { type BenchRow, toMarkdown, writeResults } from './lib/report';
 
 /**
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   },
   drain: () => benchDrain(ingestRate),
   extract: benchExtract,
+  mail: benchMail,
 };
 
 async function main(): Promise<void> {

@@ -13,6 +13,7 @@ export const SERVICES: Array<{ name: string; entry: string }> = [
   { name: 'gateway', entry: 'gateway/main.js' },
   { name: 'smart-link-worker', entry: 'smart-link-worker/main.js' },
   { name: 'extraction-worker', entry: 'extraction-worker/main.js' },
+  { name: 'mail-worker', entry: 'mail-worker/main.js' },
 ];
 
 async function main(): Promise<void> {

@@ -9,6 +9,7 @@ import { eventRoutes } from './events/events.routes';
 import { ExtractionWaiter } from './extractions/extraction-waiter';
 import { extractionRoutes } from './extractions/extractions.routes';
 import { authenticate } from './http/auth';
+import { inviteRoutes } from './invites/invites.routes';
 import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
 import { requestContext } from './http/request-context';
@@ -85,6 +86,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...smartLinkRoutes(ctx),
     ...subscriberRoutes(ctx),
     ...rsvpRoutes(ctx),
+    ...inviteRoutes(ctx),
   ];
   openapi = buildOpenApi(routes, {
     title: 'Calendar service',

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { parseMailbox } from './mailbox';
 
 /**
  * Every setting the service reads, validated once at start. A bad setting lists every
@@ -18,6 +19,7 @@ export interface Config {
   smtpUrl: string | null;
   mailFrom: string;
   outboxDir: string;
+  mail: MailSettings;
   logLevel: string;
   shutdownTimeoutMs: number;
   trustProxy: string | false;
@@ -39,6 +41,24 @@ export interface ExtractLlmConfig {
   timeoutMs: number;
 }
 
+/** How the mail worker sends, and how mail jobs retry (the gateway stamps attempts and backoff on each job). */
+export interface MailSettings {
+  /** SMTP connections each mail worker keeps open. */
+  poolSize: number;
+  /** Jobs (batches of messages) each mail worker works on at once. */
+  concurrency: number;
+  /** Messages per job: one fan-out is queued as jobs of this many messages (read by the gateway). */
+  batchSize: number;
+  /** Messages per second across every mail worker (a BullMQ rate limit); 0: no limit. */
+  ratePerSecond: number;
+  /** Tries per message for temporary failures (4xx replies, connection errors). */
+  maxAttempts: number;
+  /** Delay before the first retry, doubled for each one after. */
+  backoffMs: number;
+  /** A job held by a worker that stopped answering (a crash) is taken over after this. */
+  jobLockMs: number;
+}
+
 const DEV_APP_KEY = 'dev-only-app-key-change-me-0123456789abcdef';
 
 const schema = Joi.object({
@@ -57,6 +77,13 @@ const schema = Joi.object({
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   MAIL_FROM: Joi.string().default('Calendar <no-reply@localhost>'),
   OUTBOX_DIR: Joi.string().default('outbox'),
+  MAIL_POOL_SIZE: Joi.number().integer().min(1).max(100).default(5),
+  MAIL_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4),
+  MAIL_BATCH_SIZE: Joi.number().integer().min(1).max(100).default(10),
+  MAIL_RATE_PER_SECOND: Joi.number().integer().min(0).max(100000).default(100),
+  MAIL_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
+  MAIL_BACKOFF_MS: Joi.number().integer().min(1).max(86400000).default(30000),
+  MAIL_JOB_LOCK_MS: Joi.number().integer().min(1000).max(600000).default(30000),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
   TRUST_PROXY: Joi.string().allow('').default(''),
@@ -72,6 +99,9 @@ const schema = Joi.object({
   .custom((env: Record<string, unknown>, helpers) => {
     if (env.NODE_ENV === 'production' && !env.APP_KEY) {
       return helpers.message({ custom: 'APP_KEY is required when NODE_ENV=production' });
+    }
+    if (typeof env.MAIL_FROM === 'string' && !parseMailbox(env.MAIL_FROM)) {
+      return helpers.message({ custom: 'MAIL_FROM must be an address, e.g. "Calendar <no-reply@example.com>"' });
     }
     return env;
   });
@@ -109,6 +139,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: value.SMTP_URL ?? null,
     mailFrom: value.MAIL_FROM,
     outboxDir: value.OUTBOX_DIR,
+    mail: {
+      poolSize: value.MAIL_POOL_SIZE,
+      concurrency: value.MAIL_CONCURRENCY,
+      batchSize: value.MAIL_BATCH_SIZE,
+      ratePerSecond: value.MAIL_RATE_PER_SECOND,
+      maxAttempts: value.MAIL_MAX_ATTEMPTS,
+      backoffMs: value.MAIL_BACKOFF_MS,
+      jobLockMs: value.MAIL_JOB_LOCK_MS,
+    },
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,

@@ -33,6 +33,7 @@ export async function runWorkerProcess<T, R>(
 
   const ctx: WorkerContext = { config, db, logger, clock: systemClock, redis };
   const def = await define(ctx);
+  if (def.close) lifecycle.onShutdown('worker-resources', def.close);
   const worker = createWorker(def, ctx, workerConnection);
   lifecycle.onShutdown('worker', () => worker.close());
   logger.info({ queue: def.contract.queue, concurrency: def.concurrency }, `${service} started`);

@@ -22,6 +22,8 @@ export interface WorkerDefinition<T, R> {
   /** Processes one job; throw UnrecoverableError for payloads that can never succeed. */
   process: (job: Job<T & { meta?: JobMeta }>, ctx: WorkerContext, log: Logger) => Promise<R>;
   options?: Partial<WorkerOptions>;
+  /** Releases what the definition opened (an SMTP pool…); called after the worker has closed. */
+  close?: () => Promise<void> | void;
 }
 
 /**

@@ -27,13 +27,15 @@ export async function startWorker<T, R>(
   const connection = createRedis(config.redisUrl, 'worker');
   connection.on('error', () => undefined);
   const ctx: WorkerContext = { config, db, logger: createLogger('worker-test', config.logLevel), clock: new TestClock(), redis };
-  const worker = createWorker(await define(ctx), ctx, connection);
+  const def = await define(ctx);
+  const worker = createWorker(def, ctx, connection);
   await worker.waitUntilReady();
   return {
     worker,
     ctx,
     async close() {
       await worker.close();
+      await def.close?.();
       await db.destroy();
       await Promise.all([closeRedis(redis), closeRedis(connection)]);
     },

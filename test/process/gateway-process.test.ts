@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { createTeamWithOwner } from '../../shared/accounts/accounts.repository';
 import { createDb, dropDatabase } from '../../shared/db/knex';
 import { startGateway, testEnv } from '../helpers/gateway';
@@ -68,8 +71,14 @@ describe('npm start (the launcher)', () => {
     const port = await freePort();
     const url = new URL(testEnv().DATABASE_URL as string);
     url.pathname = `${url.pathname}_launcher`;
-    // A queue prefix of its own: its worker must not take the other tests' jobs (another database).
-    const env = { ...testEnv({ LOG_LEVEL: 'info' }), DATABASE_URL: url.toString(), PORT: String(port), QUEUE_PREFIX: `${process.env.TEST_QUEUE_PREFIX}launcher` };
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'launcher-outbox-'));
+    // A queue prefix of its own: its workers must not take the other tests' jobs (another database).
+    const env = {
+      ...testEnv({ LOG_LEVEL: 'info', OUTBOX_DIR: outbox }),
+      DATABASE_URL: url.toString(),
+      PORT: String(port),
+      QUEUE_PREFIX: `${process.env.TEST_QUEUE_PREFIX}launcher`,
+    };
     await dropDatabase(env.DATABASE_URL);
     const launcher = spawnNode(dist('main.js'), env);
     running.push(launcher);
@@ -90,12 +99,16 @@ describe('npm start (the launcher)', () => {
       });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { data: { result: unknown } }).data.result).toMatchObject({ title: 'Launch review', date_start: '2026-06-01T10:00:00+02:00' });
+      await waitFor(() => launcher.stdout().includes('mail-worker started'), { what: 'the mail worker' });
+      await waitFor(() => launcher.stdout().includes('smart-link-worker started'), { what: 'the smart-link worker' });
+      expect(launcher.stdout()).toContain(`no SMTP_URL: writing mail to ${outbox}`);
 
       launcher.proc.kill('SIGTERM');
       expect((await launcher.exited).code).toBe(0);
       await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     } finally {
       await dropDatabase(env.DATABASE_URL);
+      fs.rmSync(outbox, { recursive: true, force: true });
     }
   });
 });

@@ -115,7 +115,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       body: deleteEventBody,
       responses: { 200: { description: 'Deleted', body: deletedEventSchema }, ...errors(400, 401, 404, 422, 503) },
       handler: async ({ params, body }, req) => {
-        const result = await deleteEvent(deps, authOf(req).teamId, params.evt, { notifyInvitees: body.notify_invitees });
+        const result = await deleteEvent(deps, authOf(req).teamId, params.evt, { notifyInvitees: body.notify_invitees, requestId: req.id });
         return ok({ data: { public_id: result.publicId, deleted: true, invitees_notified: result.inviteesNotified } });
       },
     }),
@@ -194,7 +194,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       check: ({ body }) => (body.is_all_day === undefined ? {} : datesInOrder(body)),
       responses: { 200: single200, ...errors(400, 401, 404, 413, 415, 422, 503) },
       handler: async ({ params, body, query }, req) =>
-        single(await updateEvent(deps, authOf(req).teamId, params.cal, params.evt, body), query.with_html),
+        single(await updateEvent(deps, authOf(req).teamId, params.cal, params.evt, body, { requestId: req.id }), query.with_html),
     }),
     defineRoute<CalEvtParams, Record<string, never>, { expiry_days: number }>({
       method: 'post',
@@ -241,6 +241,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
         const result = await deleteEvent(deps, authOf(req).teamId, params.evt, {
           calPublicId: params.cal,
           notifyInvitees: body.notify_invitees,
+          requestId: req.id,
         });
         return ok({ data: { public_id: result.publicId, deleted: true, invitees_notified: result.inviteesNotified } });
       },

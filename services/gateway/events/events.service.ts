@@ -9,6 +9,8 @@ import { eventLimitErrorFrom, periodOf } from '../../../shared/usage/event-limit
 import { type CalendarRow, findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
 import { shortLinkTaken } from '../calendars/calendars.service';
 import type { AppContext } from '../context';
+import { queueInviteMail } from '../invites/invite-mail.queue';
+import { raiseSequence } from '../invites/invites.repository';
 import { replaceShortLink } from '../public/short-links.repository';
 import { hashAccessCode } from './access-code';
 import {
@@ -22,7 +24,7 @@ import {
 } from './events.repository';
 import type { EventInput, ListEventsQuery, SimpleEventInput } from './events.schemas';
 
-export type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches'>;
+export type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches' | 'config' | 'queues'>;
 
 const OPTIONAL_TEXT = ['internal_name', 'location', 'series_title', 'location_url', 'image_url', 'recurrence_rule'] as const;
 
@@ -194,6 +196,7 @@ export async function updateEvent(
   calPublicId: string,
   evtPublicId: string,
   input: EventInput,
+  opts: { requestId?: string } = {},
 ): Promise<EventWithCalendar> {
   const updated = await deps.db.transaction(async (trx) => {
     const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId, lock: true });
@@ -205,7 +208,12 @@ export async function updateEvent(
     }
     values.sequence = current.event.sequence + 1;
     const event = await updateEventRow(trx, current.event.id, values);
-    return { event, calendar: current.calendar };
+    const found = { event, calendar: current.calendar };
+    // Every update raises SEQUENCE (above), so the update each invitee gets outranks all they had.
+    if (input.send_invite_updates && event.has_calendar_invites) {
+      await queueInviteMail(trx, deps, { found, kind: 'update', sequence: event.sequence, requestId: opts.requestId });
+    }
+    return found;
   });
   await deps.caches.invalidate({ kind: 'event', uid: updated.event.uid }, { kind: 'calendar-events', id: updated.calendar.id });
   return updated;
@@ -234,13 +242,18 @@ export async function deleteEvent(
   deps: EventsDeps,
   teamId: number,
   evtPublicId: string,
-  opts: { calPublicId?: string; notifyInvitees: boolean },
+  opts: { calPublicId?: string; notifyInvitees: boolean; requestId?: string },
 ): Promise<DeleteResult> {
   const result = await deps.db.transaction(async (trx) => {
     const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId: opts.calPublicId, lock: true });
+    let inviteesNotified = 0;
+    if (opts.notifyInvitees && current.event.has_calendar_invites) {
+      // The cancellation outranks every message sent so far, updates and per-invitee ones alike.
+      const sequence = await raiseSequence(trx, current.event.id);
+      inviteesNotified = await queueInviteMail(trx, deps, { found: current, kind: 'cancellation', sequence, requestId: opts.requestId });
+    }
     await softDeleteEvent(trx, current.event.id);
-    // Invitations arrive with the mail worker; until an event has invitees there is no one to notify.
-    return { uid: current.event.uid, calendarId: current.calendar.id, inviteesNotified: 0 };
+    return { uid: current.event.uid, calendarId: current.calendar.id, inviteesNotified };
   });
   await deps.caches.invalidate({ kind: 'event', uid: result.uid }, { kind: 'calendar-events', id: result.calendarId });
   return { publicId: `evt_${result.uid}`, inviteesNotified: result.inviteesNotified };

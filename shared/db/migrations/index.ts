@@ -3,6 +3,7 @@ import * as core from './0001_core';
 import * as takeEventSlots from './0002_take_event_slots';
 import * as dynamicLinks from './0003_dynamic_links';
 import * as extractions from './0004_extractions';
+import * as invites from './0005_invites';
 import * as smartLinks from './0006_smart_links';
 import * as rsvpsSubscribers from './0007_rsvps_subscribers';
 
@@ -21,6 +22,7 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0002_take_event_slots', takeEventSlots],
   ['0003_dynamic_links', dynamicLinks],
   ['0004_extractions', extractions],
+  ['0005_invites', invites],
   ['0006_smart_links', smartLinks],
   ['0007_rsvps_subscribers', rsvpsSubscribers],
 ];

@@ -1,0 +1,81 @@
+import { pgTimestampToMillis } from '../../../shared/calendar/dates';
+import { eventPublicUrl } from '../../../shared/calendar/platforms';
+import type { Knex } from '../../../shared/db/knex';
+import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, mailJobId } from '../../../shared/queues/mail-jobs';
+import type { AppContext } from '../context';
+import type { EventWithCalendar } from '../events/events.repository';
+import { insertDeliveriesFor } from './invites.repository';
+
+export type MailDeps = Pick<AppContext, 'config' | 'queues' | 'clock'>;
+
+/** The event as the message will show it, captured now (see EventSnapshot). */
+export function eventSnapshot({ event: e }: EventWithCalendar, baseUrl: string, sequence: number, stampMs: number): EventSnapshot {
+  return {
+    uid: e.uid,
+    uidHost: new URL(baseUrl).host,
+    sequence,
+    title: e.title,
+    descriptionHtml: e.description,
+    location: e.location,
+    url: eventPublicUrl(baseUrl, e.uid),
+    startMs: pgTimestampToMillis(e.date_start),
+    endMs: pgTimestampToMillis(e.date_end),
+    isAllDay: e.is_all_day,
+    timezone: e.timezone,
+    recurrenceRule: e.recurrence_rule,
+    reminderBefore: e.reminder_before,
+    busyType: e.busy_type,
+    updatedMs: pgTimestampToMillis(e.updated_at),
+    createdMs: pgTimestampToMillis(e.created_at),
+    stampMs,
+  };
+}
+
+/**
+ * Makes one delivery row per invitee (all of the event's, or those given) and queues them
+ * in jobs of MAIL_BATCH_SIZE messages, the n-th batch at priority n (fair ordering, see
+ * fanOutPriority). Call inside the transaction that holds the event row lock: the jobs
+ * are stored in Redis before the rows commit, so a Redis outage rolls the whole change
+ * back (a 503, nothing stored), and the worker, finding a row not yet visible, waits on
+ * that same lock instead of guessing (see services/mail-worker). Answers how many
+ * messages were queued.
+ */
+export async function queueInviteMail(
+  trx: Knex,
+  deps: MailDeps,
+  p: { found: EventWithCalendar; kind: MailKind; sequence: number; inviteeIds?: number[]; requestId?: string },
+): Promise<number> {
+  const { event } = p.found;
+  const deliveries = await insertDeliveriesFor(trx, {
+    teamId: event.team_id,
+    eventId: event.id,
+    kind: p.kind,
+    sequence: p.sequence,
+    inviteeIds: p.inviteeIds,
+  });
+  if (!deliveries.length) return 0;
+  const snapshot = eventSnapshot(p.found, deps.config.publicBaseUrl, p.sequence, deps.clock.now().getTime());
+  const { maxAttempts, backoffMs, batchSize } = deps.config.mail;
+  const jobs = [];
+  for (let i = 0; i < deliveries.length; i += batchSize) {
+    const batch = deliveries.slice(i, i + batchSize);
+    jobs.push({
+      name: p.kind,
+      data: {
+        eventId: event.id,
+        kind: p.kind,
+        event: snapshot,
+        messages: batch.map((d) => ({ deliveryId: d.id, to: { email: d.email, name: d.name } })),
+        meta: p.requestId ? { requestId: p.requestId } : undefined,
+      },
+      opts: {
+        jobId: mailJobId(batch[0].id),
+        priority: fanOutPriority(jobs.length + 1),
+        attempts: maxAttempts,
+        backoff: { type: 'exponential', delay: backoffMs },
+      },
+    });
+  }
+  await deps.queues.producer(mailJob).addBulk(jobs);
+  return deliveries.length;
+}

@@ -1,0 +1,86 @@
+import Joi from 'joi';
+import { MAIL_KINDS } from '../../../shared/queues/mail-jobs';
+
+export const MAX_INVITEES_PER_CALL = 500;
+
+// Control characters have no place in a name that ends up in a mail header.
+const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f]*$/; // eslint-disable-line no-control-regex
+
+export const inviteeInput = Joi.object({
+  // TLDs unchecked: private and reserved domains (example.test, corp.internal) are real recipients.
+  email: Joi.string().trim().max(254).email({ tlds: { allow: false } }).required(),
+  name: Joi.string().trim().max(255).pattern(NO_CONTROL_CHARS).allow(null, ''),
+}).unknown(true);
+
+export const addInviteesBody = Joi.object({
+  invitees: Joi.array().items(inviteeInput).min(1).max(MAX_INVITEES_PER_CALL).required().description('Deduplicated by email (case-insensitive)'),
+}).unknown(true);
+
+export const inviteParams = Joi.object({
+  cal: Joi.string().required().description('cal_… public id'),
+  evt: Joi.string().required().description('evt_… public id'),
+  inv: Joi.string().required().description('inv_… public id'),
+});
+
+export const listInvitesQuery = Joi.object({
+  per_page: Joi.number().integer().min(1).max(500).default(100),
+  cursor: Joi.string().max(200).pattern(/^[A-Za-z0-9_-]+$/).description('next_cursor of the previous page'),
+}).unknown(true);
+
+const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+
+export const lastDeliverySchema = Joi.object({
+  kind: Joi.string()
+    .valid(...MAIL_KINDS)
+    .required(),
+  status: Joi.string().valid('queued', 'sent', 'failed').required(),
+  attempts: Joi.number().integer().min(0).required().description('SMTP attempts made so far'),
+  error: Joi.string().allow(null).required().description("The SMTP server's reply (or the connection error) of the last failure"),
+  sent_at: isoMicros().allow(null).required(),
+}).meta({ title: 'Delivery' });
+
+export const inviteeSchema = Joi.object({
+  id: Joi.string().pattern(/^inv_/).required(),
+  email: Joi.string().required(),
+  name: Joi.string().allow(null).required(),
+  created_at: isoMicros().required(),
+  last_delivery: lastDeliverySchema.allow(null).required().description('The newest message made for this invitee'),
+}).meta({ title: 'Invitee' });
+
+export const addedInviteesSchema = Joi.object({
+  data: Joi.array().items(inviteeSchema).required().description('Every invitee the request named, once'),
+  meta: Joi.object({
+    added: Joi.number().integer().min(0).required().description('New invitees; each was queued an invitation'),
+    already_invited: Joi.number().integer().min(0).required().description('Already on the list: left as they were, nothing sent'),
+  }).required(),
+});
+
+export const inviteeListSchema = Joi.object({
+  data: Joi.array().items(inviteeSchema).required(),
+  meta: Joi.object({
+    per_page: Joi.number().integer().required(),
+    next_cursor: Joi.string().allow(null).required(),
+  }).required(),
+});
+
+export const removedInviteeSchema = Joi.object({
+  data: Joi.object({
+    id: Joi.string().pattern(/^inv_/).required(),
+    deleted: Joi.boolean().valid(true).required(),
+    cancellation_queued: Joi.boolean().required(),
+  }).required(),
+});
+
+export interface InviteeInput {
+  email: string;
+  name?: string | null;
+}
+
+export interface AddInviteesInput {
+  invitees: InviteeInput[];
+}
+
+export interface ListInvitesQuery {
+  per_page: number;
+  cursor?: string;
+}

@@ -1,0 +1,139 @@
+import { notFound, validationFailed } from '../../../shared/errors/app-error';
+import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
+import type { AppContext } from '../context';
+import { requireEvent } from '../events/events.service';
+import { queueInviteMail } from './invite-mail.queue';
+import {
+  deleteInvitee,
+  findInvitee,
+  findInviteesByEmail,
+  hasInvitees,
+  insertInvitees,
+  type InviteeRow,
+  type InviteeWithDelivery,
+  lastDeliveries,
+  listInvitees,
+  maxSentSequence,
+  raiseSequence,
+  setHasCalendarInvites,
+} from './invites.repository';
+import type { InviteeInput, ListInvitesQuery } from './invites.schemas';
+
+export type InvitesDeps = Pick<AppContext, 'db' | 'config' | 'queues' | 'caches' | 'clock'>;
+
+interface Target {
+  teamId: number;
+  calPublicId: string;
+  evtPublicId: string;
+}
+
+export interface AddResult {
+  invitees: InviteeWithDelivery[];
+  added: number;
+  alreadyInvited: number;
+}
+
+/** One entry per email (case-insensitive), the first one named winning. */
+function dedupe(entries: InviteeInput[]): Array<{ email: string; name: string | null }> {
+  const seen = new Map<string, { email: string; name: string | null }>();
+  for (const e of entries) {
+    const key = e.email.toLowerCase();
+    if (!seen.has(key)) seen.set(key, { email: e.email, name: e.name ? e.name : null });
+  }
+  return [...seen.values()];
+}
+
+/**
+ * Adds invitees and queues each new one an invitation, in one transaction with the event
+ * locked: invitees already on the list are left alone (nothing sent twice), and a Redis
+ * outage stores nothing. SEQUENCE: an invitation carries the event's current SEQUENCE,
+ * raised first when one of these people already had a message at that SEQUENCE (someone
+ * removed and invited again must see a newer message than their cancellation).
+ */
+export async function addInvitees(deps: InvitesDeps, t: Target, entries: InviteeInput[], requestId?: string): Promise<AddResult> {
+  const wanted = dedupe(entries);
+  const result = await deps.db.transaction(async (trx) => {
+    const found = await requireEvent(trx, t.teamId, t.evtPublicId, { calPublicId: t.calPublicId, lock: true });
+    const { event } = found;
+    const existing = await findInviteesByEmail(trx, event.id, wanted.map((w) => w.email));
+    const known = new Set(existing.map((r) => r.email.toLowerCase()));
+    const fresh = wanted.filter((w) => !known.has(w.email.toLowerCase()));
+
+    let inserted: InviteeRow[] = [];
+    let changed = false;
+    if (fresh.length) {
+      let sequence = event.sequence;
+      const prior = await maxSentSequence(trx, event.id, fresh.map((f) => f.email));
+      if (prior >= sequence) {
+        sequence = await raiseSequence(trx, event.id, prior + 1);
+        changed = true;
+      }
+      inserted = await insertInvitees(
+        trx,
+        fresh.map((f) => ({ uid: newUid(), team_id: t.teamId, event_id: event.id, email: f.email, name: f.name })),
+      );
+      if (!event.has_calendar_invites) {
+        await setHasCalendarInvites(trx, event.id, true);
+        changed = true;
+      }
+      await queueInviteMail(trx, deps, { found, kind: 'invitation', sequence, inviteeIds: inserted.map((r) => r.id), requestId });
+    }
+    const rows = [...existing, ...inserted];
+    const deliveries = await lastDeliveries(trx, rows.map((r) => r.id));
+    // Answer in the order the request named them.
+    const byEmail = new Map(rows.map((r) => [r.email.toLowerCase(), r]));
+    const invitees = wanted
+      .map((w) => byEmail.get(w.email.toLowerCase()))
+      .filter((r): r is InviteeRow => r !== undefined)
+      .map((r) => ({ ...r, last_delivery: deliveries.get(r.id) ?? null }));
+    return { uid: event.uid, changed, invitees, added: inserted.length, alreadyInvited: existing.length };
+  });
+  if (result.changed) await deps.caches.invalidate({ kind: 'event', uid: result.uid });
+  return { invitees: result.invitees, added: result.added, alreadyInvited: result.alreadyInvited };
+}
+
+export interface InviteePage {
+  rows: InviteeWithDelivery[];
+  nextCursor: string | null;
+}
+
+const encodeCursor = (id: number) => Buffer.from(JSON.stringify([id])).toString('base64url');
+
+function decodeCursor(cursor: string): number {
+  try {
+    const [id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Number.isSafeInteger(id) && id > 0) return id;
+  } catch {
+    // fall through
+  }
+  throw validationFailed({ cursor: ['The cursor field is invalid.'] });
+}
+
+export async function listEventInvitees(deps: InvitesDeps, t: Target, query: ListInvitesQuery): Promise<InviteePage> {
+  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const { event } = await requireEvent(deps.db, t.teamId, t.evtPublicId, { calPublicId: t.calPublicId });
+  const rows = await listInvitees(deps.db, event.id, { afterId, limit: query.per_page + 1 });
+  const hasMore = rows.length > query.per_page;
+  const page = hasMore ? rows.slice(0, query.per_page) : rows;
+  return { rows: page, nextCursor: hasMore ? encodeCursor(page[page.length - 1].id) : null };
+}
+
+/**
+ * Removes one invitee and queues them a cancellation with a raised SEQUENCE, so their
+ * calendar drops the event; a later update to the others carries a higher one still.
+ */
+export async function removeInvitee(deps: InvitesDeps, t: Target, invPublicId: string, requestId?: string): Promise<{ publicId: string; queued: boolean }> {
+  const uid = uidFromPublicId('inv_', invPublicId);
+  const result = await deps.db.transaction(async (trx) => {
+    const found = await requireEvent(trx, t.teamId, t.evtPublicId, { calPublicId: t.calPublicId, lock: true });
+    const invitee = uid ? await findInvitee(trx, found.event.id, uid) : undefined;
+    if (!invitee) throw notFound('Invitee');
+    const sequence = await raiseSequence(trx, found.event.id);
+    const queued = await queueInviteMail(trx, deps, { found, kind: 'cancellation', sequence, inviteeIds: [invitee.id], requestId });
+    await deleteInvitee(trx, invitee.id);
+    if (!(await hasInvitees(trx, found.event.id))) await setHasCalendarInvites(trx, found.event.id, false);
+    return { eventUid: found.event.uid, queued: queued > 0 };
+  });
+  await deps.caches.invalidate({ kind: 'event', uid: result.eventUid });
+  return { publicId: `inv_${uid}`, queued: result.queued };
+}

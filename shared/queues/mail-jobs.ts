@@ -1,0 +1,108 @@
+import Joi from 'joi';
+import { defineJob, QUEUES } from './queues';
+
+export const MAIL_KINDS = ['invitation', 'update', 'cancellation'] as const;
+export type MailKind = (typeof MAIL_KINDS)[number];
+
+/**
+ * The event as it was when the message was queued: a cancellation for an event deleted a
+ * second later still has everything it needs, and an update shows what was true when it
+ * was sent. Field meanings as in shared/calendar/ics.ts IcsEvent.
+ */
+export interface EventSnapshot {
+  uid: string;
+  /** Host part of the ICS UID (the public host), so the UID matches the event's .ics. */
+  uidHost: string;
+  sequence: number;
+  title: string;
+  descriptionHtml: string | null;
+  location: string | null;
+  /** The public event page. */
+  url: string;
+  startMs: number;
+  endMs: number;
+  isAllDay: boolean;
+  timezone: string;
+  recurrenceRule: string | null;
+  reminderBefore: number | null;
+  busyType: 'busy' | 'free' | null;
+  updatedMs: number;
+  createdMs: number;
+  /** When the change was made and the message decided: its DTSTAMP (RFC 5546). */
+  stampMs: number;
+}
+
+/** One message of a job: to whom, and the delivery row that records its fate. */
+export interface MailMessage {
+  deliveryId: number;
+  to: { email: string; name: string | null };
+}
+
+/**
+ * A small batch of one fan-out's messages (MAIL_BATCH_SIZE at most): same event, same
+ * kind, one recipient each. Batches keep the per-message cost of the queue and of the
+ * delivery records low; each message still has its own delivery row, so a re-run job
+ * sends only what is not yet recorded.
+ */
+export interface MailJob {
+  /** The event row, whose lock orders the worker after the transaction that queued the job. */
+  eventId: number;
+  kind: MailKind;
+  event: EventSnapshot;
+  messages: MailMessage[];
+}
+
+const snapshotSchema = Joi.object({
+  uid: Joi.string().required(),
+  uidHost: Joi.string().required(),
+  sequence: Joi.number().integer().min(0).required(),
+  title: Joi.string().required(),
+  descriptionHtml: Joi.string().allow(null).required(),
+  location: Joi.string().allow(null).required(),
+  url: Joi.string().required(),
+  startMs: Joi.number().integer().required(),
+  endMs: Joi.number().integer().required(),
+  isAllDay: Joi.boolean().required(),
+  timezone: Joi.string().required(),
+  recurrenceRule: Joi.string().allow(null).required(),
+  reminderBefore: Joi.number().integer().allow(null).required(),
+  busyType: Joi.string().valid('busy', 'free').allow(null).required(),
+  updatedMs: Joi.number().integer().required(),
+  createdMs: Joi.number().integer().required(),
+  stampMs: Joi.number().integer().required(),
+});
+
+export const mailJob = defineJob<MailJob>({
+  queue: QUEUES.emails,
+  schema: Joi.object({
+    eventId: Joi.number().integer().min(1).required(),
+    kind: Joi.string()
+      .valid(...MAIL_KINDS)
+      .required(),
+    event: snapshotSchema.required(),
+    messages: Joi.array()
+      .items(
+        Joi.object({
+          deliveryId: Joi.number().integer().min(1).required(),
+          to: Joi.object({ email: Joi.string().required(), name: Joi.string().allow(null).required() }).required(),
+        }),
+      )
+      .min(1)
+      .required(),
+    meta: Joi.object({ requestId: Joi.string() }),
+  }),
+  // attempts and backoff come from the MAIL_* settings, stamped on each job when queued.
+  defaults: {},
+});
+
+/** A job's id, from its first delivery row: every row is in one job only, so a job can never be queued twice. */
+export const mailJobId = (firstDeliveryId: number) => `mail-${firstDeliveryId}`;
+
+/**
+ * BullMQ priority of the n-th batch (1-based) of one fan-out. Lower runs first, equal
+ * priorities run in queue order, so concurrent fan-outs interleave batch by batch and a
+ * single invitation (priority 1) goes next instead of waiting behind a 500-invitee
+ * cancellation queued before it.
+ */
+export const MAX_PRIORITY = 2_097_152; // BullMQ's limit (2^21)
+export const fanOutPriority = (n: number) => Math.min(Math.max(1, n), MAX_PRIORITY);

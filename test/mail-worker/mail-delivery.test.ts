@@ -1,0 +1,223 @@
+import { Queue } from 'bullmq';
+import { icsUid } from '../../shared/calendar/ics';
+import type { MailJob } from '../../shared/queues/mail-jobs';
+import { closeRedis, createRedis } from '../../shared/queues/redis';
+import type { MailOutcome } from '../../services/mail-worker/mail.processor';
+import { defineMailWorker } from '../../services/mail-worker/mail.worker';
+import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../helpers/smtp';
+import { waitFor } from '../helpers/wait';
+import { startWorker, type TestWorker } from '../helpers/workers';
+
+/**
+ * Gateway → queue → mail worker → a real SMTP server on loopback, each message parsed.
+ * The sink's answer depends on the recipient: bounce… is refused for good (550),
+ * greylist… is told to come back (451) twice and then accepted.
+ */
+const prefix = `{mail-e2e-${process.pid}}`;
+let sink: SmtpSink;
+let gw: TestGateway;
+let worker: TestWorker<MailJob, MailOutcome>;
+let team: TestTeam;
+let cal: { public_id: string };
+const queueRedis = createRedis(process.env.TEST_REDIS_URL as string, 'worker');
+const queue = new Queue<MailJob>('emails', { connection: queueRedis, prefix });
+
+beforeAll(async () => {
+  sink = await startSmtpSink({
+    answer: ({ to, tries }) => {
+      if (to.some((r) => r.startsWith('bounce'))) return { code: 550, message: '5.1.1 <bounce@example.test>: Recipient address rejected: User unknown' };
+      if (to.some((r) => r.startsWith('greylist')) && tries <= 2) return { code: 451, message: '4.7.1 Greylisted, please try again later' };
+      return 'accept';
+    },
+  });
+  // Retries 20 ms apart (doubling) keep the retry test short; the gateway stamps them on each job.
+  gw = await startGateway({ QUEUE_PREFIX: prefix, MAIL_BACKOFF_MS: '20', MAIL_MAX_ATTEMPTS: '5' });
+  worker = await startWorker((ctx) => defineMailWorker(ctx), {
+    QUEUE_PREFIX: prefix,
+    SMTP_URL: sink.url,
+    MAIL_FROM: 'Acme Events <events@acme.test>',
+    MAIL_RATE_PER_SECOND: '0',
+  });
+  team = await gw.newTeam();
+  cal = (await team.api.post('/api/calendars', { name: 'Main', timezone: 'America/New_York' })).body.data;
+});
+afterAll(async () => {
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await closeRedis(queueRedis);
+  await gw.close();
+  await sink.close();
+});
+
+const review = { title: 'Quarterly review', date_start: '2026-07-14 13:00', date_end: '2026-07-14 14:30', timezone: 'America/New_York', location: 'HQ, Room 4', description: 'Numbers & plans' };
+const newEvent = async (body: object = review) => (await team.api.post(`/api/calendars/${cal.public_id}/events`, body)).body.data as { public_id: string; uid: string };
+const eventPath = (evt: { public_id: string }) => `/api/calendars/${cal.public_id}/events/${evt.public_id}`;
+const invitesPath = (evt: { public_id: string }) => `${eventPath(evt)}/invites`;
+const invitees = async (evt: { public_id: string }) => (await team.api.get(invitesPath(evt))).body.data as Array<{ email: string; last_delivery: Record<string, unknown> }>;
+const deliveries = async (evt: { uid: string }) =>
+  gw.db('deliveries as d').join('events as e', 'e.id', 'd.event_id').where('e.uid', evt.uid).orderBy('d.id').select('d.id', 'd.email', 'd.kind', 'd.status', 'd.attempts', 'd.error');
+
+/** Waits for the n-th message (1-based) to this recipient. */
+const nth = (recipient: string, n: number, what: string) => waitFor(() => sink.for(recipient)[n - 1], { what: `${what} for ${recipient}` });
+
+/** A property of the VEVENT in the calendar part, e.g. prop(mail, 'SEQUENCE') → '2' (METHOD: of the VCALENDAR). */
+function prop(mail: ReceivedMail, name: string): string | undefined {
+  const text = mail.calendar.replace(/\r\n/g, '\n');
+  const scope = name === 'METHOD' ? text : text.slice(text.indexOf('BEGIN:VEVENT'));
+  return new RegExp(`^${name}[;:](.*)$`, 'm').exec(scope)?.[1];
+}
+
+const calendarContentType = (mail: ReceivedMail) => /^Content-Type: (text\/calendar[^\r\n]*)/m.exec(mail.raw)?.[1];
+
+describe('invitation, update and cancellation', () => {
+  it('delivers each as an iTIP message with the event UID and a rising SEQUENCE', async () => {
+    const evt = await newEvent();
+    const uid = icsUid(evt.uid, new URL(gw.baseUrl).host);
+    const ann = 'ann@example.test';
+    await team.api.post(invitesPath(evt), { invitees: [{ email: ann, name: 'Ann Lee' }, { email: 'bo@example.test' }] });
+
+    const invitation = await nth(ann, 1, 'the invitation');
+    expect(invitation.parsed.to).toMatchObject({ value: [{ address: ann, name: 'Ann Lee' }] });
+    expect(invitation.parsed.from).toMatchObject({ value: [{ address: 'events@acme.test', name: 'Acme Events' }] });
+    expect(invitation.parsed.subject).toBe('Invitation: Quarterly review @ Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
+    expect(calendarContentType(invitation)).toBe('text/calendar; charset=utf-8; method=REQUEST');
+    expect(prop(invitation, 'METHOD')).toBe('REQUEST');
+    expect(prop(invitation, 'UID')).toBe(uid);
+    expect(prop(invitation, 'SEQUENCE')).toBe('0');
+    expect(prop(invitation, 'STATUS')).toBe('CONFIRMED');
+    expect(prop(invitation, 'DTSTART')).toBe('TZID=America/New_York:20260714T130000');
+    expect(prop(invitation, 'DTEND')).toBe('TZID=America/New_York:20260714T143000');
+    expect(prop(invitation, 'DTSTAMP')).toMatch(/^\d{8}T\d{6}Z$/);
+    expect(prop(invitation, 'ORGANIZER')).toBe('CN="Acme Events":mailto:events@acme.test');
+    expect(prop(invitation, 'ATTENDEE')).toBe('ROLE=REQ-PARTICIPANT;RSVP=TRUE;CN="Ann Lee":MAILTO:ann@example.test');
+    // Only the recipient is listed: invitees never see each other's addresses.
+    expect(invitation.calendar).not.toContain('bo@example.test');
+    expect(invitation.parsed.text).toContain('When: Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
+    expect(invitation.parsed.text).toContain('Time zone: America/New_York');
+    expect(invitation.parsed.text).toContain('Where: HQ, Room 4');
+    expect(invitation.parsed.text).toContain('Numbers & plans');
+    expect(invitation.parsed.text).toContain(`Event page: ${gw.baseUrl}/e/${evt.uid}`);
+    expect(invitation.parsed.html).toContain(`<a href="${gw.baseUrl}/e/${evt.uid}">`);
+    expect(invitation.parsed.html).toContain('Numbers &amp; plans');
+
+    await waitFor(async () => (await invitees(evt)).every((i) => i.last_delivery.status === 'sent'), { what: 'both invitations recorded sent' });
+    const listed = (await invitees(evt))[0].last_delivery;
+    expect(listed).toEqual({ kind: 'invitation', status: 'sent', attempts: 1, error: null, sent_at: expect.stringMatching(/Z$/) });
+
+    // Changed without the flag: nobody is told. With it: everyone gets an update.
+    const moved = { ...review, date_start: '2026-07-15 09:00', date_end: '2026-07-15 10:00' };
+    expect((await team.api.put(eventPath(evt), moved)).status).toBe(200);
+    expect((await team.api.put(eventPath(evt), { ...moved, title: 'Quarterly review (moved)', send_invite_updates: true })).status).toBe(200);
+    const update = await nth(ann, 2, 'the update');
+    expect(update.parsed.subject).toBe('Updated invitation: Quarterly review (moved) @ Wed Jul 15, 2026 9:00 AM - 10:00 AM (EDT)');
+    expect(calendarContentType(update)).toBe('text/calendar; charset=utf-8; method=REQUEST');
+    expect(prop(update, 'METHOD')).toBe('REQUEST');
+    expect(prop(update, 'UID')).toBe(uid);
+    expect(prop(update, 'DTSTART')).toBe('TZID=America/New_York:20260715T090000');
+    expect(prop(update, 'ATTENDEE')).toContain('MAILTO:ann@example.test');
+
+    const del = await team.api.delete(eventPath(evt), { notify_invitees: true });
+    expect(del.body.data).toEqual({ public_id: evt.public_id, deleted: true, invitees_notified: 2 });
+    const cancellation = await nth(ann, 3, 'the cancellation');
+    expect(cancellation.parsed.subject).toBe('Cancelled: Quarterly review (moved) @ Wed Jul 15, 2026 9:00 AM - 10:00 AM (EDT)');
+    expect(calendarContentType(cancellation)).toBe('text/calendar; charset=utf-8; method=CANCEL');
+    expect(prop(cancellation, 'METHOD')).toBe('CANCEL');
+    expect(prop(cancellation, 'STATUS')).toBe('CANCELLED');
+    expect(prop(cancellation, 'UID')).toBe(uid);
+    expect(prop(cancellation, 'ATTENDEE')).toContain('MAILTO:ann@example.test');
+    expect(cancellation.parsed.text).toContain('This event has been cancelled');
+    expect(cancellation.parsed.text).not.toContain('Event page:');
+
+    const sequences = [invitation, update, cancellation].map((m) => Number(prop(m, 'SEQUENCE')));
+    expect(sequences[0]).toBeLessThan(sequences[1]);
+    expect(sequences[1]).toBeLessThan(sequences[2]);
+
+    // Every message made was sent once, and nothing else reached the server.
+    await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
+    expect((await deliveries(evt)).map((d) => [d.email, d.kind])).toEqual([
+      [ann, 'invitation'],
+      ['bo@example.test', 'invitation'],
+      [ann, 'update'],
+      ['bo@example.test', 'update'],
+      [ann, 'cancellation'],
+      ['bo@example.test', 'cancellation'],
+    ]);
+    expect(sink.for(ann)).toHaveLength(3);
+    expect(sink.for('bo@example.test')).toHaveLength(3);
+  });
+
+  it('writes all-day events as dates', async () => {
+    const evt = await newEvent({ title: 'Offsite', is_all_day: true, date_start: '2026-04-14', date_end: '2026-04-16', timezone: 'Europe/Amsterdam' });
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'allday@example.test' }] });
+    const mail = await nth('allday@example.test', 1, 'the invitation');
+    expect(mail.parsed.subject).toBe('Invitation: Offsite @ Tue Apr 14, 2026 - Thu Apr 16, 2026 (all day)');
+    expect(prop(mail, 'DTSTART')).toBe('VALUE=DATE:20260414');
+    expect(prop(mail, 'DTEND')).toBe('VALUE=DATE:20260417');
+  });
+
+  it('cancels for a removed invitee only, and the next update to the others outranks it', async () => {
+    const evt = await newEvent();
+    const added = (await team.api.post(invitesPath(evt), { invitees: [{ email: 'keep@example.test' }, { email: 'drop@example.test' }] })).body.data;
+    const invitation = await nth('drop@example.test', 1, 'the invitation');
+    await team.api.delete(`${invitesPath(evt)}/${added[1].id}`);
+    const cancellation = await nth('drop@example.test', 2, 'the cancellation');
+    expect(prop(cancellation, 'METHOD')).toBe('CANCEL');
+    expect(prop(cancellation, 'STATUS')).toBe('CANCELLED');
+    expect(Number(prop(cancellation, 'SEQUENCE'))).toBeGreaterThan(Number(prop(invitation, 'SEQUENCE')));
+
+    await team.api.put(eventPath(evt), { ...review, title: 'Renamed', send_invite_updates: true });
+    const update = await nth('keep@example.test', 2, 'the update');
+    expect(Number(prop(update, 'SEQUENCE'))).toBeGreaterThan(Number(prop(cancellation, 'SEQUENCE')));
+    await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
+    expect(sink.for('drop@example.test')).toHaveLength(2);
+  });
+});
+
+describe('failures', () => {
+  it('records a 5xx refusal as failed with the reply, without retrying', async () => {
+    const evt = await newEvent();
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'bounce@example.test' }] });
+    const [row] = await waitFor(async () => {
+      const rows = await deliveries(evt);
+      return rows[0]?.status === 'failed' && rows;
+    }, { what: 'the delivery to fail' });
+    expect(row).toMatchObject({ status: 'failed', attempts: 1, error: expect.stringMatching(/^550 .*User unknown/) });
+    const job = await queue.getJob(`mail-${row.id}`);
+    await waitFor(async () => (await job?.getState()) === 'failed', { what: 'the job to fail' });
+    expect((await queue.getJob(`mail-${row.id}`))?.attemptsMade).toBe(1);
+    expect(sink.tries('bounce@example.test')).toBe(1);
+    expect((await invitees(evt))[0].last_delivery).toMatchObject({ kind: 'invitation', status: 'failed', attempts: 1, sent_at: null, error: expect.stringContaining('550') });
+  });
+
+  it('retries a 4xx answer with backoff until the server accepts', async () => {
+    const evt = await newEvent();
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'greylist@example.test' }] });
+    const mail = await nth('greylist@example.test', 1, 'the message after two refusals');
+    expect(prop(mail, 'METHOD')).toBe('REQUEST');
+    const [row] = await waitFor(async () => {
+      const rows = await deliveries(evt);
+      return rows[0]?.status === 'sent' && rows;
+    }, { what: 'the delivery to be recorded sent' });
+    expect(row).toMatchObject({ status: 'sent', attempts: 3, error: null });
+    expect(sink.tries('greylist@example.test')).toBe(3);
+    expect(sink.for('greylist@example.test')).toHaveLength(1);
+  });
+
+  it('never sends a message twice when its job runs again', async () => {
+    const evt = await newEvent();
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'once@example.test' }] });
+    await nth('once@example.test', 1, 'the invitation');
+    const [row] = await waitFor(async () => {
+      const rows = await deliveries(evt);
+      return rows[0]?.status === 'sent' && rows;
+    }, { what: 'the delivery sent' });
+    const job = await queue.getJob(`mail-${row.id}`);
+    await waitFor(async () => (await job?.getState()) === 'completed', { what: 'the job to complete' });
+    // Run the very same job again, as a redelivery would.
+    await job?.retry('completed');
+    await waitFor(async () => (await queue.getJob(`mail-${row.id}`))?.returnvalue?.skipped === 1 || undefined, { what: 'the re-run to finish' });
+    expect(sink.tries('once@example.test')).toBe(1);
+  });
+});
