@@ -56,7 +56,6 @@ export interface MailSettings {
   /** Delay before the first retry, doubled for each one after. */
   backoffMs: number;
   /** A job held by a worker that stopped answering (a crash) is taken over after this. */
-  jobLockMs: number;
 }
 
 const DEV_APP_KEY = 'dev-only-app-key-change-me-0123456789abcdef';
@@ -83,7 +82,6 @@ const schema = Joi.object({
   MAIL_RATE_PER_SECOND: Joi.number().integer().min(0).max(100000).default(100),
   MAIL_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
   MAIL_BACKOFF_MS: Joi.number().integer().min(1).max(86400000).default(30000),
-  MAIL_JOB_LOCK_MS: Joi.number().integer().min(1000).max(600000).default(30000),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
   TRUST_PROXY: Joi.string().allow('').default(''),
@@ -146,7 +144,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ratePerSecond: value.MAIL_RATE_PER_SECOND,
       maxAttempts: value.MAIL_MAX_ATTEMPTS,
       backoffMs: value.MAIL_BACKOFF_MS,
-      jobLockMs: value.MAIL_JOB_LOCK_MS,
     },
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,

@@ -42,7 +42,7 @@ const startMailWorker = () => {
       MAIL_CONCURRENCY: '4',
       MAIL_RATE_PER_SECOND: '0',
       // A crashed worker's jobs are taken over after a second instead of thirty.
-      MAIL_JOB_LOCK_MS: '1000',
+      WORKER_LOCK_MS: '1000',
     }),
   );
   running.push(proc);

@@ -42,12 +42,12 @@ describe('configuration', () => {
   });
 
   it('reads the mail settings, and refuses a MAIL_FROM that is not one address', () => {
-    expect(loadConfig({}).mail).toEqual({ poolSize: 5, concurrency: 4, batchSize: 10, ratePerSecond: 100, maxAttempts: 10, backoffMs: 30000, jobLockMs: 30000 });
+    expect(loadConfig({}).mail).toEqual({ poolSize: 5, concurrency: 4, batchSize: 10, ratePerSecond: 100, maxAttempts: 10, backoffMs: 30000 });
     expect(loadConfig({ MAIL_RATE_PER_SECOND: '0', MAIL_POOL_SIZE: '2', MAIL_BACKOFF_MS: '50' }).mail).toMatchObject({ ratePerSecond: 0, poolSize: 2, backoffMs: 50 });
     expect(loadConfig({ MAIL_FROM: 'ops@example.com' }).mailFrom).toBe('ops@example.com');
     expect(() => loadConfig({ MAIL_FROM: 'Calendar' })).toThrow(/MAIL_FROM must be an address/);
     expect(() => loadConfig({ MAIL_FROM: 'a@example.com, b@example.com' })).toThrow(/MAIL_FROM must be an address/);
-    expect(() => loadConfig({ MAIL_POOL_SIZE: '0', MAIL_JOB_LOCK_MS: '10' })).toThrow(/MAIL_POOL_SIZE[\s\S]*MAIL_JOB_LOCK_MS/);
+    expect(() => loadConfig({ MAIL_POOL_SIZE: '0', WORKER_LOCK_MS: '10' })).toThrow(/MAIL_POOL_SIZE[\s\S]*WORKER_LOCK_MS/);
   });
 
   it('requires APP_KEY in production', () => {
