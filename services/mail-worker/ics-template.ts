@@ -1,7 +1,7 @@
 import ical, { foldLines, ICalAttendee } from 'ical-generator';
-import { buildIcs, type IcsEvent, type IcsOptions } from '../../shared/calendar/ics';
+import { attendeeData, buildIcs, type IcsAttendee, type IcsEvent, type IcsOptions } from '../../shared/calendar/ics';
 
-export type Attendee = { email: string; name?: string | null };
+export type Attendee = IcsAttendee;
 
 const PLACEHOLDER: Attendee = { email: 'attendee@placeholder.invalid', name: null };
 
@@ -10,7 +10,7 @@ const scratchEvent = ical().createEvent({ start: new Date(0), id: 'scratch' });
 
 /** The ATTENDEE property exactly as buildIcs writes it (same arguments), folded. */
 function attendeeText(a: Attendee, method: IcsOptions['method']): string {
-  return foldLines(new ICalAttendee({ email: a.email, name: a.name ?? undefined, rsvp: method === 'REQUEST' }, scratchEvent).toString());
+  return foldLines(new ICalAttendee(attendeeData(a, method), scratchEvent).toString());
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type MailComposer from 'nodemailer/lib/mail-composer';
 import MimeNode from 'nodemailer/lib/mime-node';
 import type { Mailbox } from '../../shared/config/mailbox';
-import type { MailJob, MailMessage } from '../../shared/queues/mail-jobs';
+import { ATTENDEE_ANSWER, type MailJob, type MailMessage } from '../../shared/queues/mail-jobs';
 import { icsPerAttendee } from './ics-template';
 import { messageContent } from './message.content';
 
@@ -11,7 +11,9 @@ export type Sender = { header: string; mailbox: Mailbox };
 /**
  * The messages of one job in RFC 6047 form: the readable bodies plus the iTIP object as a
  * `text/calendar; method=REQUEST|CANCEL` alternative (nodemailer's icalEvent, which also
- * attaches it as an .ics file for clients that only look at attachments). The calendar
+ * attaches it as an .ics file for clients that only look at attachments). An RSVP
+ * confirmation is a REQUEST whose ATTENDEE has already answered (PARTSTAT, no reply asked),
+ * so the calendar app adds the event as accepted or tentative. The calendar
  * part comes from the same builder as the public .ics files, so the UID is the event's
  * UID everywhere; ORGANIZER is the sender, ATTENDEE the recipient (alone: invitees of one
  * event never see each other's addresses). What the messages share is made once per job.
@@ -29,6 +31,7 @@ export async function messageFactory(
     { ...event, cancelled: cancel, url: cancel ? null : event.url, reminderBefore: cancel ? null : event.reminderBefore },
     { uidHost: event.uidHost, method, organizer: { name: paramSafe(from.mailbox.name), email: from.mailbox.email }, stampMs: event.stampMs },
   );
+  const answer = ATTENDEE_ANSWER[kind];
   const content = messageContent(kind, event);
   // The bodies are the same in every message of the job: encoded once, then used as they are.
   const text = { raw: await encodedPart('text/plain; charset=utf-8', content.text) };
@@ -41,7 +44,7 @@ export async function messageFactory(
     subject: content.subject,
     text,
     html,
-    icalEvent: { method, filename: cancel ? 'cancel.ics' : 'invite.ics', content: ics({ email: to.email, name: to.name && paramSafe(to.name) }) },
+    icalEvent: { method, filename: cancel ? 'cancel.ics' : 'invite.ics', content: ics({ email: to.email, name: to.name && paramSafe(to.name), answer }) },
     // The same Message-ID on every attempt of this delivery, so a resend after a crash can
     // be recognised as the same message by the receiving side.
     messageId: deliveryMessageId(job, deliveryId),

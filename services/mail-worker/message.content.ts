@@ -14,18 +14,24 @@ const SUBJECT_PREFIX: Record<MailKind, string> = {
   invitation: 'Invitation',
   update: 'Updated invitation',
   cancellation: 'Cancelled',
+  rsvp_yes: 'You are going',
+  rsvp_maybe: 'You might go',
 };
 
 const LEAD: Record<MailKind, string> = {
   invitation: 'You are invited to',
   update: 'This event has changed',
   cancellation: 'This event has been cancelled',
+  rsvp_yes: 'Thank you for your answer. You said yes to',
+  rsvp_maybe: 'Thank you for your answer. You said maybe to',
 };
 
 const CALENDAR_NOTE: Record<MailKind, string> = {
   invitation: 'The attached invitation adds it to your calendar.',
   update: 'The attached update brings your calendar up to date.',
   cancellation: 'The attached cancellation removes it from your calendar.',
+  rsvp_yes: 'The attached invitation adds it to your calendar as accepted. To change your answer, answer again on the event page.',
+  rsvp_maybe: 'The attached invitation adds it to your calendar as tentative. To change your answer, answer again on the event page.',
 };
 
 /** The lines of the message that carry facts, in the order a reader looks for them. */

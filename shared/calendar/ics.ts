@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
-import ical, { ICalAlarmType, ICalCalendarMethod, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
+import ical, { ICalAlarmType, type ICalAttendeeData, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
 import { DateTime } from 'luxon';
 import { htmlToText } from './html';
 
@@ -29,13 +29,31 @@ export interface IcsEvent {
   cancelled?: boolean;
 }
 
+/**
+ * An ATTENDEE of an iTIP message. With `answer` the attendee has already answered (an RSVP
+ * confirmation: PARTSTAT set, no reply asked); without it a REQUEST asks for a reply.
+ */
+export interface IcsAttendee {
+  email: string;
+  name?: string | null;
+  answer?: 'ACCEPTED' | 'TENTATIVE';
+}
+
+/** ical-generator's attendee data for an IcsAttendee (one place, used by the mail worker's templates too). */
+export const attendeeData = (a: IcsAttendee, method: IcsOptions['method']): ICalAttendeeData => ({
+  email: a.email,
+  name: a.name ?? undefined,
+  rsvp: method === 'REQUEST' && !a.answer,
+  ...(a.answer ? { status: a.answer === 'ACCEPTED' ? ICalAttendeeStatus.ACCEPTED : ICalAttendeeStatus.TENTATIVE } : {}),
+});
+
 export interface IcsOptions {
   /** Host part of UIDs (the public host), so UIDs are the same in files, feeds and emails. */
   uidHost: string;
   method?: 'PUBLISH' | 'REQUEST' | 'CANCEL';
   calendarName?: string;
   organizer?: { name: string; email: string };
-  attendees?: Array<{ email: string; name?: string | null }>;
+  attendees?: IcsAttendee[];
   /** DTSTAMP for iTIP messages (when the message is made); published files use updatedMs. */
   stampMs?: number;
   /** How often subscribers should refresh a feed (REFRESH-INTERVAL / X-PUBLISHED-TTL). */
@@ -117,7 +135,7 @@ function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): st
   if (e.reminderBefore !== null) event.createAlarm({ type: ICalAlarmType.display, trigger: e.reminderBefore * 60, description: e.title });
   if (opts.organizer) event.organizer({ name: opts.organizer.name, email: opts.organizer.email });
   for (const a of opts.attendees ?? []) {
-    event.createAttendee({ email: a.email, name: a.name ?? undefined, rsvp: opts.method === 'REQUEST' });
+    event.createAttendee(attendeeData(a, opts.method));
   }
   return event.toString();
 }

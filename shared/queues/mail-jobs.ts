@@ -1,8 +1,15 @@
 import Joi from 'joi';
 import { defineJob, QUEUES } from './queues';
 
-export const MAIL_KINDS = ['invitation', 'update', 'cancellation'] as const;
+export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'rsvp_yes', 'rsvp_maybe'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
+
+/**
+ * What the recipient has said about the event, for the calendar part's ATTENDEE PARTSTAT:
+ * an RSVP confirmation carries the answer given on the event page (and asks for no reply);
+ * invitations and updates ask for one.
+ */
+export const ATTENDEE_ANSWER: Partial<Record<MailKind, 'ACCEPTED' | 'TENTATIVE'>> = { rsvp_yes: 'ACCEPTED', rsvp_maybe: 'TENTATIVE' };
 
 /**
  * The event as it was when the message was queued: a cancellation for an event deleted a

@@ -175,6 +175,50 @@ describe('invitation, update and cancellation', () => {
   });
 });
 
+describe('RSVP confirmations', () => {
+  const rsvp = (evt: { uid: string }, body: Record<string, string>) => gw.anon.post(`/e/${evt.uid}/rsvp`, body);
+
+  it('confirms a yes and a maybe with the event as an already-answered invitation; a no gets nothing', async () => {
+    const evt = await newEvent({ ...review, has_rsvp: true });
+    const guest = 'guest@example.test';
+    expect((await rsvp(evt, { name: 'Gus "G" Tan', email: guest, answer: 'yes' })).status).toBe(200);
+    const yes = await nth(guest, 1, 'the yes confirmation');
+    expect(yes.parsed.subject).toBe('You are going: Quarterly review @ Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
+    expect(yes.parsed.text).toContain('You said yes to');
+    expect(calendarContentType(yes)).toContain('method=REQUEST');
+    expect(prop(yes, 'METHOD')).toBe('REQUEST');
+    expect(prop(yes, 'UID')).toBe(icsUid(evt.uid, new URL(gw.baseUrl).host));
+    // Already answered: the calendar app files it as accepted and asks nothing more.
+    expect(prop(yes, 'ATTENDEE')).toBe(`ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;RSVP=FALSE;CN="Gus 'G' Tan":MAILTO:${guest}`);
+
+    // A no is stored but not confirmed; a maybe is, as tentative.
+    expect((await rsvp(evt, { name: 'Gus', email: guest, answer: 'no' })).status).toBe(200);
+    expect((await deliveries(evt)).map((d) => d.kind)).toEqual(['rsvp_yes']);
+    expect((await rsvp(evt, { name: 'Gus', email: guest, answer: 'maybe' })).status).toBe(200);
+    const maybe = await nth(guest, 2, 'the maybe confirmation');
+    expect(maybe.parsed.subject).toMatch(/^You might go: Quarterly review/);
+    expect(prop(maybe, 'ATTENDEE')).toBe(`ROLE=REQ-PARTICIPANT;PARTSTAT=TENTATIVE;RSVP=FALSE;CN="Gus":MAILTO:${guest}`);
+
+    // Yes again at the same SEQUENCE: already confirmed once, not sent again.
+    expect((await rsvp(evt, { name: 'Gus', email: guest, answer: 'yes' })).status).toBe(200);
+    expect((await deliveries(evt)).map((d) => d.kind)).toEqual(['rsvp_yes', 'rsvp_maybe']);
+    await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'both confirmations recorded sent' });
+    const rows = await gw.db('deliveries as d').join('rsvps as r', 'r.id', 'd.rsvp_id').where('r.email', guest).select('d.kind');
+    expect(rows).toHaveLength(2);
+  });
+
+  it('sends the event as it is after an update, with its current SEQUENCE', async () => {
+    const evt = await newEvent({ ...review, has_rsvp: true });
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'inv@example.test' }] });
+    await team.api.put(eventPath(evt), { ...review, has_rsvp: true, title: 'Moved review', send_invite_updates: true });
+    const update = await nth('inv@example.test', 2, 'the update');
+    expect((await rsvp(evt, { name: 'Late', email: 'late@example.test', answer: 'yes' })).status).toBe(200);
+    const confirmation = await nth('late@example.test', 1, 'the confirmation');
+    expect(prop(confirmation, 'SUMMARY')).toBe('Moved review');
+    expect(prop(confirmation, 'SEQUENCE')).toBe(prop(update, 'SEQUENCE'));
+  });
+});
+
 describe('failures', () => {
   it('records a 5xx refusal as failed with the reply, without retrying', async () => {
     const evt = await newEvent();

@@ -4,7 +4,7 @@ import type { Knex } from '../../../shared/db/knex';
 import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, mailJobId } from '../../../shared/queues/mail-jobs';
 import type { AppContext } from '../context';
 import type { EventWithCalendar } from '../events/events.repository';
-import { insertDeliveriesFor } from './invites.repository';
+import { insertDeliveriesFor, type NewDelivery } from './invites.repository';
 
 export type MailDeps = Pick<AppContext, 'config' | 'queues' | 'clock'>;
 
@@ -53,7 +53,22 @@ export async function queueInviteMail(
     sequence: p.sequence,
     inviteeIds: p.inviteeIds,
   });
-  if (!deliveries.length) return 0;
+  await queueDeliveries(deps, { ...p, deliveries });
+  return deliveries.length;
+}
+
+/**
+ * Queues messages for delivery rows just made (in the caller's transaction, which holds
+ * the event row lock: see queueInviteMail), MAIL_BATCH_SIZE per job, the n-th batch at
+ * priority n.
+ */
+export async function queueDeliveries(
+  deps: MailDeps,
+  p: { found: EventWithCalendar; kind: MailKind; sequence: number; deliveries: NewDelivery[]; requestId?: string },
+): Promise<void> {
+  const { event } = p.found;
+  const { deliveries } = p;
+  if (!deliveries.length) return;
   const snapshot = eventSnapshot(p.found, deps.config.publicBaseUrl, p.sequence, deps.clock.now().getTime());
   const { maxAttempts, backoffMs, batchSize } = deps.config.mail;
   const jobs = [];
@@ -77,5 +92,4 @@ export async function queueInviteMail(
     });
   }
   await deps.queues.producer(mailJob).addBulk(jobs);
-  return deliveries.length;
 }

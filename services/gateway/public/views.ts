@@ -119,7 +119,7 @@ function rsvpSection(box: RsvpBox): SafeHtml {
   return html`<section class="card" aria-labelledby="rsvp-title">
 <h2 id="rsvp-title">Will you come?</h2>
 <p class="meta">${box.counts.yes} going · ${box.counts.maybe} maybe${places}</p>
-${box.thanks ? html`<p role="status"><b>Thanks, your answer is saved.</b> Answering again with the same email changes it.</p>` : ''}
+${box.thanks ? html`<p role="status"><b>Thanks, your answer is saved.</b> A yes or maybe is confirmed by email, with the event for your calendar. Answering again with the same email changes it.</p>` : ''}
 ${full ? html`<p class="error">This event is full: you can still answer maybe or no.</p>` : ''}
 <form method="post" action="${box.action}">
 <label for="rsvp-name" class="muted" style="flex-basis:100%">Name</label>

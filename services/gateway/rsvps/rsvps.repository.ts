@@ -1,4 +1,6 @@
 import type { Knex } from '../../../shared/db/knex';
+import type { MailKind } from '../../../shared/queues/mail-jobs';
+import type { NewDelivery } from '../invites/invites.repository';
 import type { RsvpAnswer } from './rsvps.schemas';
 
 export interface RsvpRow {
@@ -22,7 +24,7 @@ export function lockEventForRsvp(trx: Knex, eventId: number) {
     .where({ id: eventId })
     .whereNull('deleted_at')
     .forUpdate()
-    .first('id', 'has_rsvp', 'rsvp_limit', 'rsvp_yes');
+    .first('id', 'has_rsvp', 'rsvp_limit', 'rsvp_yes', 'sequence');
 }
 
 export const findByEmail = (trx: Knex, eventId: number, email: string): Promise<RsvpRow | undefined> =>
@@ -62,4 +64,20 @@ export const findRsvp = (trx: Knex, eventId: number, uid: string): Promise<RsvpR
 
 export async function deleteRsvp(trx: Knex, id: number): Promise<void> {
   await trx('rsvps').where({ id }).delete();
+}
+
+/**
+ * The delivery row of an answer's confirmation, or none when this answer was already
+ * confirmed at this SEQUENCE (answering yes twice sends one confirmation).
+ */
+export async function insertConfirmationDelivery(
+  trx: Knex,
+  p: { rsvp: RsvpRow; kind: MailKind; sequence: number },
+): Promise<NewDelivery[]> {
+  const rows: Array<{ id: number; email: string }> = await trx('deliveries')
+    .insert({ team_id: p.rsvp.team_id, event_id: p.rsvp.event_id, rsvp_id: p.rsvp.id, email: p.rsvp.email, kind: p.kind, sequence: p.sequence })
+    .onConflict()
+    .ignore()
+    .returning(['id', 'email']);
+  return rows.map((r) => ({ id: r.id, email: r.email, name: p.rsvp.name }));
 }

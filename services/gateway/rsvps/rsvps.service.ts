@@ -2,13 +2,15 @@ import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { AppContext } from '../context';
-import type { EventWithCalendar } from '../events/events.repository';
+import { type EventWithCalendar, findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
+import { type MailDeps, queueDeliveries } from '../invites/invite-mail.queue';
 import {
   adjustCounts,
   deleteRsvp as deleteRow,
   findByEmail,
   findRsvp,
+  insertConfirmationDelivery,
   insertRsvp,
   listRsvps as listRows,
   lockEventForRsvp,
@@ -18,6 +20,7 @@ import {
 import type { RsvpInput } from './rsvps.schemas';
 
 type Deps = Pick<AppContext, 'db' | 'caches'>;
+type SubmitDeps = Deps & MailDeps;
 
 export function toRsvpJson(row: RsvpRow) {
   return {
@@ -34,9 +37,16 @@ export const eventFull = () => conflict('This event is full: no more places for 
 
 /**
  * One answer per email per event; a second answer replaces the first. The event row is
- * locked for the change, so `rsvp_limit` holds however many answer at once.
+ * locked for the change, so `rsvp_limit` holds however many answer at once. A yes or
+ * maybe is confirmed by email (a delivery row and a mail job, in the same transaction:
+ * if the job cannot be queued, the answer is not stored either).
  */
-export async function submitRsvp(deps: Deps, found: EventWithCalendar, input: RsvpInput): Promise<{ row: RsvpRow; created: boolean }> {
+export async function submitRsvp(
+  deps: SubmitDeps,
+  found: EventWithCalendar,
+  input: RsvpInput,
+  requestId?: string,
+): Promise<{ row: RsvpRow; created: boolean }> {
   const result = await deps.db.transaction(async (trx) => {
     const event = await lockEventForRsvp(trx, found.event.id);
     if (!event || !event.has_rsvp) throw notFound('Event');
@@ -47,6 +57,15 @@ export async function submitRsvp(deps: Deps, found: EventWithCalendar, input: Rs
       ? await updateRsvp(trx, existing.id, { name: input.name, answer: input.answer })
       : await insertRsvp(trx, { uid: newUid(), event_id: event.id, team_id: found.event.team_id, name: input.name, email: input.email, answer: input.answer });
     await adjustCounts(trx, event.id, existing?.answer ?? null, input.answer);
+    if (input.answer !== 'no') {
+      const kind = input.answer === 'yes' ? 'rsvp_yes' : 'rsvp_maybe';
+      const deliveries = await insertConfirmationDelivery(trx, { rsvp: row, kind, sequence: event.sequence });
+      if (deliveries.length) {
+        // The event as it is now, under the lock (the page's copy may be a moment old).
+        const current = (await findEvent(trx, null, found.event.uid)) ?? found;
+        await queueDeliveries(deps, { found: current, kind, sequence: event.sequence, deliveries, requestId });
+      }
+    }
     return { row, created: !existing };
   });
   await deps.caches.invalidate({ kind: 'event', uid: found.event.uid });

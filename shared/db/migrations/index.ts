@@ -6,6 +6,7 @@ import * as extractions from './0004_extractions';
 import * as invites from './0005_invites';
 import * as smartLinks from './0006_smart_links';
 import * as rsvpsSubscribers from './0007_rsvps_subscribers';
+import * as rsvpConfirmations from './0008_rsvp_confirmations';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -25,4 +26,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0005_invites', invites],
   ['0006_smart_links', smartLinks],
   ['0007_rsvps_subscribers', rsvpsSubscribers],
+  ['0008_rsvp_confirmations', rsvpConfirmations],
 ];
