@@ -8,7 +8,8 @@ import { buildOpenApi } from './docs/openapi';
 import { eventRoutes } from './events/events.routes';
 import { ExtractionWaiter } from './extractions/extraction-waiter';
 import { extractionRoutes } from './extractions/extractions.routes';
-import { authenticate } from './http/auth';
+import { apiRateLimit, authenticate } from './http/auth';
+import { PlanRateLimits } from './http/rate-limits';
 import { inviteRoutes } from './invites/invites.routes';
 import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
@@ -69,7 +70,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     dynamicLinkUses: new BatchedCounter((rows) => addUses(deps.db, rows), 2000, deps.logger),
     subscriberSyncs: new BatchedCounter((rows) => addSyncs(deps.db, rows), 2000, deps.logger),
   };
-  const ctx: AppContext = { ...deps, caches, queues, counters };
+  const limits = new PlanRateLimits(deps.redis, deps.config.queuePrefix);
+  const ctx: AppContext = { ...deps, caches, queues, counters, limits };
   const extractionWaiter = new ExtractionWaiter(deps.config.redisUrl, deps.config.queuePrefix, deps.logger);
 
   let openapi: Record<string, unknown> = {};
@@ -95,7 +97,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
       'Calendars and events over JSON, with add-to-calendar links for every platform. Authenticate with `Authorization: Bearer <token>`. Errors: `{"message": …}`; validation errors (422) add `errors: {field: [messages]}`.',
     serverUrl: deps.config.publicBaseUrl,
   });
-  mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens) });
+  mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens), rateLimit: apiRateLimit(limits) });
 
   app.use('/api', apiNotFound);
   app.use((req, res) => {
@@ -103,7 +105,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     else res.status(404).json({ message: 'Not found.' });
   });
   app.use(errorHandler);
-  const ingest = createIngest(ctx, { ratePerMinute: deps.config.smartLinkRatePerMinute });
+  const ingest = createIngest(ctx);
   const handler: RequestListener = (req, res) => (ingest.matches(req) ? ingest.handle(req, res) : app(req, res));
   const close = async () => {
     await ingest.close();

@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/lifecycle/clock';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
 import type { BatchedCounter } from './counters';
+import type { PlanRateLimits } from './http/rate-limits';
 import type { GatewayQueues } from './queues';
 import type { ReadCaches } from './read-caches';
 
@@ -21,4 +22,6 @@ export interface AppContext extends GatewayDeps {
   caches: ReadCaches;
   queues: GatewayQueues;
   counters: { dynamicLinkUses: BatchedCounter; subscriberSyncs: BatchedCounter };
+  /** The plans' request limits (API, extraction, smart links), shared through Redis. */
+  limits: PlanRateLimits;
 }

@@ -24,7 +24,6 @@ export interface Config {
   shutdownTimeoutMs: number;
   trustProxy: string | false;
   /** Submissions per minute one smart link may send (shared by every gateway). */
-  smartLinkRatePerMinute: number;
   /** RSVP answers one address may send in 10 minutes (spam guard). */
   rsvpRatePer10Minutes: number;
   /** A worker's lock on a job; a job whose worker died is taken again after about this long. */
@@ -85,7 +84,6 @@ const schema = Joi.object({
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
   TRUST_PROXY: Joi.string().allow('').default(''),
-  SMART_LINK_RATE_PER_MINUTE: Joi.number().integer().min(1).max(10_000_000).default(6000),
   RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
   EXTRACT_LLM_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
@@ -148,7 +146,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,
-    smartLinkRatePerMinute: value.SMART_LINK_RATE_PER_MINUTE,
     workerLockMs: value.WORKER_LOCK_MS,
     rsvpRatePer10Minutes: value.RSVP_RATE_PER_10_MINUTES,
     extractLlm: value.EXTRACT_LLM_URL

@@ -58,8 +58,16 @@ export interface TestGateway {
   /** A client with no token. */
   anon: ApiClient;
   /** A new team (its own data, isolated from every other test) and a client with its token. */
-  newTeam(opts?: { plan?: PlanId; eventLimit?: number | null }): Promise<TestTeam>;
+  newTeam(opts?: { plan?: PlanId; eventLimit?: number | null; limits?: Partial<PlanRateLimitRow> }): Promise<TestTeam>;
   close(): Promise<void>;
+}
+
+/** A plan's per-minute request limits as stored (null: none). */
+export interface PlanRateLimitRow {
+  api_per_minute_token: number | null;
+  api_per_minute_team: number | null;
+  extractions_per_minute: number | null;
+  smart_link_per_minute: number | null;
 }
 
 export interface TestTeam {
@@ -101,10 +109,17 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
     anon,
     async newTeam(opts = {}) {
       const email = `owner-${randomBase62(10).toLowerCase()}@example.test`;
+      let plan: string = opts.plan ?? 'business';
+      if (opts.limits) {
+        // A plan of its own (plans are rows an operator may add): the base plan with these limits.
+        const base = await db('plans').where({ id: plan }).first();
+        plan = `test_${randomBase62(8)}`;
+        await db('plans').insert({ ...base, id: plan, name: `Test ${plan}`, created_at: db.fn.now(), ...opts.limits });
+      }
       const created = await createTeamWithOwner(db, {
         name: `Team ${email}`,
         email,
-        plan: opts.plan ?? 'business',
+        plan,
         eventLimit: opts.eventLimit ?? null,
       });
       return { api: anon.as(created.token), token: created.token, teamId: created.teamId, userId: created.userId, email };

@@ -272,9 +272,9 @@ describe('the plan limit', () => {
 
 describe('rate limit per link', () => {
   it('answers 429 with the headers once a link sends too much, other links unaffected', async () => {
-    const limitedGw = await startGateway({ SMART_LINK_RATE_PER_MINUTE: '3' });
+    const limitedGw = await startGateway();
     try {
-      const own = await limitedGw.newTeam();
+      const own = await limitedGw.newTeam({ limits: { smart_link_per_minute: 3 } });
       const { link } = await newLink(limitedGw, own);
       const other = (await newLink(limitedGw, own)).link;
       const statuses = [];

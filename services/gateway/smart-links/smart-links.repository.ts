@@ -57,8 +57,19 @@ export function findSmartLink(db: Knex, teamId: number, uid: string, lock = fals
   return q;
 }
 
-/** The live link behind a /s/{key} (any team), with its calendar. */
-export const findSmartLinkByKey = (db: Knex, key: string): Promise<IngestLink | undefined> => withCalendar(db).where('s.key', key).first();
+/** A link as the ingest path needs it: with its calendar and its plan's submissions per minute (null: no limit). */
+export interface KeyedLink extends IngestLink {
+  rate_per_minute: number | null;
+}
+
+/** The live link behind a /s/{key} (any team), with its calendar and its plan's rate. */
+export const findSmartLinkByKey = (db: Knex, key: string): Promise<KeyedLink | undefined> =>
+  withCalendar(db)
+    .join('teams as t', 't.id', 's.team_id')
+    .join('plans as p', 'p.id', 't.plan_id')
+    .select('p.smart_link_per_minute as rate_per_minute')
+    .where('s.key', key)
+    .first();
 
 export async function softDeleteSmartLink(db: Knex, id: number): Promise<void> {
   await db('smart_links').where({ id }).update({ deleted_at: db.fn.now(), is_active: false });
