@@ -31,8 +31,11 @@ async function main(): Promise<void> {
     }
   };
 
+  // The gateway on PORT; each worker's /healthz, /readyz and /metrics on the ports after it.
+  const ports = new Map(SERVICES.map((s, i) => [s.name, config.port === 0 ? 0 : config.port + i]));
   for (const service of SERVICES) {
-    const child = fork(path.join(__dirname, service.entry), [], { stdio: 'inherit' });
+    const env = { ...process.env, PORT: String(ports.get(service.name)) };
+    const child = fork(path.join(__dirname, service.entry), [], { stdio: 'inherit', env });
     children.set(service.name, child);
     child.on('exit', (code, signal) => {
       children.delete(service.name);
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => stopAll('SIGTERM', 0));
   process.on('SIGINT', () => stopAll('SIGTERM', 0));
-  logger.info({ services: SERVICES.map((s) => s.name), url: config.publicBaseUrl }, `calendar service starting on ${config.publicBaseUrl}`);
+  logger.info({ services: Object.fromEntries(ports), url: config.publicBaseUrl }, `calendar service starting on ${config.publicBaseUrl}`);
 }
 
 main().catch((err) => {

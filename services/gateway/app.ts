@@ -1,6 +1,7 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import { accountRoutes } from './account/account.routes';
+import { queueBoard } from './admin/queue-board';
 import { calendarRoutes } from './calendars/calendars.routes';
 import type { AppContext, GatewayDeps } from './context';
 import { docsAssets, docsRoutes } from './docs/docs.routes';
@@ -10,6 +11,9 @@ import { ExtractionWaiter } from './extractions/extraction-waiter';
 import { extractionRoutes } from './extractions/extractions.routes';
 import { apiRateLimit, authenticate } from './http/auth';
 import { PlanRateLimits } from './http/rate-limits';
+import { HttpMetrics } from './http/http-metrics';
+import { Metrics } from '../../shared/metrics/metrics';
+import { queueDepthGauge } from '../../shared/metrics/queue-metrics';
 import { inviteRoutes } from './invites/invites.routes';
 import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
@@ -55,7 +59,9 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   app.set('trust proxy', deps.config.trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(requestContext(deps.logger));
+  const metrics = deps.metrics ?? new Metrics('gateway');
+  const httpMetrics = new HttpMetrics(metrics);
+  app.use(requestContext(deps.logger, httpMetrics));
   app.use((_req, res, next) => {
     res.set('X-Content-Type-Options', 'nosniff');
     next();
@@ -71,12 +77,13 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     subscriberSyncs: new BatchedCounter((rows) => addSyncs(deps.db, rows), 2000, deps.logger),
   };
   const limits = new PlanRateLimits(deps.redis, deps.config.queuePrefix);
-  const ctx: AppContext = { ...deps, caches, queues, counters, limits };
+  const ctx: AppContext = { ...deps, caches, queues, counters, limits, metrics, httpMetrics };
+  queueDepthGauge(metrics, () => queues.all());
   const extractionWaiter = new ExtractionWaiter(deps.config.redisUrl, deps.config.queuePrefix, deps.logger);
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
-    ...systemRoutes(deps.db, deps.redis, opts.isShuttingDown ?? (() => false)),
+    ...systemRoutes(deps.db, deps.redis, opts.isShuttingDown ?? (() => false), metrics, deps.config.metricsToken),
     ...docsRoutes(() => openapi),
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),
@@ -99,6 +106,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   });
   mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens), rateLimit: apiRateLimit(limits) });
 
+  if (deps.config.adminToken) app.use(queueBoard(queues.all(), deps.config.adminToken));
   app.use('/api', apiNotFound);
   app.use((req, res) => {
     if (req.accepts(['html', 'json']) === 'html') res.status(404).type('html').send(messagePage('Not found', 'There is nothing at this address.'));

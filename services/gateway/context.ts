@@ -5,6 +5,8 @@ import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
 import type { BatchedCounter } from './counters';
 import type { PlanRateLimits } from './http/rate-limits';
+import type { HttpMetrics } from './http/http-metrics';
+import type { Metrics } from '../../shared/metrics/metrics';
 import type { GatewayQueues } from './queues';
 import type { ReadCaches } from './read-caches';
 
@@ -15,6 +17,8 @@ export interface GatewayDeps {
   redis: Redis;
   logger: Logger;
   clock: Clock;
+  /** The process's metrics; buildApp makes a registry of its own when none is given. */
+  metrics?: Metrics;
 }
 
 /** What features receive: the dependencies plus the read caches the app keeps. */
@@ -24,4 +28,6 @@ export interface AppContext extends GatewayDeps {
   counters: { dynamicLinkUses: BatchedCounter; subscriberSyncs: BatchedCounter };
   /** The plans' request limits (API, extraction, smart links), shared through Redis. */
   limits: PlanRateLimits;
+  metrics: Metrics;
+  httpMetrics: HttpMetrics;
 }

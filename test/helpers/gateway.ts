@@ -6,7 +6,7 @@ import { type Config, loadConfig } from '../../shared/config/config';
 import { createDb, type Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';
 import { createLogger } from '../../shared/logging/logger';
-import { closeRedis, createRedis, type Redis } from '../../shared/queues/redis';
+import { closeRedis, createRedis, type Redis, whenReady } from '../../shared/queues/redis';
 import { randomBase62 } from '../../shared/ids/ids';
 import { buildApp } from '../../services/gateway/app';
 import type { ReadCaches } from '../../services/gateway/read-caches';
@@ -41,6 +41,8 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     APP_KEY: 'test-app-key-0123456789abcdef0123456789',
     DB_POOL_MAX: '5',
+    // Workers serve /healthz, /readyz and /metrics on PORT: any free one, so processes never collide.
+    PORT: '0',
     ...extra,
   };
 }
@@ -92,6 +94,9 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
   const clock = new TestClock();
   const logger = createLogger('gateway-test', config.logLevel);
   const built = buildApp({ config, db, redis, logger, clock });
+  // As a real gateway would be once /readyz says so; a test that closes it at once must not
+  // cut the connection mid-handshake. A Redis that is not there is the test's business.
+  await whenReady(redis, 5000).catch(() => undefined);
   handler = built.handler;
   const conformance = new OpenApiConformance(built.openapi as never);
   const anon = new ApiClient(baseUrl, null, conformance);

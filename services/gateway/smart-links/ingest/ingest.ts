@@ -179,8 +179,9 @@ export function createIngest(ctx: AppContext): Ingest {
   return {
     matches: (req) => req.method === 'POST' && (req.url ?? '').startsWith('/s/'),
     handle(req, res) {
-      const requestId = beginRequest(logger, req, res);
       const m = PATH.exec(req.url ?? '');
+      const route = !m ? 'not_found' : m[2] === undefined ? '/s/:key' : '/s/:key/:platform';
+      const requestId = beginRequest(logger, req, res, (seconds) => ctx.httpMetrics.observe('POST', route, res.statusCode, seconds));
       if (!m) {
         req.resume();
         send(res, 404, { message: 'Smart link not found.' });
