@@ -3,19 +3,13 @@ import path from 'node:path';
 import { loadConfigOrExit } from '../shared/config/config';
 import { prepareDatabase } from '../shared/db/prepare';
 import { createLogger } from '../shared/logging/logger';
+import { SERVICES } from './services';
 
 /**
  * `npm start`: prepares the database, then runs every service as its own process (as
  * docker-compose and Kubernetes do), forwards SIGTERM/SIGINT to them, and stops them all
  * when one dies so a supervisor can restart the set.
  */
-export const SERVICES: Array<{ name: string; entry: string }> = [
-  { name: 'gateway', entry: 'gateway/main.js' },
-  { name: 'smart-link-worker', entry: 'smart-link-worker/main.js' },
-  { name: 'extraction-worker', entry: 'extraction-worker/main.js' },
-  { name: 'mail-worker', entry: 'mail-worker/main.js' },
-];
-
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('launcher', config.logLevel);

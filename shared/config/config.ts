@@ -106,6 +106,9 @@ const schema = Joi.object({
     return env;
   });
 
+/** Every setting the services read (the environment variables of the README's table). */
+export const CONFIG_SETTINGS: string[] = Object.keys((schema.describe() as { keys: Record<string, unknown> }).keys);
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
