@@ -8,6 +8,7 @@ import * as smartLinks from './0006_smart_links';
 import * as rsvpsSubscribers from './0007_rsvps_subscribers';
 import * as rsvpConfirmations from './0008_rsvp_confirmations';
 import * as planRateLimits from './0009_plan_rate_limits';
+import * as submissionsByReceipt from './0010_submissions_by_receipt';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,4 +30,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0007_rsvps_subscribers', rsvpsSubscribers],
   ['0008_rsvp_confirmations', rsvpConfirmations],
   ['0009_plan_rate_limits', planRateLimits],
+  ['0010_submissions_by_receipt', submissionsByReceipt],
 ];
