@@ -22,6 +22,7 @@ import { listenForInvalidations } from '../../shared/cache/invalidation';
 import { BatchedCounter } from './counters';
 import { addUses } from './dynamic-links/dynamic-links.repository';
 import { addSyncs } from './subscribers/subscribers.repository';
+import { addUsage } from '../../shared/usage/event-limit';
 import { dynamicLinkRoutes } from './dynamic-links/dynamic-links.routes';
 import { GatewayQueues } from './queues';
 import { ReadCaches } from './read-caches';
@@ -75,6 +76,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   const counters = {
     dynamicLinkUses: new BatchedCounter((rows) => addUses(deps.db, rows), 2000, deps.logger),
     subscriberSyncs: new BatchedCounter((rows) => addSyncs(deps.db, rows), 2000, deps.logger),
+    // Events of teams without a limit (no reservation taken, see take_event_slots).
+    eventsCreated: new BatchedCounter<string>((rows) => addUsage(deps.db, rows), 2000, deps.logger),
   };
   const limits = new PlanRateLimits(deps.redis, deps.config.queuePrefix);
   const ctx: AppContext = { ...deps, caches, queues, counters, limits, metrics, httpMetrics };
@@ -120,7 +123,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     await stopListening();
     await extractionWaiter.close();
     await queues.close();
-    await Promise.all([counters.dynamicLinkUses.flush(), counters.subscriberSyncs.flush()]);
+    await Promise.all([counters.dynamicLinkUses.flush(), counters.subscriberSyncs.flush(), counters.eventsCreated.flush()]);
   };
   return { app, handler, routes, openapi, caches, releaseWaits: () => extractionWaiter.release(), close };
 }

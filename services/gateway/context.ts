@@ -25,7 +25,7 @@ export interface GatewayDeps {
 export interface AppContext extends GatewayDeps {
   caches: ReadCaches;
   queues: GatewayQueues;
-  counters: { dynamicLinkUses: BatchedCounter; subscriberSyncs: BatchedCounter };
+  counters: { dynamicLinkUses: BatchedCounter; subscriberSyncs: BatchedCounter; eventsCreated: BatchedCounter<string> };
   /** The plans' request limits (API, extraction, smart links), shared through Redis. */
   limits: PlanRateLimits;
   metrics: Metrics;

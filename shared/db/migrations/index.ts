@@ -9,6 +9,7 @@ import * as rsvpsSubscribers from './0007_rsvps_subscribers';
 import * as rsvpConfirmations from './0008_rsvp_confirmations';
 import * as planRateLimits from './0009_plan_rate_limits';
 import * as submissionsByReceipt from './0010_submissions_by_receipt';
+import * as unlimitedUsage from './0011_unlimited_usage';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,4 +32,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0008_rsvp_confirmations', rsvpConfirmations],
   ['0009_plan_rate_limits', planRateLimits],
   ['0010_submissions_by_receipt', submissionsByReceipt],
+  ['0011_unlimited_usage', unlimitedUsage],
 ];
