@@ -63,7 +63,7 @@ async function flood(url: string, collectIds: boolean): Promise<Measured> {
 export async function benchIngest(): Promise<{ rows: BenchRow[]; ingestRate: number }> {
   const { url, db } = await freshDatabase('ingest');
   const team = await benchTeam(db);
-  const env = benchEnv(url, { SMART_LINK_RATE_PER_MINUTE: '10000000', QUEUE_PREFIX: '{bench-ingest}' });
+  const env = benchEnv(url, { QUEUE_PREFIX: '{bench-ingest}' });
   const gateway = await startProcess(path.join(DIST, 'services/gateway/main.js'), env, '/readyz');
   try {
     const auth = { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' };

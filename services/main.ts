@@ -3,19 +3,13 @@ import path from 'node:path';
 import { loadConfigOrExit } from '../shared/config/config';
 import { prepareDatabase } from '../shared/db/prepare';
 import { createLogger } from '../shared/logging/logger';
+import { SERVICES } from './services';
 
 /**
  * `npm start`: prepares the database, then runs every service as its own process (as
  * docker-compose and Kubernetes do), forwards SIGTERM/SIGINT to them, and stops them all
  * when one dies so a supervisor can restart the set.
  */
-export const SERVICES: Array<{ name: string; entry: string }> = [
-  { name: 'gateway', entry: 'gateway/main.js' },
-  { name: 'smart-link-worker', entry: 'smart-link-worker/main.js' },
-  { name: 'extraction-worker', entry: 'extraction-worker/main.js' },
-  { name: 'mail-worker', entry: 'mail-worker/main.js' },
-];
-
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('launcher', config.logLevel);
@@ -31,8 +25,11 @@ async function main(): Promise<void> {
     }
   };
 
+  // The gateway on PORT; each worker's /healthz, /readyz and /metrics on the ports after it.
+  const ports = new Map(SERVICES.map((s, i) => [s.name, config.port === 0 ? 0 : config.port + i]));
   for (const service of SERVICES) {
-    const child = fork(path.join(__dirname, service.entry), [], { stdio: 'inherit' });
+    const env = { ...process.env, PORT: String(ports.get(service.name)) };
+    const child = fork(path.join(__dirname, service.entry), [], { stdio: 'inherit', env });
     children.set(service.name, child);
     child.on('exit', (code, signal) => {
       children.delete(service.name);
@@ -45,7 +42,7 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => stopAll('SIGTERM', 0));
   process.on('SIGINT', () => stopAll('SIGTERM', 0));
-  logger.info({ services: SERVICES.map((s) => s.name), url: config.publicBaseUrl }, `calendar service starting on ${config.publicBaseUrl}`);
+  logger.info({ services: Object.fromEntries(ports), url: config.publicBaseUrl }, `calendar service starting on ${config.publicBaseUrl}`);
 }
 
 main().catch((err) => {

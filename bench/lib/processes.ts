@@ -56,13 +56,13 @@ export async function startProcess(entry: string, env: NodeJS.ProcessEnv, readyP
   };
 }
 
-/** Starts a worker-like process that has no HTTP port; `onStdout` receives its log lines. */
+/** Starts a worker process (its /healthz etc. on any free port); `onStdout` receives its log lines. */
 export function startWorker(
   entry: string,
   env: NodeJS.ProcessEnv,
   onStdout?: (chunk: string) => void,
 ): { child: ChildProcess; stop(): Promise<void> } {
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, ...env }, stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [entry], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'inherit'] });
   if (onStdout) child.stdout?.on('data', (d: Buffer) => onStdout(d.toString()));
   return {
     child,

@@ -1,6 +1,7 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import { accountRoutes } from './account/account.routes';
+import { queueBoard } from './admin/queue-board';
 import { calendarRoutes } from './calendars/calendars.routes';
 import type { AppContext, GatewayDeps } from './context';
 import { docsAssets, docsRoutes } from './docs/docs.routes';
@@ -8,7 +9,11 @@ import { buildOpenApi } from './docs/openapi';
 import { eventRoutes } from './events/events.routes';
 import { ExtractionWaiter } from './extractions/extraction-waiter';
 import { extractionRoutes } from './extractions/extractions.routes';
-import { authenticate } from './http/auth';
+import { apiRateLimit, authenticate } from './http/auth';
+import { PlanRateLimits } from './http/rate-limits';
+import { HttpMetrics } from './http/http-metrics';
+import { Metrics } from '../../shared/metrics/metrics';
+import { queueDepthGauge } from '../../shared/metrics/queue-metrics';
 import { inviteRoutes } from './invites/invites.routes';
 import { jsonBody } from './http/body';
 import { apiNotFound, errorHandler } from './http/errors';
@@ -17,6 +22,7 @@ import { listenForInvalidations } from '../../shared/cache/invalidation';
 import { BatchedCounter } from './counters';
 import { addUses } from './dynamic-links/dynamic-links.repository';
 import { addSyncs } from './subscribers/subscribers.repository';
+import { addUsage } from '../../shared/usage/event-limit';
 import { dynamicLinkRoutes } from './dynamic-links/dynamic-links.routes';
 import { GatewayQueues } from './queues';
 import { ReadCaches } from './read-caches';
@@ -54,7 +60,9 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   app.set('trust proxy', deps.config.trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(requestContext(deps.logger));
+  const metrics = deps.metrics ?? new Metrics('gateway');
+  const httpMetrics = new HttpMetrics(metrics);
+  app.use(requestContext(deps.logger, httpMetrics));
   app.use((_req, res, next) => {
     res.set('X-Content-Type-Options', 'nosniff');
     next();
@@ -68,13 +76,17 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   const counters = {
     dynamicLinkUses: new BatchedCounter((rows) => addUses(deps.db, rows), 2000, deps.logger),
     subscriberSyncs: new BatchedCounter((rows) => addSyncs(deps.db, rows), 2000, deps.logger),
+    // Events of teams without a limit (no reservation taken, see take_event_slots).
+    eventsCreated: new BatchedCounter<string>((rows) => addUsage(deps.db, rows), 2000, deps.logger),
   };
-  const ctx: AppContext = { ...deps, caches, queues, counters };
+  const limits = new PlanRateLimits(deps.redis, deps.config.queuePrefix);
+  const ctx: AppContext = { ...deps, caches, queues, counters, limits, metrics, httpMetrics };
+  queueDepthGauge(metrics, () => queues.all());
   const extractionWaiter = new ExtractionWaiter(deps.config.redisUrl, deps.config.queuePrefix, deps.logger);
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
-    ...systemRoutes(deps.db, deps.redis, opts.isShuttingDown ?? (() => false)),
+    ...systemRoutes(deps.db, deps.redis, opts.isShuttingDown ?? (() => false), metrics, deps.config.metricsToken),
     ...docsRoutes(() => openapi),
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),
@@ -95,22 +107,23 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
       'Calendars and events over JSON, with add-to-calendar links for every platform. Authenticate with `Authorization: Bearer <token>`. Errors: `{"message": …}`; validation errors (422) add `errors: {field: [messages]}`.',
     serverUrl: deps.config.publicBaseUrl,
   });
-  mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens) });
+  mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens), rateLimit: apiRateLimit(limits) });
 
+  if (deps.config.adminToken) app.use(queueBoard(queues.all(), deps.config.adminToken));
   app.use('/api', apiNotFound);
   app.use((req, res) => {
     if (req.accepts(['html', 'json']) === 'html') res.status(404).type('html').send(messagePage('Not found', 'There is nothing at this address.'));
     else res.status(404).json({ message: 'Not found.' });
   });
   app.use(errorHandler);
-  const ingest = createIngest(ctx, { ratePerMinute: deps.config.smartLinkRatePerMinute });
+  const ingest = createIngest(ctx);
   const handler: RequestListener = (req, res) => (ingest.matches(req) ? ingest.handle(req, res) : app(req, res));
   const close = async () => {
     await ingest.close();
     await stopListening();
     await extractionWaiter.close();
     await queues.close();
-    await Promise.all([counters.dynamicLinkUses.flush(), counters.subscriberSyncs.flush()]);
+    await Promise.all([counters.dynamicLinkUses.flush(), counters.subscriberSyncs.flush(), counters.eventsCreated.flush()]);
   };
   return { app, handler, routes, openapi, caches, releaseWaits: () => extractionWaiter.release(), close };
 }

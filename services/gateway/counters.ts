@@ -1,22 +1,23 @@
 import type { Logger } from '../../shared/logging/logger';
 
 /**
- * Counts that many requests bump (uses of a dynamic link, syncs of a feed): added up in
+ * Counts that many requests bump (uses of a dynamic link, syncs of a feed, events created by
+ * teams without a limit): added up in
  * memory and written in one statement every few seconds instead of an UPDATE per request.
  * A crash loses at most one interval of counts; shutdown flushes what is pending.
  */
-export class BatchedCounter {
-  private pending = new Map<number, number>();
+export class BatchedCounter<K extends string | number = number> {
+  private pending = new Map<K, number>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly write: (increments: Array<[id: number, by: number]>) => Promise<void>,
+    private readonly write: (increments: Array<[key: K, by: number]>) => Promise<void>,
     private readonly intervalMs: number,
     private readonly logger: Logger,
   ) {}
 
-  add(id: number, by = 1): void {
+  add(id: K, by = 1): void {
     this.pending.set(id, (this.pending.get(id) ?? 0) + by);
     if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.intervalMs);

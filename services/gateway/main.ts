@@ -3,6 +3,7 @@ import { createDb } from '../../shared/db/knex';
 import { Lifecycle } from '../../shared/lifecycle/lifecycle';
 import { systemClock } from '../../shared/lifecycle/clock';
 import { createLogger } from '../../shared/logging/logger';
+import { Metrics } from '../../shared/metrics/metrics';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { buildApp } from './app';
 import { listen } from './server';
@@ -21,7 +22,8 @@ async function main(): Promise<void> {
   redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));
   lifecycle.onShutdown('redis', () => closeRedis(redis));
 
-  const built = buildApp({ config, db, redis, logger, clock: systemClock }, { isShuttingDown: () => lifecycle.isShuttingDown });
+  const metrics = new Metrics('gateway', { processMetrics: true });
+  const built = buildApp({ config, db, redis, logger, clock: systemClock, metrics }, { isShuttingDown: () => lifecycle.isShuttingDown });
   lifecycle.onShutdown('app', () => built.close());
   const server = await listen(built.handler, config.port, config.host);
   lifecycle.onShutdown('http', () => server.closeGracefully());

@@ -1,5 +1,6 @@
 import type { Logger } from '../../shared/logging/logger';
-import { type JobContract, Producer } from '../../shared/queues/queues';
+import { Queue } from 'bullmq';
+import { type JobContract, Producer, QUEUES } from '../../shared/queues/queues';
 import type { Redis } from '../../shared/queues/redis';
 
 /**
@@ -24,7 +25,20 @@ export class GatewayQueues {
     return producer as unknown as Producer<T>;
   }
 
+  private observed: Queue[] | null = null;
+
+  /** Every queue, for looking at (depth metrics, the dashboard), on the same connection. */
+  all(): Queue[] {
+    this.observed ??= Object.values(QUEUES).map((name) => {
+      const queue = new Queue(name, { connection: this.redis, prefix: this.prefix });
+      queue.on('error', (err) => this.logger.debug({ err: err.message, queue: name }, 'queue connection error'));
+      return queue;
+    });
+    return this.observed;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.producers.values()].map((p) => p.close()));
+    if (this.observed) await Promise.all(this.observed.map((q) => q.close()));
   }
 }

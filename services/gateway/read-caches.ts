@@ -6,7 +6,7 @@ import type { Redis } from '../../shared/queues/redis';
 import type { EventWithCalendar } from './events/events.repository';
 import type { DynamicLinkRow } from './dynamic-links/dynamic-links.repository';
 import type { Feed } from './public/calendar-feed';
-import type { IngestLink } from './smart-links/smart-links.repository';
+import type { KeyedLink } from './smart-links/smart-links.repository';
 import type { SubscriberRow } from './subscribers/subscribers.repository';
 
 /**
@@ -22,7 +22,7 @@ export class ReadCaches implements InvalidationTarget {
   /** Dynamic-link keys by uid. */
   readonly dynamicLinks = new LiveCache<DynamicLinkRow>(60_000, 10_000);
   /** Smart links by key, for the ingest path (false: no such active link). */
-  readonly smartLinks = new LiveCache<IngestLink | false>(30_000, 20_000);
+  readonly smartLinks = new LiveCache<KeyedLink | false>(30_000, 20_000);
   /** Subscribers by personal feed token (false: no such subscriber). */
   readonly subscribers = new LiveCache<SubscriberRow | false>(60_000, 50_000);
 

@@ -1,26 +1,11 @@
 import Joi from 'joi';
 import type { Knex } from '../../shared/db/knex';
-import { type Redis, whenReady } from '../../shared/queues/redis';
+import { readiness } from '../../shared/lifecycle/health';
+import type { Metrics } from '../../shared/metrics/metrics';
+import { metricsAnswer } from '../../shared/metrics/metrics';
+import type { Redis } from '../../shared/queues/redis';
+import { messageSchema } from './http/responses';
 import { defineRoute, type RouteSpec } from './http/route';
-
-const CHECK_TIMEOUT_MS = 2000;
-
-async function check(probe: () => Promise<unknown>): Promise<'ok' | 'unavailable'> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      probe(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS);
-      }),
-    ]);
-    return 'ok';
-  } catch {
-    return 'unavailable';
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 const readySchema = Joi.object({
   status: Joi.string().valid('ok', 'unavailable').required(),
@@ -30,8 +15,8 @@ const readySchema = Joi.object({
   }).required(),
 });
 
-/** Liveness (the process answers) and readiness (its dependencies answer). */
-export function systemRoutes(db: Knex, redis: Redis, isShuttingDown: () => boolean): RouteSpec[] {
+/** Liveness (the process answers), readiness (its dependencies answer) and metrics. */
+export function systemRoutes(db: Knex, redis: Redis, isShuttingDown: () => boolean, metrics: Metrics, metricsToken: string | null): RouteSpec[] {
   const tags = ['System'];
   return [
     defineRoute({
@@ -58,15 +43,30 @@ export function systemRoutes(db: Knex, redis: Redis, isShuttingDown: () => boole
         503: { description: 'A dependency is unreachable, or the process is shutting down', body: readySchema },
       },
       handler: async (_input, _req, res) => {
-        const [postgres, redisState] = await Promise.all([check(() => db.raw('SELECT 1')), check(async () => {
-          await whenReady(redis, CHECK_TIMEOUT_MS);
-          await redis.ping();
-        })]);
-        const ready = postgres === 'ok' && redisState === 'ok' && !isShuttingDown();
+        const { ready, body } = await readiness(db, redis, isShuttingDown);
         res
           .status(ready ? 200 : 503)
           .set('Cache-Control', 'no-store')
-          .json({ status: ready ? 'ok' : 'unavailable', checks: { postgres, redis: redisState } });
+          .json(body);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/metrics',
+      operationId: 'metrics',
+      summary: 'Prometheus metrics (Bearer METRICS_TOKEN)',
+      description:
+        'HTTP requests and latency by route and status, queue depth, event-limit rejections and process figures, in the Prometheus text format. Needs `Authorization: Bearer <METRICS_TOKEN>`; not served while METRICS_TOKEN is unset. Workers serve their own (job durations, failures, retries, email deliveries) on their PORT.',
+      tags,
+      auth: false,
+      responses: {
+        200: { description: 'The metrics', contentType: 'text/plain' },
+        401: { description: 'Missing or wrong token', body: messageSchema },
+        404: { description: 'METRICS_TOKEN is not set', body: messageSchema },
+      },
+      handler: async (_input, req, res) => {
+        const answer = await metricsAnswer(metrics, metricsToken, req.headers.authorization);
+        res.status(answer.status).set(answer.headers).send(answer.body);
       },
     }),
   ];

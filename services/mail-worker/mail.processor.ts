@@ -3,7 +3,7 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import type { Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';
 import type { Logger } from '../../shared/logging/logger';
-import type { MailJob, MailMessage } from '../../shared/queues/mail-jobs';
+import type { MailJob, MailKind, MailMessage } from '../../shared/queues/mail-jobs';
 import type { JobMeta } from '../../shared/queues/queues';
 import { type Claim, claimDeliveries, deliveryStatuses, markFailed, releaseClaim, waitForQueuingTransaction } from './deliveries.repository';
 import type { MailTransport } from './mail.transport';
@@ -19,6 +19,8 @@ export interface MailDeps {
   from: Sender;
   recorder: SentRecorder;
   rate: SendRate;
+  /** Counts each message's outcome: sent, failed (for good) or retry (released for a later attempt). */
+  countDelivery: (kind: MailKind, outcome: 'sent' | 'failed' | 'retry') => void;
 }
 
 /** What became of a job's messages (the job's return value). */
@@ -71,6 +73,7 @@ export async function processMailJob(job: Job<MailJob & { meta?: JobMeta }>, dep
         return;
       }
       sent++;
+      deps.countDelivery(job.data.kind, 'sent');
       try {
         if (!(await deps.recorder.record(m.deliveryId, token, messageId))) log.warn({ deliveryId: m.deliveryId }, 'sent, but another attempt had taken the row over');
       } catch (err) {
@@ -78,7 +81,7 @@ export async function processMailJob(job: Job<MailJob & { meta?: JobMeta }>, dep
       }
     }),
   );
-  const retry = failures.length ? await recordFailures(deps.db, job, token, failures, log) : 0;
+  const retry = failures.length ? await recordFailures(deps, job, token, failures, log) : 0;
   // Sent but not recorded (the database stayed away): the job must run again for those.
   if (unrecorded.length) throw unrecorded[0];
   const total = job.data.messages.length;
@@ -91,15 +94,23 @@ export async function processMailJob(job: Job<MailJob & { meta?: JobMeta }>, dep
  * Records failed sends: for good when permanent or on the job's last attempt, otherwise
  * released for the next attempt. Answers how many wait for that attempt.
  */
-async function recordFailures(db: Knex, job: Job<MailJob>, token: string, failures: Array<{ message: MailMessage; failure: SendFailure }>, log: Logger): Promise<number> {
+async function recordFailures(
+  deps: Pick<MailDeps, 'db' | 'countDelivery'>,
+  job: Job<MailJob>,
+  token: string,
+  failures: Array<{ message: MailMessage; failure: SendFailure }>,
+  log: Logger,
+): Promise<number> {
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   let retry = 0;
   for (const { message, failure } of failures) {
     if (failure.permanent || lastAttempt) {
-      await markFailed(db, message.deliveryId, token, failure.reply);
+      await markFailed(deps.db, message.deliveryId, token, failure.reply);
+      deps.countDelivery(job.data.kind, 'failed');
       log.warn({ deliveryId: message.deliveryId, reply: failure.reply, permanent: failure.permanent }, 'delivery failed');
     } else {
-      await releaseClaim(db, message.deliveryId, token, failure.reply);
+      await releaseClaim(deps.db, message.deliveryId, token, failure.reply);
+      deps.countDelivery(job.data.kind, 'retry');
       retry++;
     }
   }

@@ -1,5 +1,6 @@
 import { parseMailbox } from '../../shared/config/mailbox';
-import { type MailJob, mailJob } from '../../shared/queues/mail-jobs';
+import { METRIC } from '../../shared/metrics/metrics';
+import { type MailJob, mailJob, type MailKind } from '../../shared/queues/mail-jobs';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { type MailOutcome, processMailJob } from './mail.processor';
 import { createMailTransport, type MailTransport } from './mail.transport';
@@ -19,6 +20,8 @@ export function defineMailWorker(ctx: WorkerContext, transport: MailTransport = 
   ctx.logger.info(transport.description, config.smtpUrl ? 'sending mail over SMTP' : `no SMTP_URL: writing mail to ${String(transport.description.outbox)}`);
   const recorder = new SentRecorder(ctx.db, ctx.logger);
   const rate = sendRate(ctx.redis, config.queuePrefix, config.mail.ratePerSecond, ctx.clock);
+  const deliveries = ctx.metrics.counter(METRIC.emailDeliveries, 'Email messages by kind and outcome: sent, failed (for good), retry (will be tried again)', ['kind', 'outcome']);
+  const countDelivery = (kind: MailKind, outcome: 'sent' | 'failed' | 'retry') => deliveries.inc({ kind, outcome });
   return {
     contract: mailJob,
     concurrency: config.mail.concurrency,
@@ -26,7 +29,7 @@ export function defineMailWorker(ctx: WorkerContext, transport: MailTransport = 
       // A crash loop must not turn queued messages into failed ones too soon.
       maxStalledCount: 5,
     },
-    process: (job, c, log) => processMailJob(job, { db: c.db, clock: c.clock, transport, from, recorder, rate }, log),
+    process: (job, c, log) => processMailJob(job, { db: c.db, clock: c.clock, transport, from, recorder, rate, countDelivery }, log),
     close: () => transport.close(),
   };
 }

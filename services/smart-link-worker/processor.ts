@@ -1,6 +1,7 @@
 import { publishInvalidations } from '../../shared/cache/invalidation';
 import type { Knex } from '../../shared/db/knex';
 import type { Logger } from '../../shared/logging/logger';
+import { eventLimitRejections } from '../../shared/metrics/metrics';
 import { cappedBackoff } from '../../shared/queues/queues';
 import { type SmartLinkJob, smartLinkJob } from '../../shared/queues/smart-link.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
@@ -80,12 +81,17 @@ export const SMART_LINK_CONCURRENCY = 1000;
 /** The smart-link worker: high concurrency feeding the batcher. */
 export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob, Outcome> {
   const batcher = new SubmissionBatcher(ctx);
+  const limitRejections = eventLimitRejections(ctx.metrics);
   return {
     contract: smartLinkJob,
     concurrency: SMART_LINK_CONCURRENCY,
     process: async (job, _ctx, log) => {
       const outcome = await batcher.submit(job.data);
+      // One line per submission, with the request id that queued it: a submission can be
+      // followed from the gateway's request to its event.
       if (outcome.status === 'failed') log.info({ submission: job.data.submission, error: outcome.error }, 'submission failed');
+      else log.info({ submission: job.data.submission, status: outcome.status, event: outcome.event }, 'submission processed');
+      if (outcome.error === 'event_limit_exceeded') limitRejections.inc({ source: 'smart_link' });
       return outcome;
     },
     options: { settings: { backoffStrategy: cappedBackoff } },

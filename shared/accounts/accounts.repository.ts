@@ -5,6 +5,13 @@ import { generateToken, type TokenKind } from './tokens';
 export type PlanId = 'free' | 'pro' | 'business' | 'unlimited';
 export const PLAN_IDS: PlanId[] = ['free', 'pro', 'business', 'unlimited'];
 
+/** A plan's request limits per minute (null: none). See migration 0009_plan_rate_limits. */
+export interface PlanLimits {
+  apiPerMinuteToken: number | null;
+  apiPerMinuteTeam: number | null;
+  extractionsPerMinute: number | null;
+}
+
 export interface TokenOwner {
   tokenId: number;
   tokenHash: string;
@@ -12,6 +19,8 @@ export interface TokenOwner {
   userId: number;
   teamId: number;
   lastUsedAt: string | null;
+  /** The team's plan's limits, read with the token (cached with it). */
+  limits: PlanLimits;
 }
 
 export interface NewTeam {
@@ -25,7 +34,8 @@ export interface NewTeam {
 /** Creates a team, its first user and that user's API token, in one transaction. */
 export async function createTeamWithOwner(
   db: Knex,
-  input: { name: string; email: string; userName?: string; plan: PlanId; eventLimit?: number | null },
+  // A plan id: one of PLAN_IDS, or a plan row added by the operator.
+  input: { name: string; email: string; userName?: string; plan: string; eventLimit?: number | null },
 ): Promise<NewTeam> {
   return db.transaction(async (trx) => {
     const [team] = await trx('teams')
@@ -55,10 +65,12 @@ export async function insertToken(
 }
 
 export async function findActiveToken(db: Knex, hash: string): Promise<TokenOwner | null> {
-  const row = await db('api_tokens')
-    .select('id', 'token_hash', 'kind', 'user_id', 'team_id', 'last_used_at')
-    .where({ token_hash: hash })
-    .whereNull('revoked_at')
+  const row = await db('api_tokens as k')
+    .join('teams as t', 't.id', 'k.team_id')
+    .join('plans as p', 'p.id', 't.plan_id')
+    .select('k.id', 'k.token_hash', 'k.kind', 'k.user_id', 'k.team_id', 'k.last_used_at', 'p.api_per_minute_token', 'p.api_per_minute_team', 'p.extractions_per_minute')
+    .where({ 'k.token_hash': hash })
+    .whereNull('k.revoked_at')
     .first();
   if (!row) return null;
   return {
@@ -68,6 +80,7 @@ export async function findActiveToken(db: Knex, hash: string): Promise<TokenOwne
     userId: row.user_id,
     teamId: row.team_id,
     lastUsedAt: row.last_used_at,
+    limits: { apiPerMinuteToken: row.api_per_minute_token, apiPerMinuteTeam: row.api_per_minute_team, extractionsPerMinute: row.extractions_per_minute },
   };
 }
 

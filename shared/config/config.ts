@@ -23,8 +23,10 @@ export interface Config {
   logLevel: string;
   shutdownTimeoutMs: number;
   trustProxy: string | false;
-  /** Submissions per minute one smart link may send (shared by every gateway). */
-  smartLinkRatePerMinute: number;
+  /** Bearer token for GET /metrics on every service; null: metrics are not served. */
+  metricsToken: string | null;
+  /** Password of the queue dashboard (/admin/queues); null: no dashboard. */
+  adminToken: string | null;
   /** RSVP answers one address may send in 10 minutes (spam guard). */
   rsvpRatePer10Minutes: number;
   /** A worker's lock on a job; a job whose worker died is taken again after about this long. */
@@ -55,7 +57,6 @@ export interface MailSettings {
   maxAttempts: number;
   /** Delay before the first retry, doubled for each one after. */
   backoffMs: number;
-  /** A job held by a worker that stopped answering (a crash) is taken over after this. */
 }
 
 const DEV_APP_KEY = 'dev-only-app-key-change-me-0123456789abcdef';
@@ -85,8 +86,9 @@ const schema = Joi.object({
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
   TRUST_PROXY: Joi.string().allow('').default(''),
-  SMART_LINK_RATE_PER_MINUTE: Joi.number().integer().min(1).max(10_000_000).default(6000),
   RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
+  METRICS_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
+  ADMIN_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
   WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
   EXTRACT_LLM_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   EXTRACT_LLM_MODEL: Joi.string().max(200).default('gpt-4o-mini'),
@@ -103,6 +105,9 @@ const schema = Joi.object({
     }
     return env;
   });
+
+/** Every setting the services read (the environment variables of the README's table). */
+export const CONFIG_SETTINGS: string[] = Object.keys((schema.describe() as { keys: Record<string, unknown> }).keys);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -148,8 +153,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,
-    smartLinkRatePerMinute: value.SMART_LINK_RATE_PER_MINUTE,
     workerLockMs: value.WORKER_LOCK_MS,
+    metricsToken: value.METRICS_TOKEN ?? null,
+    adminToken: value.ADMIN_TOKEN ?? null,
     rsvpRatePer10Minutes: value.RSVP_RATE_PER_10_MINUTES,
     extractLlm: value.EXTRACT_LLM_URL
       ? { url: value.EXTRACT_LLM_URL, model: value.EXTRACT_LLM_MODEL, apiKey: value.EXTRACT_LLM_API_KEY ?? null, timeoutMs: value.EXTRACT_LLM_TIMEOUT_MS }

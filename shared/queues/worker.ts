@@ -5,6 +5,10 @@ import type { Clock } from '../lifecycle/clock';
 import type { Logger } from '../logging/logger';
 import type { JobContract, JobMeta } from './queues';
 import type { Redis } from './redis';
+import type { Metrics } from '../metrics/metrics';
+import { jobMetrics } from '../metrics/job-metrics';
+
+const secondsSince = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
 
 /** What a job processor gets besides the job. */
 export interface WorkerContext {
@@ -14,6 +18,8 @@ export interface WorkerContext {
   clock: Clock;
   /** A request-path style connection (no offline queue) for publishing and side lookups. */
   redis: Redis;
+  /** The process's metrics (job figures here; processors add their own). */
+  metrics: Metrics;
 }
 
 export interface WorkerDefinition<T, R> {
@@ -32,13 +38,23 @@ export interface WorkerDefinition<T, R> {
  * worker processes run it through runWorkerProcess.
  */
 export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerContext, connection: Redis): Worker<T, R> {
+  const figures = jobMetrics(ctx.metrics, def.contract.queue);
   const processor: Processor<T, R> = async (job) => {
     const meta = (job.data as { meta?: JobMeta }).meta;
     const log = ctx.logger.child({ queue: def.contract.queue, jobId: job.id, reqId: meta?.requestId, attempt: job.attemptsMade + 1 });
-    // A payload that breaks its contract will never succeed: fail it at once, no retries.
-    const { error } = def.contract.schema.validate(job.data);
-    if (error) throw new UnrecoverableError(`invalid ${def.contract.queue} payload: ${error.message}`);
-    return def.process(job as Job<T & { meta?: JobMeta }>, ctx, log);
+    const started = process.hrtime.bigint();
+    try {
+      // A payload that breaks its contract will never succeed: fail it at once, no retries.
+      const { error } = def.contract.schema.validate(job.data);
+      if (error) throw new UnrecoverableError(`invalid ${def.contract.queue} payload: ${error.message}`);
+      const result = await def.process(job as Job<T & { meta?: JobMeta }>, ctx, log);
+      figures.completed(secondsSince(started));
+      return result;
+    } catch (err) {
+      const willRetry = !(err instanceof UnrecoverableError) && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+      figures.failed(secondsSince(started), willRetry);
+      throw err;
+    }
   };
   const worker = new Worker<T, R>(def.contract.queue, processor, {
     connection,

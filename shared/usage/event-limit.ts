@@ -21,6 +21,28 @@ export async function reserveEventSlots(trx: Knex, teamId: number, wanted: numbe
   return { granted: row.granted, current: row.current_count, limit: row.event_limit };
 }
 
+/** A team's events counted in a period without a reservation (see take_event_slots). */
+export const usageKey = (teamId: number, period: string) => `${teamId}/${period}`;
+
+/** Adds counted events to the teams' usage rows, one statement for the whole batch. */
+export async function addUsage(db: Knex, increments: Array<[key: string, by: number]>): Promise<void> {
+  const teams: number[] = [];
+  const periods: string[] = [];
+  const counts: number[] = [];
+  for (const [key, by] of increments) {
+    const [teamId, period] = key.split('/');
+    teams.push(Number(teamId));
+    periods.push(period);
+    counts.push(by);
+  }
+  await db.raw(
+    `INSERT INTO team_usage (team_id, period, events_created)
+     SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[])
+     ON CONFLICT (team_id, period) DO UPDATE SET events_created = team_usage.events_created + EXCLUDED.events_created`,
+    [teams, periods, counts],
+  );
+}
+
 export interface UsageSnapshot {
   current: number;
   limit: number | null;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/browser';
 import { ROOT } from '../helpers/processes';
 import { startGateway, type TestGateway } from '../helpers/gateway';
 
@@ -8,7 +9,6 @@ import { startGateway, type TestGateway } from '../helpers/gateway';
  * The public pages as a person sees them, in a real browser (Debian's Chromium, headless,
  * driven by playwright-core). Screenshots are kept in test-artifacts/.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
 
@@ -16,15 +16,9 @@ let gw: TestGateway;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install chromium" (or set CHROMIUM_PATH). .ci/run does this.`);
-  }
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   gw = await startGateway();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

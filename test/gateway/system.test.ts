@@ -51,9 +51,11 @@ describe('health, docs and unknown paths', () => {
       expect(documented).toContain(op);
     }
     const create = doc.paths['/api/calendars/{cal}/events'].post;
-    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '404', '409', '413', '415', '422', '503']);
+    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '404', '409', '413', '415', '422', '429', '503']);
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['title', 'date_start', 'date_end', 'timezone']);
     expect(create.security).toEqual([{ bearerAuth: [] }]);
+    expect(Object.keys(create.responses['200'].headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining']);
+    expect(Object.keys(create.responses['429'].headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After']);
   });
 
   it('the response checker used by every test rejects a body that breaks the document', () => {

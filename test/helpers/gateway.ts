@@ -6,7 +6,7 @@ import { type Config, loadConfig } from '../../shared/config/config';
 import { createDb, type Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';
 import { createLogger } from '../../shared/logging/logger';
-import { closeRedis, createRedis, type Redis } from '../../shared/queues/redis';
+import { closeRedis, createRedis, type Redis, whenReady } from '../../shared/queues/redis';
 import { randomBase62 } from '../../shared/ids/ids';
 import { buildApp } from '../../services/gateway/app';
 import type { ReadCaches } from '../../services/gateway/read-caches';
@@ -41,6 +41,8 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     APP_KEY: 'test-app-key-0123456789abcdef0123456789',
     DB_POOL_MAX: '5',
+    // Workers serve /healthz, /readyz and /metrics on PORT: any free one, so processes never collide.
+    PORT: '0',
     ...extra,
   };
 }
@@ -58,8 +60,16 @@ export interface TestGateway {
   /** A client with no token. */
   anon: ApiClient;
   /** A new team (its own data, isolated from every other test) and a client with its token. */
-  newTeam(opts?: { plan?: PlanId; eventLimit?: number | null }): Promise<TestTeam>;
+  newTeam(opts?: { plan?: PlanId; eventLimit?: number | null; limits?: Partial<PlanRateLimitRow> }): Promise<TestTeam>;
   close(): Promise<void>;
+}
+
+/** A plan's per-minute request limits as stored (null: none). */
+export interface PlanRateLimitRow {
+  api_per_minute_token: number | null;
+  api_per_minute_team: number | null;
+  extractions_per_minute: number | null;
+  smart_link_per_minute: number | null;
 }
 
 export interface TestTeam {
@@ -84,6 +94,9 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
   const clock = new TestClock();
   const logger = createLogger('gateway-test', config.logLevel);
   const built = buildApp({ config, db, redis, logger, clock });
+  // As a real gateway would be once /readyz says so; a test that closes it at once must not
+  // cut the connection mid-handshake. A Redis that is not there is the test's business.
+  await whenReady(redis, 5000).catch(() => undefined);
   handler = built.handler;
   const conformance = new OpenApiConformance(built.openapi as never);
   const anon = new ApiClient(baseUrl, null, conformance);
@@ -101,10 +114,17 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
     anon,
     async newTeam(opts = {}) {
       const email = `owner-${randomBase62(10).toLowerCase()}@example.test`;
+      let plan: string = opts.plan ?? 'business';
+      if (opts.limits) {
+        // A plan of its own (plans are rows an operator may add): the base plan with these limits.
+        const base = await db('plans').where({ id: plan }).first();
+        plan = `test_${randomBase62(8)}`;
+        await db('plans').insert({ ...base, id: plan, name: `Test ${plan}`, created_at: db.fn.now(), ...opts.limits });
+      }
       const created = await createTeamWithOwner(db, {
         name: `Team ${email}`,
         email,
-        plan: opts.plan ?? 'business',
+        plan,
         eventLimit: opts.eventLimit ?? null,
       });
       return { api: anon.as(created.token), token: created.token, teamId: created.teamId, userId: created.userId, email };

@@ -35,3 +35,21 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** A port whose next `count - 1` ports are free too (the launcher gives workers PORT+1, +2…). */
+export async function freePortRange(count: number): Promise<number> {
+  for (;;) {
+    const base = await freePort();
+    if (base + count > 65535) continue;
+    const free = await Promise.all(Array.from({ length: count - 1 }, (_, i) => canListen(base + i + 1)));
+    if (free.every(Boolean)) return base;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}

@@ -2,6 +2,7 @@ import type { Worker } from 'bullmq';
 import { loadConfig } from '../../shared/config/config';
 import { createDb } from '../../shared/db/knex';
 import { createLogger } from '../../shared/logging/logger';
+import { Metrics } from '../../shared/metrics/metrics';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { createWorker, type WorkerContext, type WorkerDefinition } from '../../shared/queues/worker';
 import { TestClock, testEnv } from './gateway';
@@ -26,7 +27,7 @@ export async function startWorker<T, R>(
   redis.on('error', () => undefined);
   const connection = createRedis(config.redisUrl, 'worker');
   connection.on('error', () => undefined);
-  const ctx: WorkerContext = { config, db, logger: createLogger('worker-test', config.logLevel), clock: new TestClock(), redis };
+  const ctx: WorkerContext = { config, db, logger: createLogger('worker-test', config.logLevel), clock: new TestClock(), redis, metrics: new Metrics('worker-test') };
   const def = await define(ctx);
   const worker = createWorker(def, ctx, connection);
   await worker.waitUntilReady();

@@ -69,6 +69,13 @@ function prop(mail: ReceivedMail, name: string): string | undefined {
   return new RegExp(`^${name}[;:](.*)$`, 'm').exec(scope)?.[1];
 }
 
+/** The worker's count of messages of a kind and outcome (calendar_email_deliveries_total). */
+async function delivered(kind: string, outcome: string): Promise<number> {
+  const text = (await worker.ctx.metrics.exposition()).body;
+  const line = text.split('\n').find((l) => l.startsWith('calendar_email_deliveries_total{') && l.includes(`kind="${kind}"`) && l.includes(`outcome="${outcome}"`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
 const calendarContentType = (mail: ReceivedMail) => /^Content-Type: (text\/calendar[^\r\n]*)/m.exec(mail.raw)?.[1];
 
 describe('invitation, update and cancellation', () => {
@@ -221,6 +228,7 @@ describe('RSVP confirmations', () => {
 
 describe('failures', () => {
   it('records a 5xx refusal as failed with the reply, without retrying', async () => {
+    const failedBefore = await delivered('invitation', 'failed');
     const evt = await newEvent();
     await team.api.post(invitesPath(evt), { invitees: [{ email: 'bounce@example.test' }] });
     const [row] = await waitFor(async () => {
@@ -233,9 +241,11 @@ describe('failures', () => {
     expect((await queue.getJob(`mail-${row.id}`))?.attemptsMade).toBe(1);
     expect(sink.tries('bounce@example.test')).toBe(1);
     expect((await invitees(evt))[0].last_delivery).toMatchObject({ kind: 'invitation', status: 'failed', attempts: 1, sent_at: null, error: expect.stringContaining('550') });
+    expect(await delivered('invitation', 'failed')).toBe(failedBefore + 1);
   });
 
   it('retries a 4xx answer with backoff until the server accepts', async () => {
+    const [retriedBefore, sentBefore] = [await delivered('invitation', 'retry'), await delivered('invitation', 'sent')];
     const evt = await newEvent();
     await team.api.post(invitesPath(evt), { invitees: [{ email: 'greylist@example.test' }] });
     const mail = await nth('greylist@example.test', 1, 'the message after two refusals');
@@ -247,6 +257,8 @@ describe('failures', () => {
     expect(row).toMatchObject({ status: 'sent', attempts: 3, error: null });
     expect(sink.tries('greylist@example.test')).toBe(3);
     expect(sink.for('greylist@example.test')).toHaveLength(1);
+    expect(await delivered('invitation', 'retry')).toBe(retriedBefore + 2);
+    expect(await delivered('invitation', 'sent')).toBeGreaterThanOrEqual(sentBefore + 1);
   });
 
   it('never sends a message twice when its job runs again', async () => {

@@ -43,7 +43,7 @@ beforeAll(async () => {
   const config = loadConfig(testEnv({ SMTP_URL: sink.url }));
   const mailbox = parseMailbox(config.mailFrom);
   if (!mailbox) throw new Error('MAIL_FROM');
-  deps = { db: gw.db, clock: gw.clock, transport: smtpTransport(config), from: { header: config.mailFrom, mailbox }, recorder: new SentRecorder(gw.db, log), rate: unlimited };
+  deps = { db: gw.db, clock: gw.clock, transport: smtpTransport(config), from: { header: config.mailFrom, mailbox }, recorder: new SentRecorder(gw.db, log), rate: unlimited, countDelivery: () => undefined };
 });
 afterAll(async () => {
   deps.transport.close();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createTeamWithOwner } from '../../shared/accounts/accounts.repository';
 import { createDb, dropDatabase } from '../../shared/db/knex';
 import { startGateway, testEnv } from '../helpers/gateway';
-import { dist, freePort, spawnNode, type Spawned } from '../helpers/processes';
+import { dist, freePort, freePortRange, spawnNode, type Spawned } from '../helpers/processes';
 import { waitFor } from '../helpers/wait';
 
 const running: Spawned[] = [];
@@ -56,10 +56,27 @@ describe('the gateway process', () => {
 });
 
 describe('the extraction worker process', () => {
-  it('starts and exits 0 on SIGTERM', async () => {
-    const worker = spawnNode(dist('extraction-worker/main.js'), testEnv({ LOG_LEVEL: 'info' }));
+  it('starts, serves /healthz, /readyz and /metrics on PORT, and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const token = 'metrics-token-0123456789';
+    const worker = spawnNode(dist('extraction-worker/main.js'), testEnv({ LOG_LEVEL: 'info', PORT: String(port), METRICS_TOKEN: token }));
     running.push(worker);
     await waitFor(() => worker.stdout().includes('extraction-worker started'), { what: 'the worker to start', timeoutMs: 20_000 });
+    const base = `http://127.0.0.1:${port}`;
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${base}/readyz`);
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ok', checks: { postgres: 'ok', redis: 'ok' } }]);
+    const anonymous = await fetch(`${base}/metrics`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toContain('Bearer');
+    expect((await fetch(`${base}/metrics`, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    const metrics = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    const text = await metrics.text();
+    expect(text).toMatch(/^calendar_queue_jobs\{queue="extractions",state="waiting",service="extraction-worker"\} \d+$/m);
+    expect(text).toContain('calendar_job_failures_total{queue="extractions",service="extraction-worker"} 0');
+    expect(text).toContain('calendar_process_cpu_seconds_total');
+    expect((await fetch(`${base}/other`)).status).toBe(404);
     worker.proc.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
     expect(worker.stdout()).toContain('shutdown complete');
@@ -68,7 +85,8 @@ describe('the extraction worker process', () => {
 
 describe('npm start (the launcher)', () => {
   it('creates and migrates a missing database, starts the gateway and the workers, and stops on SIGTERM', async () => {
-    const port = await freePort();
+    // The gateway on port, the three workers on the ports after it.
+    const port = await freePortRange(4);
     const url = new URL(testEnv().DATABASE_URL as string);
     url.pathname = `${url.pathname}_launcher`;
     const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'launcher-outbox-'));
@@ -102,6 +120,7 @@ describe('npm start (the launcher)', () => {
       await waitFor(() => launcher.stdout().includes('mail-worker started'), { what: 'the mail worker' });
       await waitFor(() => launcher.stdout().includes('smart-link-worker started'), { what: 'the smart-link worker' });
       expect(launcher.stdout()).toContain(`no SMTP_URL: writing mail to ${outbox}`);
+      for (const workerPort of [port + 1, port + 2, port + 3]) expect((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status).toBe(200);
 
       launcher.proc.kill('SIGTERM');
       expect((await launcher.exited).code).toBe(0);

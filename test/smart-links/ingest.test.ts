@@ -272,9 +272,9 @@ describe('the plan limit', () => {
 
 describe('rate limit per link', () => {
   it('answers 429 with the headers once a link sends too much, other links unaffected', async () => {
-    const limitedGw = await startGateway({ SMART_LINK_RATE_PER_MINUTE: '3' });
+    const limitedGw = await startGateway();
     try {
-      const own = await limitedGw.newTeam();
+      const own = await limitedGw.newTeam({ limits: { smart_link_per_minute: 3 } });
       const { link } = await newLink(limitedGw, own);
       const other = (await newLink(limitedGw, own)).link;
       const statuses = [];
@@ -314,14 +314,26 @@ describe('submission records', () => {
   it('lists submissions newest first, by status, page by page', async () => {
     const { link } = await newLink(gw, team);
     const ids = [];
-    for (let i = 0; i < 5; i++) ids.push((await submitForm(link.url, { ...form, title: i === 4 ? 'Intro call' : `S${i}` }, i === 4 ? {} : {})).body.data.id);
-    ids.push((await submitForm(link.url, { ...form, title: 'S0' })).body.data.id); // identical to the first: duplicate
+    // A second apart, as received (the worker may record them in another order).
+    const start = Date.now();
+    try {
+      for (let i = 0; i < 5; i++) {
+        gw.clock.set(new Date(start + i * 1000));
+        ids.push((await submitForm(link.url, { ...form, title: i === 4 ? 'Intro call' : `S${i}` })).body.data.id);
+      }
+      gw.clock.set(new Date(start + 5000));
+      ids.push((await submitForm(link.url, { ...form, title: 'S0' })).body.data.id); // identical to the first: duplicate
+    } finally {
+      gw.clock.reset();
+    }
     for (const id of ids) await outcomeOf(team, id);
     const page1 = await team.api.get(`/api/smart-links/${link.id}/submissions?per_page=4`);
     expect(page1.body.data.map((s: { id: string }) => s.id)).toEqual([...ids].reverse().slice(0, 4));
     const page2 = await team.api.get(`/api/smart-links/${link.id}/submissions?per_page=4&cursor=${page1.body.meta.next_cursor}`);
     expect(page2.body.data.map((s: { id: string }) => s.id)).toEqual([...ids].reverse().slice(4));
     expect(page2.body.meta.next_cursor).toBeNull();
+    const bad = await team.api.get(`/api/smart-links/${link.id}/submissions?cursor=${Buffer.from('["not a time",1]').toString('base64url')}`);
+    expect([bad.status, bad.body.errors]).toEqual([422, { cursor: ['The cursor field is invalid.'] }]);
     const dups = await team.api.get(`/api/smart-links/${link.id}/submissions?status=duplicate`);
     expect(dups.body.data.map((s: { id: string }) => s.id)).toEqual([ids[5]]);
     const other = await gw.newTeam();

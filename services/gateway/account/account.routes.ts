@@ -12,7 +12,7 @@ const accountSchema = Joi.object({
   user: Joi.object({ id: Joi.string().required(), name: Joi.string().required(), email: Joi.string().required() }).required(),
   team: Joi.object({ id: Joi.string().required(), name: Joi.string().required() }).required(),
   plan: Joi.object({
-    id: Joi.string().valid('free', 'pro', 'business', 'unlimited').required(),
+    id: Joi.string().required().description('free, pro, business, unlimited, or a plan the operator added'),
     name: Joi.string().required(),
     monthly_event_limit: Joi.number().integer().allow(null).required().description("The team's limit (a per-team override wins over the plan's)"),
   }).required(),
@@ -26,7 +26,7 @@ const accountSchema = Joi.object({
   }).required(),
 }).meta({ title: 'Account' });
 
-export function accountRoutes({ db, clock, caches }: AppContext): RouteSpec[] {
+export function accountRoutes({ db, clock, caches, counters }: AppContext): RouteSpec[] {
   const tags = ['Account'];
   return [
     defineRoute({
@@ -42,6 +42,8 @@ export function accountRoutes({ db, clock, caches }: AppContext): RouteSpec[] {
         const account = await findAccount(db, auth.userId);
         if (!account) throw notFound('Account');
         const now = clock.now();
+        // Events this gateway counted but has not written yet are part of the answer.
+        await counters.eventsCreated.flush();
         const usage = await usageSnapshot(db, auth.teamId, now);
         return ok({
           data: {

@@ -1,6 +1,7 @@
 import type Joi from 'joi';
 import parse from 'joi-to-json';
 import type { RouteSpec } from '../http/route';
+import { errors } from '../http/responses';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -45,6 +46,12 @@ function parameters(schema: Joi.ObjectSchema | undefined, where: 'path' | 'query
   });
 }
 
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: "Requests a minute allowed by the plan's limit nearest its end (absent on unlimited plans)", schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current minute under that limit', schema: { type: 'integer' } },
+};
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until a request is accepted again', schema: { type: 'integer' } } };
+
 export interface OpenApiInfo {
   title: string;
   version: string;
@@ -58,11 +65,14 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): JsonSchema
   for (const route of routes) {
     const path = toOpenApiPath(route.path);
     const responses: Record<string, unknown> = {};
-    for (const [status, spec] of Object.entries(route.responses)) {
+    // Every authenticated route counts against the plan's request limits.
+    const declared = route.auth ? { ...route.responses, ...(route.responses[429] ? {} : errors(429)) } : route.responses;
+    for (const [status, spec] of Object.entries(declared)) {
       const content: Record<string, unknown> = {};
       if (spec.contentType) content[spec.contentType] = {};
       if (spec.body) content['application/json'] = { schema: toJsonSchema(spec.body) };
-      responses[status] = { description: spec.description, ...(Object.keys(content).length ? { content } : {}) };
+      const headers = route.auth && status !== '401' ? { headers: status === '429' ? { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER } : RATE_LIMIT_HEADERS } : {};
+      responses[status] = { description: spec.description, ...headers, ...(Object.keys(content).length ? { content } : {}) };
     }
     const operation: Record<string, unknown> = {
       operationId: route.operationId,

@@ -100,14 +100,15 @@ const COLUMN_TYPES: Partial<Record<keyof EventRow, string>> = {
 /**
  * Creates an event in one statement: finds (and share-locks) the team's calendar, inserts
  * the event, claims its short link and takes a slot of the monthly allowance. One round
- * trip, and the usage row is locked only for this statement and its commit. Answers
+ * trip, and the usage row is locked only for this statement and its commit. A team without
+ * a limit takes no slot and no lock: `counted` is false and the caller counts the event. Answers
  * undefined when the calendar does not exist; fails with take_event_slots' P0001 when the
  * allowance is spent, and with a unique violation on short_links_pkey when the link is taken.
  */
 export async function insertEventTakingSlot(
   db: Knex,
   p: { teamId: number; calendarUid: string; period: string; values: Partial<EventRow> & { uid: string } },
-): Promise<EventWithCalendar | undefined> {
+): Promise<(EventWithCalendar & { counted: boolean }) | undefined> {
   const columns = Object.keys(p.values).filter((c) => p.values[c as keyof EventRow] !== undefined) as Array<keyof EventRow>;
   const placeholders = columns.map((c) => {
     const type = COLUMN_TYPES[c];
@@ -126,11 +127,13 @@ export async function insertEventTakingSlot(
      ), slot AS (
        SELECT take_event_slots(e.team_id, ?, 1) AS taken FROM e
      )
-     SELECT ${eventSelect.join(', ')}, ${CALENDAR_FIELDS.map((c) => `c.${c} AS c__${c}`).join(', ')}
+     SELECT ${eventSelect.join(', ')}, ${CALENDAR_FIELDS.map((c) => `c.${c} AS c__${c}`).join(', ')}, slot.taken IS NOT NULL AS counted
        FROM e, cal c, slot`,
     [p.calendarUid, p.teamId, columns, ...columns.map((c) => p.values[c] as Knex.Value), p.period],
   );
-  return rows[0] ? split(rows[0] as JoinedRow) : undefined;
+  if (!rows[0]) return undefined;
+  const { counted, ...row } = rows[0] as JoinedRow & { counted: boolean };
+  return { ...split(row as JoinedRow), counted };
 }
 
 export async function updateEvent(db: Knex, id: number, values: Partial<EventRow>): Promise<EventRow> {

@@ -5,7 +5,7 @@ import { sanitizeDescription } from '../../../shared/calendar/html';
 import type { Knex } from '../../../shared/db/knex';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
-import { eventLimitErrorFrom, periodOf } from '../../../shared/usage/event-limit';
+import { eventLimitErrorFrom, periodOf, usageKey } from '../../../shared/usage/event-limit';
 import { type CalendarRow, findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
 import { shortLinkTaken } from '../calendars/calendars.service';
 import type { AppContext } from '../context';
@@ -24,7 +24,7 @@ import {
 } from './events.repository';
 import type { EventInput, ListEventsQuery, SimpleEventInput } from './events.schemas';
 
-export type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches' | 'config' | 'queues'>;
+export type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches' | 'config' | 'queues' | 'counters'>;
 
 const OPTIONAL_TEXT = ['internal_name', 'location', 'series_title', 'location_url', 'image_url', 'recurrence_rule'] as const;
 
@@ -90,13 +90,16 @@ async function insertNewEvent(
   missing: Error,
 ): Promise<EventWithCalendar> {
   try {
-    const created = await insertEventTakingSlot(deps.db, {
+    const period = periodOf(deps.clock.now());
+    const inserted = await insertEventTakingSlot(deps.db, {
       teamId,
       calendarUid,
-      period: periodOf(deps.clock.now()),
+      period,
       values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' },
     });
-    if (!created) throw missing;
+    if (!inserted) throw missing;
+    const { counted, ...created } = inserted;
+    if (!counted) deps.counters.eventsCreated.add(usageKey(teamId, period));
     await deps.caches.invalidate({ kind: 'calendar-events', id: created.calendar.id });
     return created;
   } catch (err) {

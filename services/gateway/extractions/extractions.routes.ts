@@ -30,15 +30,16 @@ export function extractionRoutes(deps: AppContext, waiter: ExtractionWaiter): Ro
       operationId: 'extractEvent',
       summary: 'Read free text into event fields',
       description:
-        'Queues the text for the extraction worker and answers 202 with the extraction id; `GET /api/events/extract/{ext}` gives the result, whose fields can be posted to the create endpoint as they are. With `?wait=N` (seconds, 0–10) the answer is 200 with the finished extraction when it is ready in time. Counts against the request rate limit, not the monthly event limit.',
+        'Queues the text for the extraction worker and answers 202 with the extraction id; `GET /api/events/extract/{ext}` gives the result, whose fields can be posted to the create endpoint as they are. With `?wait=N` (seconds, 0–10) the answer is 200 with the finished extraction when it is ready in time. Counts against the plan extractions per minute (per team) and its API request limits, not the monthly event limit.',
       tags,
       auth: true,
       query: extractQuery,
       body: extractBody,
+      limits: (auth) => [{ scope: 'extraction', key: auth.teamId, perMinute: auth.limits.extractionsPerMinute }],
       responses: {
         200: finished,
         202: { description: 'Queued (`Location` names the extraction)', body: pendingExtractionSchema },
-        ...errors(400, 401, 413, 415, 422, 503),
+        ...errors(400, 401, 413, 415, 422, 429, 503),
       },
       handler: async ({ body, query }, req) => {
         const row = await requestExtraction(deps, authOf(req), body, req.id);

@@ -42,6 +42,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const status = mapped?.status ?? 500;
   const message = mapped?.message ?? 'Server Error';
   if (mapped) res.set(mapped.headers);
+  res.locals.errorCode = mapped?.code ?? 'server_error';
   // People reach the public pages in a browser: answer them with a page, not JSON.
   const isPage = res.locals.page === true || !req.path.startsWith('/api');
   if (isPage && req.accepts(['html', 'json']) === 'html') {

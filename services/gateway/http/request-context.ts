@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../../shared/logging/logger';
+import type { HttpMetrics } from './http-metrics';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -19,7 +20,7 @@ declare module 'express-serve-static-core' {
  * follow its own id), echoed in the response, and one structured log line per request
  * when it finishes. Shared by the Express app and the ingest path that runs beside it.
  */
-export function beginRequest(logger: Logger, req: IncomingMessage, res: ServerResponse): string {
+export function beginRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, observe: (seconds: number) => void): string {
   const incoming = req.headers['x-request-id'];
   const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
   res.setHeader('X-Request-Id', id);
@@ -27,6 +28,7 @@ export function beginRequest(logger: Logger, req: IncomingMessage, res: ServerRe
   res.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const status = res.statusCode;
+    observe(ms / 1000);
     const url = (req.url ?? '').split('?')[0];
     const line = { reqId: id, method: req.method, url, status, ms: Math.round(ms * 100) / 100 };
     if (status >= 500) logger.error(line, 'request failed');
@@ -35,9 +37,14 @@ export function beginRequest(logger: Logger, req: IncomingMessage, res: ServerRe
   return id;
 }
 
-export function requestContext(logger: Logger): RequestHandler {
+export function requestContext(logger: Logger, metrics: HttpMetrics): RequestHandler {
   return (req, res, next) => {
-    const id = beginRequest(logger, req, res);
+    const id = beginRequest(logger, req, res, (seconds) => {
+      // The route pattern (never the raw path: ids would make a series per event).
+      const route = req.route?.path ?? (res.statusCode === 404 ? 'not_found' : 'other');
+      metrics.observe(req.method, typeof route === 'string' ? route : 'other', res.statusCode, seconds);
+      if (res.locals.errorCode === 'event_limit_exceeded') metrics.eventLimitRejected();
+    });
     req.id = id;
     // The per-request child logger is made only when something logs: this runs on every request.
     let child: Logger | undefined;

@@ -1,6 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type Joi from 'joi';
 import type { FieldErrors } from '../../../shared/errors/app-error';
+import type { AuthContext } from './auth';
+import type { LimitCheck } from './rate-limits';
 import { throwIfErrors, validatePart } from './validation';
 
 /**
@@ -55,6 +57,8 @@ export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknow
   /** Cross-field rules, run on the converted input even when some fields failed. */
   check?: (input: RouteInput<P, Q, B>) => FieldErrors;
   responses: Record<number, ResponseSpec>;
+  /** Limits of this route beside the plan's API limits (counted together, one verdict). */
+  limits?: (auth: AuthContext) => LimitCheck[];
   /** Middleware run after auth and before validation (rate limits, body parsers). */
   before?: RequestHandler[];
   /** Returns a Reply to send as JSON, or nothing when it answered `res` itself. */
@@ -69,6 +73,8 @@ export function defineRoute<P = Record<string, string>, Q = Record<string, unkno
 
 export interface MountOptions {
   authenticate: RequestHandler;
+  /** Run after authenticate on every authenticated route: the plan's API request limits, plus the route's own. */
+  rateLimit: (extra?: RouteSpec['limits']) => RequestHandler;
 }
 
 /** Mounts the routes on an Express router with auth, validation and JSON replies. */
@@ -82,7 +88,7 @@ export function mountRoutes(router: Router, routes: RouteSpec[], opts: MountOpti
         next();
       });
     }
-    if (route.auth) chain.push(opts.authenticate);
+    if (route.auth) chain.push(opts.authenticate, opts.rateLimit(route.limits));
     if (route.before) chain.push(...route.before);
     chain.push(async (req: Request, res: Response, _next: NextFunction) => {
       const params = { value: req.params as Record<string, string>, errors: {} };

@@ -85,18 +85,30 @@ const emptyResults = new WeakMap<Joi.Schema, Validated<unknown>>();
 
 const isEmptyObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 
+// Each schema with OPTIONS applied once: joi merges options given to validate() on every call.
+const prepared = new WeakMap<Joi.Schema, Joi.Schema>();
+
+function withOptions(schema: Joi.Schema): Joi.Schema {
+  let ready = prepared.get(schema);
+  if (!ready) {
+    ready = schema.prefs(OPTIONS);
+    prepared.set(schema, ready);
+  }
+  return ready;
+}
+
 export function validatePart<T>(schema: Joi.Schema | undefined, input: unknown): Validated<T> {
   if (!schema) return { value: input as T, errors: {} };
   if (isEmptyObject(input)) {
     let cached = emptyResults.get(schema);
     if (!cached) {
-      const { value, error } = schema.validate({}, OPTIONS);
+      const { value, error } = withOptions(schema).validate({});
       cached = { value, errors: toFieldErrors(error) };
       emptyResults.set(schema, cached);
     }
     return { value: structuredClone(cached.value) as T, errors: cached.errors };
   }
-  const { value, error } = schema.validate(input, OPTIONS);
+  const { value, error } = withOptions(schema).validate(input);
   return { value: value as T, errors: toFieldErrors(error) };
 }
 

@@ -57,8 +57,19 @@ export function findSmartLink(db: Knex, teamId: number, uid: string, lock = fals
   return q;
 }
 
-/** The live link behind a /s/{key} (any team), with its calendar. */
-export const findSmartLinkByKey = (db: Knex, key: string): Promise<IngestLink | undefined> => withCalendar(db).where('s.key', key).first();
+/** A link as the ingest path needs it: with its calendar and its plan's submissions per minute (null: no limit). */
+export interface KeyedLink extends IngestLink {
+  rate_per_minute: number | null;
+}
+
+/** The live link behind a /s/{key} (any team), with its calendar and its plan's rate. */
+export const findSmartLinkByKey = (db: Knex, key: string): Promise<KeyedLink | undefined> =>
+  withCalendar(db)
+    .join('teams as t', 't.id', 's.team_id')
+    .join('plans as p', 'p.id', 't.plan_id')
+    .select('p.smart_link_per_minute as rate_per_minute')
+    .where('s.key', key)
+    .first();
 
 export async function softDeleteSmartLink(db: Knex, id: number): Promise<void> {
   await db('smart_links').where({ id }).update({ deleted_at: db.fn.now(), is_active: false });
@@ -80,10 +91,28 @@ const submissionSelect = (db: Knex) =>
     .leftJoin('events as e', 'e.id', 'x.event_id')
     .select('x.uid', 'x.smart_link_id', 'x.team_id', 'x.status', 'e.uid as event_uid', 'x.error', 'x.received_at', 'x.processed_at');
 
-export function listSubmissions(db: Knex, linkId: number, opts: { status?: string; beforeId?: number; limit: number }): Promise<Array<SubmissionRow & { id: number }>> {
-  const q = submissionSelect(db).select('x.id').where('x.smart_link_id', linkId).orderBy('x.id', 'desc').limit(opts.limit);
+/** Where a page of submissions ends: the last one's receipt time (as Postgres wrote it) and id. */
+export type SubmissionKey = [receivedAt: string, id: number];
+
+/**
+ * A link's submissions, the last received first (the worker records them in batches, not
+ * always in the order they came in, so the row id alone is not the order of receipt).
+ */
+export function listSubmissions(
+  db: Knex,
+  linkId: number,
+  opts: { status?: string; before?: SubmissionKey; limit: number },
+): Promise<Array<SubmissionRow & { id: number; received_key: string }>> {
+  const q = submissionSelect(db)
+    .select('x.id', db.raw('x.received_at::text AS received_key'))
+    .where('x.smart_link_id', linkId)
+    .orderBy([
+      { column: 'x.received_at', order: 'desc' },
+      { column: 'x.id', order: 'desc' },
+    ])
+    .limit(opts.limit);
   if (opts.status) q.where('x.status', opts.status);
-  if (opts.beforeId) q.where('x.id', '<', opts.beforeId);
+  if (opts.before) q.whereRaw('(x.received_at, x.id) < (?::timestamptz, ?::bigint)', opts.before);
   return q;
 }
 

@@ -61,7 +61,7 @@ export const submissionSchema = Joi.object({
 export const submissionsQuery = Joi.object({
   status: Joi.string().valid('processed', 'duplicate', 'failed'),
   per_page: Joi.number().integer().min(1).max(200).default(50),
-  cursor: Joi.string().pattern(/^\d{1,18}$/).description('next_cursor of the previous page'),
+  cursor: Joi.string().pattern(/^[A-Za-z0-9_-]{1,200}$/).description('next_cursor of the previous page'),
 }).unknown(true);
 
 /** What a form or webhook sends to /s/{key} (unknown fields are ignored). */

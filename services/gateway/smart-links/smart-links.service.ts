@@ -14,6 +14,7 @@ import {
   listSubmissions as listSubmissionRows,
   type SmartLinkRow,
   softDeleteSmartLink,
+  type SubmissionKey,
   type SubmissionRow,
   updateSmartLink as updateRow,
 } from './smart-links.repository';
@@ -124,10 +125,25 @@ export function toSubmissionJson(row: SubmissionRow) {
 
 export async function listSubmissions(deps: Deps, teamId: number, publicId: string, query: { status?: string; per_page: number; cursor?: string }) {
   const link = await requireSmartLink(deps, teamId, publicId);
-  const rows = await listSubmissionRows(deps.db, link.id, { status: query.status, beforeId: query.cursor ? Number(query.cursor) : undefined, limit: query.per_page + 1 });
+  const before = query.cursor ? decodeSubmissionCursor(query.cursor) : undefined;
+  const rows = await listSubmissionRows(deps.db, link.id, { status: query.status, before, limit: query.per_page + 1 });
   const more = rows.length > query.per_page;
   const page = more ? rows.slice(0, query.per_page) : rows;
-  return { rows: page, nextCursor: more ? String(page[page.length - 1].id) : null };
+  const last = page[page.length - 1];
+  return { rows: page, nextCursor: more ? Buffer.from(JSON.stringify([last.received_key, last.id])).toString('base64url') : null };
+}
+
+/** A timestamptz as Postgres writes it (`2026-11-21 05:58:59.123+00`). */
+const PG_TIMESTAMPTZ = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/;
+
+function decodeSubmissionCursor(cursor: string): SubmissionKey {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof at === 'string' && PG_TIMESTAMPTZ.test(at) && Number.isSafeInteger(id) && id > 0) return [at, id];
+  } catch {
+    // fall through
+  }
+  throw validationFailed({ cursor: ['The cursor field is invalid.'] });
 }
 
 /**

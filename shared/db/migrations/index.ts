@@ -7,6 +7,9 @@ import * as invites from './0005_invites';
 import * as smartLinks from './0006_smart_links';
 import * as rsvpsSubscribers from './0007_rsvps_subscribers';
 import * as rsvpConfirmations from './0008_rsvp_confirmations';
+import * as planRateLimits from './0009_plan_rate_limits';
+import * as submissionsByReceipt from './0010_submissions_by_receipt';
+import * as unlimitedUsage from './0011_unlimited_usage';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,4 +30,7 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0006_smart_links', smartLinks],
   ['0007_rsvps_subscribers', rsvpsSubscribers],
   ['0008_rsvp_confirmations', rsvpConfirmations],
+  ['0009_plan_rate_limits', planRateLimits],
+  ['0010_submissions_by_receipt', submissionsByReceipt],
+  ['0011_unlimited_usage', unlimitedUsage],
 ];

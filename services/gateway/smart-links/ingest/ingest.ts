@@ -11,9 +11,9 @@ import type { AppContext } from '../../context';
 import { validatePart } from '../../http/validation';
 import { isPlatformKey, type PlatformKey } from '../../public/deliver';
 import { beginRequest } from '../../http/request-context';
-import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../../http/rate-limits';
+import { verdictHeaders } from '../../http/rate-limits';
 import { derivedUid, openSecret } from '../secrets';
-import { findSmartLinkByKey, type IngestLink } from '../smart-links.repository';
+import { findSmartLinkByKey, type IngestLink, type KeyedLink } from '../smart-links.repository';
 import { submissionFields, type SubmissionFields } from '../smart-links.schemas';
 import { BatchAdder } from './batch-add';
 import { parseFields, readBody } from './body';
@@ -66,18 +66,17 @@ function submissionTimes(fields: SubmissionFields, link: IngestLink): { times: R
 /**
  * POST /s/{key}: the hottest path. It runs beside Express (plain node:http) to keep the
  * per-request work small, with the same request ids, log lines and error bodies:
- * link from the cache → per-link rate limit → body (64 KiB) → signature → fields (joi) →
+ * link from the cache → per-link rate limit (the plan's) → body (64 KiB) → signature → fields (joi) →
  * job added in a batch → 202 once Redis has stored it.
  */
-export function createIngest(ctx: AppContext, opts: { ratePerMinute: number }): Ingest {
+export function createIngest(ctx: AppContext): Ingest {
   const { config, logger, caches } = ctx;
   const producer = ctx.queues.producer(smartLinkJob);
   const adder = new BatchAdder(producer.queue, ctx.redis, logger);
-  const limiter = sharedLimiter(ctx.redis, { keyPrefix: `${config.queuePrefix}:rl:smart-link`, points: opts.ratePerMinute, durationSeconds: 60 });
   let queueEvents: QueueEvents | null = null;
   let queueEventsConnection: Redis | null = null;
 
-  async function linkFor(key: string): Promise<IngestLink | null> {
+  async function linkFor(key: string): Promise<KeyedLink | null> {
     const cached = caches.smartLinks.get(key);
     if (cached !== undefined) return cached || null;
     const startedAt = caches.smartLinks.begin();
@@ -100,19 +99,11 @@ export function createIngest(ctx: AppContext, opts: { ratePerMinute: number }): 
       req.resume();
       return send(res, 404, { message: 'Smart link not found.' });
     }
-    // The limit check and the body read go on together: both wait on the network.
-    const [limit, raw] = await Promise.all([
-      limiter.consume(String(link.id)).then(
-        (state) => ({ over: false, state }),
-        (err: unknown) => {
-          if (err instanceof RateLimiterRes) return { over: true, state: err };
-          throw err;
-        },
-      ),
-      readBody(req),
-    ]);
-    rateLimitHeaders(res, opts.ratePerMinute, limit.state, limit.over);
-    if (limit.over) return sendError(res, tooManyRequests(Math.max(1, Math.ceil(limit.state.msBeforeNext / 1000))));
+    // The limit check and the body read go on together: both wait on the network. A link
+    // of an unlimited plan is not counted at all.
+    const [verdict, raw] = await Promise.all([ctx.limits.take([{ scope: 'smart-link', key: link.id, perMinute: link.rate_per_minute }]), readBody(req)]);
+    if (verdict) verdictHeaders(res, verdict);
+    if (verdict?.over) return sendError(res, tooManyRequests(verdict.retryAfterSeconds));
     if (!Buffer.isBuffer(raw)) return send(res, raw.status, { message: raw.message });
     const nowMs = ctx.clock.now().getTime();
     if (link.signed && !verifyWebhook(req.headers, raw, secretsOf(link, nowMs), nowMs)) {
@@ -188,8 +179,9 @@ export function createIngest(ctx: AppContext, opts: { ratePerMinute: number }): 
   return {
     matches: (req) => req.method === 'POST' && (req.url ?? '').startsWith('/s/'),
     handle(req, res) {
-      const requestId = beginRequest(logger, req, res);
       const m = PATH.exec(req.url ?? '');
+      const route = !m ? 'not_found' : m[2] === undefined ? '/s/:key' : '/s/:key/:platform';
+      const requestId = beginRequest(logger, req, res, (seconds) => ctx.httpMetrics.observe('POST', route, res.statusCode, seconds));
       if (!m) {
         req.resume();
         send(res, 404, { message: 'Smart link not found.' });
