@@ -229,6 +229,7 @@ describe('the workers', () => {
       { what: 'every worker to fail and retry', timeoutMs: 60_000 },
     );
     const unrecorded = sink.received.length;
+    expect(await Promise.all([slw, mw, xw].map((w) => w.readyz()))).toEqual([503, 503, 503]);
     await proxy.restore();
 
     await waitFor(async () => (await Promise.all(queues.map(drained))).every(Boolean), { what: 'every queue to drain', timeoutMs: 60_000 });
@@ -249,7 +250,8 @@ describe('the workers', () => {
       extractions: 0,
     });
     for (const q of queues) expect(await q.getFailedCount()).toBe(0);
-    // The same worker processes did it all: none needed a restart.
+    // The same worker processes did it all: none needed a restart, and all say they are ready.
     for (const w of [slw, mw, xw]) expect(w.proc.exitCode).toBeNull();
+    expect(await Promise.all([slw, mw, xw].map((w) => w.readyz()))).toEqual([200, 200, 200]);
   });
 });

@@ -144,6 +144,7 @@ it('killed and restarted under load: 503s while down, never a 2xx for unqueued w
     enter('down');
     await waitFor(() => count(submissions, 'down') === share.down.submissions && count(invites, 'down') === share.down.invites, { what: 'answers while Redis is down', timeoutMs: 30_000 });
     expect((await fetch(`${gw.baseUrl}/readyz`)).status).toBe(503);
+    expect([await slw.readyz(), await mw.readyz()]).toEqual([503, 503]);
 
     await redis.startProcess();
     enter('after');
@@ -161,6 +162,7 @@ it('killed and restarted under load: 503s while down, never a 2xx for unqueued w
     await load;
   }
   expect((await fetch(`${gw.baseUrl}/readyz`)).status).toBe(200);
+  await waitFor(async () => (await slw.readyz()) === 200 && (await mw.readyz()) === 200, { what: 'the workers to be ready again', timeoutMs: 30_000 });
 
   // While Redis was down: 503 in the documented shape, never a 2xx and never a hang.
   const down = [...submissions, ...invites].filter((s) => s.phase === 'down');

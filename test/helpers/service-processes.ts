@@ -33,20 +33,28 @@ export async function spawnGateway(env: Record<string, string> = {}, port?: numb
   return { ...spawned, port: p, baseUrl };
 }
 
+export interface WorkerProcess extends Spawned {
+  /** Its health server's port (/healthz, /readyz, /metrics). */
+  port: number;
+  /** The status of its /readyz. */
+  readyz(): Promise<number>;
+}
+
 /**
- * A worker process, once it has started (it logs at info for that). PORT 0: a worker's
- * own health server must never collide with another process's port.
+ * A worker process, once it has started (it logs at info for that, with its port). PORT 0:
+ * its health server takes any free port, so processes never collide.
  */
-export async function spawnWorker(kind: WorkerKind, env: Record<string, string> = {}): Promise<Spawned> {
+export async function spawnWorker(kind: WorkerKind, env: Record<string, string> = {}): Promise<WorkerProcess> {
   const spawned = spawnNode(dist(`${kind}/main.js`), testEnv({ LOG_LEVEL: 'info', ...env, PORT: '0' }));
-  await waitFor(
+  const started = await waitFor(
     () => {
       if (spawned.proc.exitCode !== null) throw new Error(`${kind} exited: ${spawned.stderr()}`);
-      return spawned.stdout().includes(`${kind} started`);
+      return logLines(spawned, `${kind} started`)[0];
     },
     { what: `${kind} to start`, timeoutMs: 20_000 },
   );
-  return spawned;
+  const port = Number(started.port);
+  return { ...spawned, port, readyz: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status };
 }
 
 /** SIGKILL: a crash, no shutdown code runs. */
