@@ -1,4 +1,4 @@
-import type { Knex } from '../../shared/db/knex';
+import { isDbUnavailableError, type Knex } from '../../shared/db/knex';
 import type { Logger } from '../../shared/logging/logger';
 import { markSent } from './deliveries.repository';
 
@@ -10,14 +10,19 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+/** Tries for an error that is not an outage (a bug would not go away). */
 const RETRIES = 5;
+/** Between tries: 250 ms doubling to this ceiling. */
+const MAX_DELAY_MS = 5000;
 
 /**
  * Records accepted messages as sent, as soon as each is accepted. While one write is in
  * flight the next acceptances gather and go in the following write (one statement for
  * all of them), so under load a commit covers many messages and when idle each message
  * is recorded on its own at once. Recording is what keeps a message from going out
- * again, so a brief database hiccup is ridden out here rather than turned into a resend.
+ * again, so an unreachable database is waited for here, however long it stays away,
+ * rather than turned into a resend: the job keeps its lock meanwhile (Redis renews it),
+ * and no other attempt can take its messages.
  */
 export class SentRecorder {
   private pending: Pending[] = [];
@@ -55,10 +60,10 @@ export class SentRecorder {
       try {
         return await markSent(this.db, batch);
       } catch (err) {
-        if (attempt >= RETRIES) throw err;
-        this.log.warn({ count: batch.length, err: (err as Error).message }, 'could not record sent messages yet; retrying');
+        if (attempt >= RETRIES && !isDbUnavailableError(err)) throw err;
+        this.log.warn({ count: batch.length, err: (err as Error).message, attempt }, 'could not record sent messages yet; retrying');
         await new Promise<void>((resolve) => {
-          setTimeout(resolve, 500 * attempt);
+          setTimeout(resolve, Math.min(MAX_DELAY_MS, 250 * 2 ** (attempt - 1)));
         });
       }
     }

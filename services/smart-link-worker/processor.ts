@@ -1,8 +1,9 @@
 import { publishInvalidations } from '../../shared/cache/invalidation';
 import type { Knex } from '../../shared/db/knex';
 import type { Logger } from '../../shared/logging/logger';
-import { cappedBackoff, type SmartLinkJob, smartLinkJob } from '../../shared/queues/smart-link.job';
 import { eventLimitRejections } from '../../shared/metrics/metrics';
+import { cappedBackoff } from '../../shared/queues/queues';
+import { type SmartLinkJob, smartLinkJob } from '../../shared/queues/smart-link.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import type { Outcome } from './submissions.repository';
 import { writeBatch } from './write-batch';

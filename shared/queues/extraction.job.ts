@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Logger } from '../logging/logger';
-import { defineJob, QUEUES } from './queues';
+import { defineJob, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
 import type { Redis } from './redis';
 
 /**
@@ -19,8 +19,10 @@ export const extractionJob = defineJob<ExtractionJob>({
     extractionId: Joi.string().pattern(/^ext_[0-9A-Za-z]{16}$/).required(),
     meta: Joi.object({ requestId: Joi.string().max(200) }).unknown(true),
   }),
-  // Retries are for Postgres hiccups; a text that cannot be read is recorded as failed at once.
-  defaults: { attempts: 3, backoff: { type: 'exponential', delay: 1000 } },
+  // Retries are for Postgres outages, for as long as they last: the row is pending until a
+  // worker can write it (three quick tries left it pending for good after a few seconds of
+  // outage). A text that cannot be read is recorded as failed at once, never retried.
+  defaults: RETRY_THROUGH_OUTAGES,
 });
 
 /** Published with the extraction's public id once it is completed or failed. */

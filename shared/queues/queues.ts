@@ -36,6 +36,16 @@ export const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> =
   removeOnFail: { age: 7 * 24 * 3600, count: 100_000 },
 };
 
+/**
+ * For jobs whose only failures are outages (Postgres away): retry for hours, 1 s doubling
+ * to a 60 s ceiling, so an outage delays accepted work but never drops it. The worker
+ * must run with `settings: { backoffStrategy: cappedBackoff }`.
+ */
+export const RETRY_THROUGH_OUTAGES: Pick<JobsOptions, 'attempts' | 'backoff'> = { attempts: 1000, backoff: { type: 'capped' } };
+
+/** Backoff for the `capped` type: 1 s doubling to a 60 s ceiling. */
+export const cappedBackoff = (attemptsMade: number) => Math.min(60_000, 1000 * 2 ** Math.max(0, attemptsMade - 1));
+
 /** BullMQ job ids must not contain ':' and must not be all digits. */
 export function safeJobId(...parts: string[]): string {
   return parts.join('-').replace(/:/g, '_');

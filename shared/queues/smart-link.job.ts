@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { defineJob, type JobMeta, QUEUES } from './queues';
+import { defineJob, type JobMeta, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
 
 /**
  * A submission the gateway accepted for a smart link, already checked and normalized: the
@@ -51,8 +51,5 @@ export const smartLinkJob = defineJob<SmartLinkJob>({
   }),
   // Transient failures (Postgres away) retry for hours with a capped backoff, so an outage
   // delays accepted submissions but never drops them.
-  defaults: { attempts: 1000, backoff: { type: 'capped' } },
+  defaults: RETRY_THROUGH_OUTAGES,
 });
-
-/** Backoff for the `capped` type: 1 s doubling to a 60 s ceiling. */
-export const cappedBackoff = (attemptsMade: number) => Math.min(60_000, 1000 * 2 ** Math.max(0, attemptsMade - 1));

@@ -1,0 +1,85 @@
+import type { Queue } from 'bullmq';
+import { testEnv } from './gateway';
+import { dist, freePort, spawnNode, type Spawned } from './processes';
+import { waitFor } from './wait';
+
+/**
+ * The services as their own processes (the built entry points), for the fault tests that
+ * kill them, cut them off from Postgres or take Redis away under them.
+ */
+
+/** A queue prefix for one test file: its workers take only its own jobs. */
+export const isolatedPrefix = (name: string) => `{test_${process.env.TEST_RUN_ID ?? 'x'}_${name}}`;
+
+export interface GatewayProcess extends Spawned {
+  port: number;
+  baseUrl: string;
+}
+
+export type WorkerKind = 'smart-link-worker' | 'extraction-worker' | 'mail-worker';
+
+/** The gateway on `port` (a free one by default), once it answers /healthz. */
+export async function spawnGateway(env: Record<string, string> = {}, port?: number): Promise<GatewayProcess> {
+  const p = port ?? (await freePort());
+  const baseUrl = `http://127.0.0.1:${p}`;
+  const spawned = spawnNode(dist('gateway/main.js'), testEnv({ HOST: '127.0.0.1', PUBLIC_BASE_URL: baseUrl, ...env, PORT: String(p) }));
+  await waitFor(
+    async () => {
+      if (spawned.proc.exitCode !== null) throw new Error(`the gateway exited: ${spawned.stderr()}`);
+      return (await fetch(`${baseUrl}/healthz`)).ok;
+    },
+    { what: `the gateway on ${p}`, timeoutMs: 20_000 },
+  );
+  return { ...spawned, port: p, baseUrl };
+}
+
+export interface WorkerProcess extends Spawned {
+  /** Its health server's port (/healthz, /readyz, /metrics). */
+  port: number;
+  /** The status of its /readyz. */
+  readyz(): Promise<number>;
+}
+
+/**
+ * A worker process, once it has started (it logs at info for that, with its port). PORT 0:
+ * its health server takes any free port, so processes never collide.
+ */
+export async function spawnWorker(kind: WorkerKind, env: Record<string, string> = {}): Promise<WorkerProcess> {
+  const spawned = spawnNode(dist(`${kind}/main.js`), testEnv({ LOG_LEVEL: 'info', ...env, PORT: '0' }));
+  const started = await waitFor(
+    () => {
+      if (spawned.proc.exitCode !== null) throw new Error(`${kind} exited: ${spawned.stderr()}`);
+      return logLines(spawned, `${kind} started`)[0];
+    },
+    { what: `${kind} to start`, timeoutMs: 20_000 },
+  );
+  const port = Number(started.port);
+  return { ...spawned, port, readyz: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status };
+}
+
+/** SIGKILL: a crash, no shutdown code runs. */
+export async function crash(spawned: Spawned): Promise<void> {
+  if (spawned.proc.exitCode === null && spawned.proc.signalCode === null) spawned.proc.kill('SIGKILL');
+  await spawned.exited;
+}
+
+/** The JSON log lines a process wrote (pino), for the ones with this message. */
+export function logLines(spawned: Spawned, msg: string): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (const line of spawned.stdout().split('\n')) {
+    if (!line.includes(msg)) continue;
+    try {
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      if (parsed.msg === msg) out.push(parsed);
+    } catch {
+      // a line cut short by a SIGKILL
+    }
+  }
+  return out;
+}
+
+/** Nothing left to run: no job waiting, active, delayed or prioritized. */
+export async function drained(queue: Queue): Promise<boolean> {
+  const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused', 'waiting-children');
+  return Object.values(counts).every((n) => n === 0);
+}
