@@ -129,9 +129,10 @@ describe('through the queue', () => {
     try {
       const { id, uid } = await pending();
       const firstJob = await producer.add('extract', { extractionId: id }, { jobId: id });
+      // The state first, then the job: a job read before it completed has no return value yet.
       const returned = async (jobId: string) => {
-        const job = await producer.queue.getJob(jobId);
-        return (await job?.getState()) === 'completed' && job?.returnvalue;
+        if ((await producer.queue.getJobState(jobId)) !== 'completed') return undefined;
+        return (await producer.queue.getJob(jobId))?.returnvalue ?? undefined;
       };
       expect(await waitFor(() => returned(firstJob), { what: 'the first job' })).toEqual({ status: 'completed', skipped: false });
       const first = await rowOf(uid);
