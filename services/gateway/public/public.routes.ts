@@ -14,15 +14,14 @@ import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './
 import { accessTo, eventCard, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
 import { findShortLink } from './short-links.repository';
 import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
-import { calendarPage, embedPage, eventPage, lockedPage, messagePage } from './views';
+import { calendarPage, embedPage, eventPage, lockedPage, messagePage, pageCsp } from './views';
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'";
 const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
 
 function sendHtml(res: Response, status: number, body: string, opts: { personal?: boolean; frameable?: boolean } = {}): void {
   res
     .status(status)
-    .set('Content-Security-Policy', `${CSP}; frame-ancestors ${opts.frameable ? '*' : "'none'"}`)
+    .set('Content-Security-Policy', pageCsp({ frameable: opts.frameable }))
     .set('Cache-Control', status >= 400 ? 'no-store' : cacheControl(opts.personal ?? false))
     .set('Referrer-Policy', 'no-referrer')
     .type('html')

@@ -10,7 +10,7 @@ import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/re
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toFieldErrors } from '../http/validation';
 import { calendarFeed, notModified } from '../public/calendar-feed';
-import { subscribeDetailsPage } from '../public/views';
+import { pageCsp, subscribeDetailsPage } from '../public/views';
 import {
   listSubscribersQuery,
   SUBSCRIBE_PLATFORMS,
@@ -31,7 +31,7 @@ import {
   updateSubscriber,
 } from './subscribers.service';
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = pageCsp();
 const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
 
 export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
