@@ -1,5 +1,5 @@
 import type { FieldErrors } from '../errors/app-error';
-import { parseDateInput, resolveDay, resolveEpochMs, wallTimeToEpoch } from './dates';
+import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs, wallTimeToEpoch } from './dates';
 
 /**
  * How an event's times are stored. Timed events keep their instants. All-day events keep
@@ -41,12 +41,18 @@ export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | {
     const [y, m, d] = last.split('-').map(Number);
     const next = new Date(Date.UTC(y, m - 1, d + 1));
     const endsAt = wallTimeToEpoch({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() }, input.timezone);
+    if (endsAt > LAST_INSTANT_MS) return { errors: tooLate(endField) };
     return { times: { date_start: `${first}T00:00:00Z`, date_end: `${last}T00:00:00Z`, ends_at: iso(endsAt) } };
   }
   const from = resolveEpochMs(start, input.timezone);
   const to = resolveEpochMs(end, input.timezone);
   if (to < from) return { errors: endBeforeStart(startField, endField) };
+  if (to > LAST_INSTANT_MS) return { errors: tooLate(from > LAST_INSTANT_MS ? startField : endField) };
   return { times: { date_start: iso(from), date_end: iso(to), ends_at: iso(to) } };
+}
+
+function tooLate(field: string): FieldErrors {
+  return { [field]: [`The ${field.replace(/_/g, ' ')} field must be a date before the year 10000.`] };
 }
 
 function endBeforeStart(startField: string, endField: string): FieldErrors {

@@ -1,5 +1,6 @@
 import type Joi from 'joi';
 import parse from 'joi-to-json';
+import { messageSchema, validationErrorSchema } from '../http/responses';
 import type { RouteSpec } from '../http/route';
 
 type JsonSchema = Record<string, unknown>;
@@ -45,6 +46,30 @@ function parameters(schema: Joi.ObjectSchema | undefined, where: 'path' | 'query
   });
 }
 
+/**
+ * What the HTTP layer answers for any route declared this way, listed even where a route
+ * does not: a path parameter can arrive as broken percent-encoding (400, before the route
+ * runs); a declared body can be malformed (400), too large (413), in another content type
+ * (415, JSON routes) or invalid (422); a declared query can be invalid (422). Outside /api a
+ * browser gets these as a page.
+ */
+function impliedResponses(route: RouteSpec): Record<string, unknown> {
+  const api = route.path.startsWith('/api/');
+  const content = (schema: Joi.Schema) => ({
+    ...(api ? {} : { 'text/html': {} }),
+    'application/json': { schema: toJsonSchema(schema) },
+  });
+  const out: Record<string, unknown> = {};
+  if (route.path.includes(':')) out['400'] = { description: 'Malformed path (not valid percent-encoding)', content: content(messageSchema) };
+  if (route.body) {
+    out['400'] = { description: 'Malformed path or body', content: content(messageSchema) };
+    out['413'] = { description: 'Body over the size limit', content: content(messageSchema) };
+    if (api) out['415'] = { description: 'Body in a content type this endpoint does not take', content: content(messageSchema) };
+  }
+  if (route.body || route.query) out['422'] = { description: 'Validation failed: every failing field is listed', content: content(validationErrorSchema) };
+  return out;
+}
+
 export interface OpenApiInfo {
   title: string;
   version: string;
@@ -64,6 +89,7 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): JsonSchema
       if (spec.body) content['application/json'] = { schema: toJsonSchema(spec.body) };
       responses[status] = { description: spec.description, ...(Object.keys(content).length ? { content } : {}) };
     }
+    for (const [status, response] of Object.entries(impliedResponses(route))) responses[status] ??= response;
     const operation: Record<string, unknown> = {
       operationId: route.operationId,
       summary: route.summary,
