@@ -7,6 +7,7 @@ import * as invites from './0005_invites';
 import * as smartLinks from './0006_smart_links';
 import * as rsvpsSubscribers from './0007_rsvps_subscribers';
 import * as rsvpConfirmations from './0008_rsvp_confirmations';
+import * as subscriberFeedTokenHash from './0009_subscriber_feed_token_hash';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,4 +28,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0006_smart_links', smartLinks],
   ['0007_rsvps_subscribers', rsvpsSubscribers],
   ['0008_rsvp_confirmations', rsvpConfirmations],
+  ['0009_subscriber_feed_token_hash', subscriberFeedTokenHash],
 ];
