@@ -23,6 +23,7 @@ export interface TimesInput {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const FOUR_DIGIT_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | { errors: FieldErrors } {
   const startField = input.startField ?? 'date_start';
@@ -37,6 +38,10 @@ export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | {
   if (input.isAllDay) {
     const first = resolveDay(start, input.timezone);
     const last = resolveDay(end, input.timezone);
+    // A time late on 31 December 9999 with an offset is a day of the year 10000 (and its
+    // five-digit year would also sort wrongly as text).
+    const lateField = !FOUR_DIGIT_DAY.test(first) ? startField : !FOUR_DIGIT_DAY.test(last) ? endField : null;
+    if (lateField) return { errors: tooLate(lateField) };
     if (last < first) return { errors: endBeforeStart(startField, endField) };
     const [y, m, d] = last.split('-').map(Number);
     const next = new Date(Date.UTC(y, m - 1, d + 1));
