@@ -60,9 +60,9 @@ function impliedResponses(route: RouteSpec): Record<string, unknown> {
     'application/json': { schema: toJsonSchema(schema) },
   });
   const out: Record<string, unknown> = {};
-  if (route.path.includes(':')) out['400'] = { description: 'Malformed path (not valid percent-encoding)', content: content(messageSchema) };
+  const malformed = [route.path.includes(':') ? 'a path that is not valid percent-encoding' : '', route.body ? 'a malformed body' : ''].filter(Boolean);
+  if (malformed.length) out['400'] = { description: `Malformed request: ${malformed.join(', or ')}`, content: content(messageSchema) };
   if (route.body) {
-    out['400'] = { description: 'Malformed path or body', content: content(messageSchema) };
     out['413'] = { description: 'Body over the size limit', content: content(messageSchema) };
     if (api) out['415'] = { description: 'Body in a content type this endpoint does not take', content: content(messageSchema) };
   }
