@@ -1,9 +1,11 @@
 import net from 'node:net';
 import { createTeamWithOwner } from '../../shared/accounts/accounts.repository';
 import { createDb } from '../../shared/db/knex';
+import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { testEnv } from '../helpers/gateway';
 import { dist, freePort, spawnNode, type Spawned } from '../helpers/processes';
 import { waitFor } from '../helpers/wait';
+import { dropPrefix, securityPrefix } from './fixtures';
 
 /**
  * Slow clients against the gateway process (its real http server, with the timeouts it
@@ -19,13 +21,17 @@ const sockets: net.Socket[] = [];
 afterEach(() => {
   for (const s of sockets.splice(0)) s.destroy();
 });
-afterAll(() => {
-  for (const p of running.splice(0)) if (p.proc.exitCode === null) p.proc.kill('SIGKILL');
+afterAll(async () => {
+  const stopping = running.splice(0);
+  for (const p of stopping) if (p.proc.exitCode === null) p.proc.kill('SIGKILL');
+  await Promise.all(stopping.map((p) => p.exited));
+  const redis = createRedis(process.env.TEST_REDIS_URL as string, 'worker');
+  await dropPrefix(redis, securityPrefix('slow')).finally(() => closeRedis(redis));
 });
 
 async function gateway(env: Record<string, string>): Promise<number> {
   const port = await freePort();
-  const gw = spawnNode(dist('gateway/main.js'), { ...testEnv({ QUEUE_PREFIX: `{test_${process.env.TEST_RUN_ID}_sec_slow}`, ...env }), PORT: String(port) });
+  const gw = spawnNode(dist('gateway/main.js'), { ...testEnv({ QUEUE_PREFIX: securityPrefix('slow'), ...env }), PORT: String(port) });
   running.push(gw);
   await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, { what: 'the gateway to answer', timeoutMs: 20_000 });
   return port;
