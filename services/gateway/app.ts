@@ -28,7 +28,7 @@ import { GatewayQueues } from './queues';
 import { ReadCaches } from './read-caches';
 import { mountRoutes, type RouteSpec } from './http/route';
 import { publicRoutes } from './public/public.routes';
-import { messagePage } from './public/views';
+import { messagePage, pageCsp } from './public/views';
 import { createIngest } from './smart-links/ingest/ingest';
 import { rsvpRoutes } from './rsvps/rsvps.routes';
 import { smartLinkRoutes } from './smart-links/smart-links.routes';
@@ -112,7 +112,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   if (deps.config.adminToken) app.use(queueBoard(queues.all(), deps.config.adminToken));
   app.use('/api', apiNotFound);
   app.use((req, res) => {
-    if (req.accepts(['html', 'json']) === 'html') res.status(404).type('html').send(messagePage('Not found', 'There is nothing at this address.'));
+    if (req.accepts(['html', 'json']) === 'html') res.status(404).set('Content-Security-Policy', pageCsp()).type('html').send(messagePage('Not found', 'There is nothing at this address.'));
     else res.status(404).json({ message: 'Not found.' });
   });
   app.use(errorHandler);

@@ -25,7 +25,11 @@ async function main(): Promise<void> {
   const metrics = new Metrics('gateway', { processMetrics: true });
   const built = buildApp({ config, db, redis, logger, clock: systemClock, metrics }, { isShuttingDown: () => lifecycle.isShuttingDown });
   lifecycle.onShutdown('app', () => built.close());
-  const server = await listen(built.handler, config.port, config.host);
+  const server = await listen(built.handler, config.port, {
+    host: config.host,
+    headersTimeoutMs: config.httpHeadersTimeoutMs,
+    requestTimeoutMs: config.httpRequestTimeoutMs,
+  });
   lifecycle.onShutdown('http', () => server.closeGracefully());
   // Runs before the HTTP server closes (reverse order): requests waiting for an extraction answer 202 now.
   lifecycle.onShutdown('waits', () => built.releaseWaits());

@@ -23,7 +23,7 @@ export class ReadCaches implements InvalidationTarget {
   readonly dynamicLinks = new LiveCache<DynamicLinkRow>(60_000, 10_000);
   /** Smart links by key, for the ingest path (false: no such active link). */
   readonly smartLinks = new LiveCache<KeyedLink | false>(30_000, 20_000);
-  /** Subscribers by personal feed token (false: no such subscriber). */
+  /** Subscribers by the hash of their personal feed token (false: no such subscriber). */
   readonly subscribers = new LiveCache<SubscriberRow | false>(60_000, 50_000);
 
   constructor(
@@ -43,7 +43,7 @@ export class ReadCaches implements InvalidationTarget {
       } else if (item.kind === 'calendar-events') this.feeds.deleteWhere((feed) => feed.calendarId === item.id);
       else if (item.kind === 'dynamic-link') this.dynamicLinks.delete(item.uid);
       else if (item.kind === 'smart-link') this.smartLinks.delete(item.key);
-      else this.subscribers.delete(item.token);
+      else this.subscribers.delete(item.tokenHash);
     }
   }
 

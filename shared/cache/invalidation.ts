@@ -9,7 +9,7 @@ export type Invalidation =
   | { kind: 'calendar-events'; id: number } // the events of a calendar changed (its feed)
   | { kind: 'dynamic-link'; uid: string } // a dynamic-link key was deleted
   | { kind: 'smart-link'; key: string } // a smart link changed, was deleted or got a new secret
-  | { kind: 'subscriber'; token: string }; // a subscriber was blocked, unblocked or removed
+  | { kind: 'subscriber'; tokenHash: string }; // a subscriber was blocked, unblocked or removed
 
 export const invalidationChannel = (queuePrefix: string) => `${queuePrefix}:invalidations`;
 

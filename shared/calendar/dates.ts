@@ -23,6 +23,14 @@ export type ParsedDate =
       offsetMinutes: number | null;
     };
 
+/**
+ * The years a date input may name. Earlier ones are mistakes, and years below 100 would be
+ * read by Date.UTC as 19xx. Instants are stored and compared in Postgres, whose ISO 8601
+ * text has four-digit years: nothing at or after the year 10000 may reach it.
+ */
+export const FIRST_YEAR = 1000;
+export const LAST_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const daysIn = (y: number, m: number) => (m === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[m - 1]);
@@ -38,6 +46,7 @@ export function parseDateInput(input: string): ParsedDate | null {
   const year = Number(ys);
   const month = Number(mos);
   const day = Number(ds);
+  if (year < FIRST_YEAR) return null;
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
   if (hs === undefined) return { kind: 'date', date: `${ys}-${mos}-${ds}`, year, month, day };
   const hour = Number(hs);

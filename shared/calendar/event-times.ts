@@ -1,5 +1,5 @@
 import type { FieldErrors } from '../errors/app-error';
-import { parseDateInput, resolveDay, resolveEpochMs, wallTimeToEpoch } from './dates';
+import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs, wallTimeToEpoch } from './dates';
 
 /**
  * How an event's times are stored. Timed events keep their instants. All-day events keep
@@ -23,6 +23,7 @@ export interface TimesInput {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const FOUR_DIGIT_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | { errors: FieldErrors } {
   const startField = input.startField ?? 'date_start';
@@ -37,16 +38,26 @@ export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | {
   if (input.isAllDay) {
     const first = resolveDay(start, input.timezone);
     const last = resolveDay(end, input.timezone);
+    // A time late on 31 December 9999 with an offset is a day of the year 10000 (and its
+    // five-digit year would also sort wrongly as text).
+    const lateField = !FOUR_DIGIT_DAY.test(first) ? startField : !FOUR_DIGIT_DAY.test(last) ? endField : null;
+    if (lateField) return { errors: tooLate(lateField) };
     if (last < first) return { errors: endBeforeStart(startField, endField) };
     const [y, m, d] = last.split('-').map(Number);
     const next = new Date(Date.UTC(y, m - 1, d + 1));
     const endsAt = wallTimeToEpoch({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() }, input.timezone);
+    if (endsAt > LAST_INSTANT_MS) return { errors: tooLate(endField) };
     return { times: { date_start: `${first}T00:00:00Z`, date_end: `${last}T00:00:00Z`, ends_at: iso(endsAt) } };
   }
   const from = resolveEpochMs(start, input.timezone);
   const to = resolveEpochMs(end, input.timezone);
   if (to < from) return { errors: endBeforeStart(startField, endField) };
+  if (to > LAST_INSTANT_MS) return { errors: tooLate(from > LAST_INSTANT_MS ? startField : endField) };
   return { times: { date_start: iso(from), date_end: iso(to), ends_at: iso(to) } };
+}
+
+function tooLate(field: string): FieldErrors {
+  return { [field]: [`The ${field.replace(/_/g, ' ')} field must be a date before the year 10000.`] };
 }
 
 function endBeforeStart(startField: string, endField: string): FieldErrors {

@@ -22,6 +22,10 @@ export interface Config {
   mail: MailSettings;
   logLevel: string;
   shutdownTimeoutMs: number;
+  /** Slow clients: a request's headers must arrive within this, or it is answered 408 and closed. */
+  httpHeadersTimeoutMs: number;
+  /** Slow clients: the whole request (headers and body) must arrive within this, or 408. */
+  httpRequestTimeoutMs: number;
   trustProxy: string | false;
   /** Bearer token for GET /metrics on every service; null: metrics are not served. */
   metricsToken: string | null;
@@ -85,6 +89,8 @@ const schema = Joi.object({
   MAIL_BACKOFF_MS: Joi.number().integer().min(1).max(86400000).default(30000),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
+  HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(3_600_000).default(30_000),
   TRUST_PROXY: Joi.string().allow('').default(''),
   RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   METRICS_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
@@ -99,6 +105,10 @@ const schema = Joi.object({
   .custom((env: Record<string, unknown>, helpers) => {
     if (env.NODE_ENV === 'production' && !env.APP_KEY) {
       return helpers.message({ custom: 'APP_KEY is required when NODE_ENV=production' });
+    }
+    // Node refuses a headers timeout longer than the request timeout that contains it.
+    if ((env.HTTP_HEADERS_TIMEOUT_MS as number) > (env.HTTP_REQUEST_TIMEOUT_MS as number)) {
+      return helpers.message({ custom: 'HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS' });
     }
     if (typeof env.MAIL_FROM === 'string' && !parseMailbox(env.MAIL_FROM)) {
       return helpers.message({ custom: 'MAIL_FROM must be an address, e.g. "Calendar <no-reply@example.com>"' });
@@ -152,6 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+    httpHeadersTimeoutMs: value.HTTP_HEADERS_TIMEOUT_MS,
+    httpRequestTimeoutMs: value.HTTP_REQUEST_TIMEOUT_MS,
     trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,
     workerLockMs: value.WORKER_LOCK_MS,
     metricsToken: value.METRICS_TOKEN ?? null,

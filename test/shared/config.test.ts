@@ -50,6 +50,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ MAIL_POOL_SIZE: '0', WORKER_LOCK_MS: '10' })).toThrow(/MAIL_POOL_SIZE[\s\S]*WORKER_LOCK_MS/);
   });
 
+  it('reads the HTTP timeouts for slow clients, and refuses a headers timeout longer than the request one', () => {
+    expect(loadConfig({})).toMatchObject({ httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000 });
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' })).toMatchObject({ httpHeadersTimeoutMs: 1000, httpRequestTimeoutMs: 2000 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: 'soon', HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS[\s\S]*HTTP_REQUEST_TIMEOUT_MS/);
+  });
+
   it('requires APP_KEY in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/APP_KEY is required/);
     expect(loadConfig({ NODE_ENV: 'production', APP_KEY: 'k'.repeat(32) }).appKeyIsDefault).toBe(false);

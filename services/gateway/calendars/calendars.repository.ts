@@ -1,4 +1,5 @@
 import type { Knex } from '../../../shared/db/knex';
+import { UID_PATTERN } from '../../../shared/ids/ids';
 
 export interface CalendarRow {
   id: number;
@@ -49,8 +50,9 @@ export async function findCalendar(
   return q;
 }
 
-/** A live calendar of any team, by its public uid (public pages). */
+/** A live calendar of any team, by its public uid (public pages). A malformed uid finds nothing without a query. */
 export async function findPublicCalendar(db: Knex, uid: string): Promise<CalendarRow | undefined> {
+  if (!UID_PATTERN.test(uid)) return undefined;
   return live(db).first(CALENDAR_COLUMNS).where({ uid });
 }
 

@@ -8,6 +8,10 @@ import { defineRoute, type RouteSpec } from '../http/route';
 const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const SWAGGER_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png'];
 
+// Swagger UI runs only its own scripts from here and reads only this service's document.
+const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
+
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
@@ -75,7 +79,7 @@ export function docsRoutes(document: () => Record<string, unknown>): RouteSpec[]
       auth: false,
       responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
       handler: async (_input, _req, res) => {
-        res.type('html').set('Cache-Control', 'public, max-age=300').send(PAGE);
+        res.type('html').set('Cache-Control', 'public, max-age=300').set('Content-Security-Policy', DOCS_CSP).send(PAGE);
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import type Joi from 'joi';
 import parse from 'joi-to-json';
+import { errors, messageSchema, validationErrorSchema } from '../http/responses';
 import type { RouteSpec } from '../http/route';
-import { errors } from '../http/responses';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -52,6 +52,30 @@ const RATE_LIMIT_HEADERS = {
 };
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until a request is accepted again', schema: { type: 'integer' } } };
 
+/**
+ * What the HTTP layer answers for any route declared this way, listed even where a route
+ * does not: a path parameter can arrive as broken percent-encoding (400, before the route
+ * runs); a declared body can be malformed (400), too large (413), in another content type
+ * (415, JSON routes) or invalid (422); a declared query can be invalid (422). Outside /api a
+ * browser gets these as a page.
+ */
+function impliedResponses(route: RouteSpec): Record<string, unknown> {
+  const api = route.path.startsWith('/api/');
+  const content = (schema: Joi.Schema) => ({
+    ...(api ? {} : { 'text/html': {} }),
+    'application/json': { schema: toJsonSchema(schema) },
+  });
+  const out: Record<string, unknown> = {};
+  const malformed = [route.path.includes(':') ? 'a path that is not valid percent-encoding' : '', route.body ? 'a malformed body' : ''].filter(Boolean);
+  if (malformed.length) out['400'] = { description: `Malformed request: ${malformed.join(', or ')}`, content: content(messageSchema) };
+  if (route.body) {
+    out['413'] = { description: 'Body over the size limit', content: content(messageSchema) };
+    if (api) out['415'] = { description: 'Body in a content type this endpoint does not take', content: content(messageSchema) };
+  }
+  if (route.body || route.query) out['422'] = { description: 'Validation failed: every failing field is listed', content: content(validationErrorSchema) };
+  return out;
+}
+
 export interface OpenApiInfo {
   title: string;
   version: string;
@@ -71,8 +95,14 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): JsonSchema
       const content: Record<string, unknown> = {};
       if (spec.contentType) content[spec.contentType] = {};
       if (spec.body) content['application/json'] = { schema: toJsonSchema(spec.body) };
-      const headers = route.auth && status !== '401' ? { headers: status === '429' ? { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER } : RATE_LIMIT_HEADERS } : {};
-      responses[status] = { description: spec.description, ...headers, ...(Object.keys(content).length ? { content } : {}) };
+      responses[status] = { description: spec.description, ...(Object.keys(content).length ? { content } : {}) };
+    }
+    for (const [status, response] of Object.entries(impliedResponses(route))) responses[status] ??= response;
+    // Past authentication every answer counts against the plan's limits and says where it stands.
+    if (route.auth) {
+      for (const [status, response] of Object.entries(responses)) {
+        if (status !== '401') (response as Record<string, unknown>).headers = status === '429' ? { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER } : RATE_LIMIT_HEADERS;
+      }
     }
     const operation: Record<string, unknown> = {
       operationId: route.operationId,

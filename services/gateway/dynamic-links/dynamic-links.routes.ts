@@ -7,7 +7,7 @@ import { dataListOf, dataOf, errors, messageSchema, validationErrorSchema } from
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { deliver } from '../public/deliver';
 import { eventCard } from '../public/public.service';
-import { eventPage, messagePage } from '../public/views';
+import { eventPage, messagePage, pageCsp } from '../public/views';
 import {
   ADDEVENT_SERVICES,
   createDynamicLinkBody,
@@ -21,7 +21,7 @@ import { fromAddEventDate, type AddEventDateFormat } from './addevent-dates';
 import { createDynamicLink, deleteDynamicLink, dynamicEventView, listDynamicLinks, requireDynamicLink, resolveKey, toDynamicLinkJson } from './dynamic-links.service';
 import { validationFailed } from '../../../shared/errors/app-error';
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = pageCsp();
 
 export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
   const base = ctx.config.publicBaseUrl;

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { parseDateInput, resolveDay, resolveEpochMs } from '../../../shared/calendar/dates';
+import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs } from '../../../shared/calendar/dates';
 import { plusMinutesIso, resolveEventTimes } from '../../../shared/calendar/event-times';
 import { sanitizeDescription } from '../../../shared/calendar/html';
 import type { Knex } from '../../../shared/db/knex';
@@ -116,15 +116,20 @@ export async function createEvent(deps: EventsDeps, teamId: number, calPublicId:
   return insertNewEvent(deps, teamId, calendarUid, values, notFound('Calendar'));
 }
 
-/** `POST /api/events`: fills in the calendar, the zone, the end and the all-day flag. */
+/**
+ * `POST /api/events`: fills in the calendar, the zone, the end and the all-day flag. A team
+ * without a calendar gets its first one only once the event's own values are known good,
+ * so a refused request leaves nothing behind.
+ */
 export async function createSimpleEvent(deps: EventsDeps, teamId: number, input: SimpleEventInput): Promise<EventWithCalendar> {
   const start = parseDateInput(input.start);
   if (!start) throw validationFailed({ start: ['The start field must be a valid date.'] });
   const isAllDay = input.is_all_day ?? start.kind === 'date';
   const invalidCalendar = validationFailed({ calendar: ['The selected calendar is invalid.'] });
 
-  const calendar = await simpleEventCalendar(deps.db, teamId, input, invalidCalendar);
-  const zone = input.timezone ?? calendar.timezone;
+  const existing = await simpleEventCalendar(deps.db, teamId, input, invalidCalendar);
+  // A new "My Calendar" takes the event's zone (else UTC).
+  const zone = input.timezone ?? existing?.timezone ?? 'UTC';
   let end = input.end;
   if (end === undefined) {
     end = isAllDay
@@ -134,24 +139,28 @@ export async function createSimpleEvent(deps: EventsDeps, teamId: number, input:
   const full: EventInput = { ...input, is_all_day: isAllDay, date_start: input.start, date_end: end, timezone: zone };
   const values = await eventValues(full, undefined, { startField: 'start', endField: 'end' });
   values.short_link = blankToNull(input.short_link) ?? null;
+  const calendar = existing ?? (await firstCalendar(deps.db, teamId, zone));
   return insertNewEvent(deps, teamId, calendar.uid, values, invalidCalendar);
 }
 
-async function simpleEventCalendar(db: Knex, teamId: number, input: SimpleEventInput, invalid: Error): Promise<CalendarRow> {
+/** The calendar the request names (422 when it is not the team's), else the team's oldest, if any. */
+async function simpleEventCalendar(db: Knex, teamId: number, input: SimpleEventInput, invalid: Error): Promise<CalendarRow | undefined> {
   if (input.calendar !== undefined) {
     const uid = uidFromPublicId('cal_', input.calendar);
     const found = uid ? await findCalendar(db, teamId, uid) : undefined;
     if (!found) throw invalid;
     return found;
   }
-  const oldest = await oldestCalendar(db, teamId);
-  if (oldest) return oldest;
-  // Serialize per team so two first events do not make two "My Calendar"s.
+  return oldestCalendar(db, teamId);
+}
+
+/** The team's first calendar, "My Calendar"; serialized per team so two first events do not make two. */
+function firstCalendar(db: Knex, teamId: number, timezone: string): Promise<CalendarRow> {
   return db.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [teamId]);
     return (
       (await oldestCalendar(trx, teamId)) ??
-      insertCalendar(trx, { uid: newUid(), team_id: teamId, name: 'My Calendar', description: '', timezone: input.timezone ?? 'UTC', week_begins: 1 })
+      insertCalendar(trx, { uid: newUid(), team_id: teamId, name: 'My Calendar', description: '', timezone, week_begins: 1 })
     );
   });
 }
@@ -269,10 +278,13 @@ export interface EventPage {
 
 const encodeCursor = (row: EventRow) => Buffer.from(JSON.stringify([row.date_start, row.id])).toString('base64url');
 
+// Cursors are made from stored instants; a forged one must still be a timestamp Postgres reads.
+const storableInstant = (dt: DateTime) => dt.isValid && dt.year >= 1 && dt.toMillis() <= LAST_INSTANT_MS;
+
 function decodeCursor(cursor: string): { dateStart: string; id: number } {
   try {
     const [dateStart, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof dateStart === 'string' && Number.isSafeInteger(id) && DateTime.fromSQL(dateStart).isValid) return { dateStart, id };
+    if (typeof dateStart === 'string' && Number.isSafeInteger(id) && storableInstant(DateTime.fromSQL(dateStart))) return { dateStart, id };
   } catch {
     // fall through
   }
@@ -282,7 +294,8 @@ function decodeCursor(cursor: string): { dateStart: string; id: number } {
 const filterInstant = (value: string | undefined) => {
   if (value === undefined) return undefined;
   const parsed = parseDateInput(value);
-  return parsed ? new Date(resolveEpochMs(parsed, 'UTC')).toISOString() : undefined;
+  // A bound past the last storable instant filters like the last instant itself.
+  return parsed ? new Date(Math.min(resolveEpochMs(parsed, 'UTC'), LAST_INSTANT_MS)).toISOString() : undefined;
 };
 
 export async function listEvents(deps: EventsDeps, teamId: number, query: ListEventsQuery, calPublicId?: string): Promise<EventPage> {

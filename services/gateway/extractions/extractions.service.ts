@@ -1,5 +1,5 @@
-import { parseDateInput, resolveInstant } from '../../../shared/calendar/dates';
-import { notFound } from '../../../shared/errors/app-error';
+import { LAST_INSTANT_MS, parseDateInput, resolveInstant } from '../../../shared/calendar/dates';
+import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, publicId, uidFromPublicId } from '../../../shared/ids/ids';
 import { extractionJob } from '../../../shared/queues/extraction.job';
 import { oldestCalendar } from '../calendars/calendars.repository';
@@ -29,6 +29,10 @@ async function zoneFor(deps: ExtractionsDeps, teamId: number, requested: string 
 export async function requestExtraction(deps: ExtractionsDeps, auth: AuthContext, input: ExtractInput, requestId: string): Promise<ExtractionRow> {
   const timezone = await zoneFor(deps, auth.teamId, input.timezone);
   const parsed = input.reference_date ? parseDateInput(input.reference_date) : null;
+  const reference = parsed ? resolveInstant(parsed, timezone) : null;
+  if (reference && reference.toMillis() > LAST_INSTANT_MS) {
+    throw validationFailed({ reference_date: ['The reference date field must be a date before the year 10000.'] });
+  }
   const row = await insertExtraction(deps.db, {
     uid: newUid(),
     team_id: auth.teamId,
@@ -36,7 +40,7 @@ export async function requestExtraction(deps: ExtractionsDeps, auth: AuthContext
     text: input.text,
     timezone,
     // "tomorrow" counts from when the text was written: as the request says, else now.
-    reference_date: parsed ? (resolveInstant(parsed, timezone).toUTC().toISO() as string) : deps.clock.now().toISOString(),
+    reference_date: reference ? (reference.toUTC().toISO() as string) : deps.clock.now().toISOString(),
   });
   const id = publicId('ext_', row.uid);
   try {

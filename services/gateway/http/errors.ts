@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, badRequest, payloadTooLarge, unavailable, unsupportedMediaType } from '../../../shared/errors/app-error';
 import { isDbUnavailableError } from '../../../shared/db/knex';
 import { isRedisUnavailableError } from '../../../shared/queues/redis';
-import { errorPage } from '../public/views';
+import { errorPage, pageCsp } from '../public/views';
 
 /** Maps body-parser failures, outages and anything unexpected to the shapes of API.md. */
 export function toAppError(err: unknown): AppError | null {
@@ -47,7 +47,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const isPage = res.locals.page === true || !req.path.startsWith('/api');
   if (isPage && req.accepts(['html', 'json']) === 'html') {
     const fieldErrors = mapped?.body.errors as Record<string, string[]> | undefined;
-    res.status(status).set('Cache-Control', 'no-store').type('html').send(errorPage(status, message, fieldErrors));
+    res.status(status).set('Cache-Control', 'no-store').set('Content-Security-Policy', pageCsp()).type('html').send(errorPage(status, message, fieldErrors));
     return;
   }
   res.status(status).json(mapped ? { message, ...mapped.body } : { message });

@@ -79,6 +79,59 @@ export interface Validated<T> {
 
 const OPTIONS: Joi.ValidationOptions = { abortEarly: false, convert: true, stripUnknown: false };
 
+/** Where a schema declares strings: the keys of its objects and the items of its arrays. */
+interface Shape {
+  keys?: Record<string, Shape>;
+  items?: Shape;
+}
+
+interface Description {
+  type?: string;
+  keys?: Record<string, Description>;
+  items?: Description[];
+}
+
+const shapes = new WeakMap<Joi.Schema, Shape>();
+
+function shapeOf(d: Description): Shape {
+  if (d.type === 'object' && d.keys) return { keys: Object.fromEntries(Object.entries(d.keys).map(([k, v]) => [k, shapeOf(v)])) };
+  if (d.type === 'array' && d.items?.length === 1) return { items: shapeOf(d.items[0]) };
+  return {};
+}
+
+/**
+ * Postgres text cannot hold U+0000, so a declared field carrying one is refused like any
+ * other bad value instead of failing later in a query. Unknown fields are ignored (they are
+ * never stored), and only the declared shape is walked, however deep the input.
+ */
+function nullCharacterErrors(schema: Joi.Schema, input: unknown): FieldErrors {
+  let shape = shapes.get(schema);
+  if (!shape) {
+    shape = shapeOf(schema.describe() as Description);
+    shapes.set(schema, shape);
+  }
+  const out: FieldErrors = {};
+  const visit = (s: Shape, value: unknown, path: string[]) => {
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) {
+        const field = path.length ? path.join('.') : 'body';
+        (out[field] ??= []).push(`The ${fieldName(field)} field must not contain a null character.`);
+      }
+      return;
+    }
+    if (!value || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      if (s.items) value.forEach((item, i) => visit(s.items as Shape, item, [...path, String(i)]));
+      return;
+    }
+    for (const [key, child] of Object.entries(s.keys ?? {})) {
+      if (Object.hasOwn(value, key)) visit(child, (value as Record<string, unknown>)[key], [...path, key]);
+    }
+  };
+  visit(shape, input, []);
+  return out;
+}
+
 // Most GETs carry no query at all; the answer for an empty input never changes, so it is
 // computed once per schema (a copy is handed out, since handlers may not expect sharing).
 const emptyResults = new WeakMap<Joi.Schema, Validated<unknown>>();
@@ -109,7 +162,7 @@ export function validatePart<T>(schema: Joi.Schema | undefined, input: unknown):
     return { value: structuredClone(cached.value) as T, errors: cached.errors };
   }
   const { value, error } = withOptions(schema).validate(input);
-  return { value: value as T, errors: toFieldErrors(error) };
+  return { value: value as T, errors: mergeFieldErrors(toFieldErrors(error), nullCharacterErrors(schema, input)) };
 }
 
 /** Throws one 422 holding every error from every part. */

@@ -14,15 +14,15 @@ import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './
 import { accessTo, eventCard, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
 import { findShortLink } from './short-links.repository';
 import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
-import { calendarPage, embedPage, eventPage, lockedPage, messagePage } from './views';
+import { calendarPage, embedPage, eventPage, lockedPage, messagePage, pageCsp } from './views';
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'";
+const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
 const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
 
 function sendHtml(res: Response, status: number, body: string, opts: { personal?: boolean; frameable?: boolean } = {}): void {
   res
     .status(status)
-    .set('Content-Security-Policy', `${CSP}; frame-ancestors ${opts.frameable ? '*' : "'none'"}`)
+    .set('Content-Security-Policy', pageCsp({ frameable: opts.frameable }))
     .set('Cache-Control', status >= 400 ? 'no-store' : cacheControl(opts.personal ?? false))
     .set('Referrer-Policy', 'no-referrer')
     .type('html')
@@ -199,7 +199,8 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       params: Joi.object({ slug: Joi.string().required() }),
       responses: { 302: { description: 'To the event or calendar page' }, 404: pageError('Unknown short link') },
       handler: async ({ params }, req, res) => {
-        const target = params.slug.length <= 50 ? await findShortLink(ctx.db, params.slug) : null;
+        // Only what a short link can be reaches the database (the pattern of short_link).
+        const target = SHORT_LINK_PATTERN.test(params.slug) ? await findShortLink(ctx.db, params.slug) : null;
         const row = target?.eventId
           ? await ctx.db('events').where({ id: target.eventId }).whereNull('deleted_at').first('uid')
           : target?.calendarId

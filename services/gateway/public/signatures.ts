@@ -9,6 +9,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 const mac = (key: string, message: string) => createHmac('sha256', key).update(message).digest('base64url');
 
+/**
+ * Constant time (crypto.timingSafeEqual) over the MAC text. Texts of unequal length end the
+ * comparison at once, which tells only the length of an HMAC: public (43 characters).
+ */
 function sameMac(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);

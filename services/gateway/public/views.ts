@@ -7,6 +7,13 @@ import { html, safe, type SafeHtml } from './html';
  * stored sanitized and go in as they are.
  */
 
+/**
+ * The Content-Security-Policy of every page above (and of error pages): no script runs and
+ * nothing loads from elsewhere even if escaping ever failed; only the embed widget may be framed.
+ */
+export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'";
+export const pageCsp = (opts: { frameable?: boolean } = {}) => `${PAGE_CSP}; frame-ancestors ${opts.frameable ? '*' : "'none'"}`;
+
 const STYLE = `
 *{box-sizing:border-box}
 body{margin:0;background:#f6f8fa;color:#1f2328;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}

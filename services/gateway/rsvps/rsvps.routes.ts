@@ -8,14 +8,14 @@ import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../http/rate-li
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toFieldErrors } from '../http/validation';
 import { accessTo, findPublishedEvent } from '../public/public.service';
-import { errorPage, lockedPage } from '../public/views';
+import { errorPage, lockedPage, pageCsp } from '../public/views';
 import { countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
 import { allRsvps, csvLine, deleteRsvp, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
 
 const RSVP_WINDOW_SECONDS = 10 * 60;
 
 const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = pageCsp();
 
 function page(res: Response, status: number, body: string): void {
   res.status(status).set('Content-Security-Policy', CSP).set('Cache-Control', 'no-store').type('html').send(body);

@@ -4,6 +4,7 @@ export interface SubscriberRow {
   id: number;
   uid: string;
   feed_token: string;
+  feed_token_hash: string;
   calendar_id: number;
   team_id: number;
   platform: string;
@@ -16,14 +17,14 @@ export interface SubscriberRow {
   updated_at: string;
 }
 
-const COLUMNS = ['id', 'uid', 'feed_token', 'calendar_id', 'team_id', 'platform', 'name', 'email', 'status', 'sync_count', 'last_synced_at', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'uid', 'feed_token', 'feed_token_hash', 'calendar_id', 'team_id', 'platform', 'name', 'email', 'status', 'sync_count', 'last_synced_at', 'created_at', 'updated_at'] as const;
 
 export async function insertSubscriber(db: Knex, values: Partial<SubscriberRow>): Promise<SubscriberRow> {
   const [row] = await db('subscribers').insert(values).returning(COLUMNS);
   return row;
 }
 
-export const findByToken = (db: Knex, token: string): Promise<SubscriberRow | undefined> => db('subscribers').first(COLUMNS).where({ feed_token: token });
+export const findByTokenHash = (db: Knex, hash: string): Promise<SubscriberRow | undefined> => db('subscribers').first(COLUMNS).where({ feed_token_hash: hash });
 
 export const findSubscriber = (db: Knex, calendarId: number, uid: string): Promise<SubscriberRow | undefined> =>
   db('subscribers').first(COLUMNS).where({ calendar_id: calendarId, uid });

@@ -8,13 +8,14 @@ import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { toFieldErrors } from '../http/validation';
+import { validatePart } from '../http/validation';
 import { calendarFeed, notModified } from '../public/calendar-feed';
-import { subscribeDetailsPage } from '../public/views';
+import { pageCsp, subscribeDetailsPage } from '../public/views';
 import {
   listSubscribersQuery,
   SUBSCRIBE_PLATFORMS,
   subscriberDetailsBody,
+  subscriberDetailsTypes,
   subscriberParams,
   subscriberSchema,
   type SubscribePlatform,
@@ -31,8 +32,15 @@ import {
   updateSubscriber,
 } from './subscribers.service';
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = pageCsp();
 const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
+
+/** What the form shows again after a refusal: only the strings that were sent. */
+function typedDetails(body: unknown): { name?: string; email?: string } {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return { name: text(b.name), email: text(b.email) };
+}
 
 export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
   const base = ctx.config.publicBaseUrl;
@@ -152,6 +160,8 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       page: true,
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
       params: subscribeParams,
+      // Types only here; the rules are checked below, so that the form comes back with them.
+      body: subscriberDetailsTypes,
       before: [formBody, jsonBody],
       responses: {
         303: { description: "To the platform's subscribe page for the personal feed" },
@@ -161,18 +171,17 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       handler: async ({ params }, req, res) => {
         const calendar = await calendarFor(req, res, params.uid, params.platform);
         if (!calendar) return;
-        const { value, error } = subscriberDetailsBody.validate(req.body ?? {}, { abortEarly: false });
-        if (error) {
-          const fieldErrors = toFieldErrors(error);
+        const { value, errors: fieldErrors } = validatePart<{ name?: string; email?: string }>(subscriberDetailsBody, req.body ?? {});
+        if (Object.keys(fieldErrors).length) {
           if (wantsJson(req)) throw validationFailed(fieldErrors);
           res
             .status(422)
             .set('Content-Security-Policy', CSP)
             .type('html')
-            .send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], Object.values(fieldErrors).flat(), req.body ?? {}));
+            .send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], Object.values(fieldErrors).flat(), typedDetails(req.body)));
           return;
         }
-        const details = calendar.ask_subscriber_details ? { name: value.name as string, email: value.email as string } : {};
+        const details = calendar.ask_subscriber_details ? { name: value.name, email: value.email } : {};
         res.set('Cache-Control', 'no-store').redirect(303, (await subscribe(ctx, calendar, params.platform, details)).redirect);
       },
     }),

@@ -30,6 +30,12 @@ export const listSubscribersQuery = Joi.object({
 
 export const updateSubscriberBody = Joi.object({ status: Joi.string().valid('active', 'blocked').required() }).unknown(true);
 
+/** The form's fields as the route declares them: strings, when sent. */
+export const subscriberDetailsTypes = Joi.object({
+  name: Joi.string().allow(''),
+  email: Joi.string().allow(''),
+}).unknown(true);
+
 /** Asked on the subscribe page when the calendar wants to know who subscribes. */
 export const subscriberDetailsBody = Joi.object({
   name: Joi.string().trim().min(1).max(255).required(),

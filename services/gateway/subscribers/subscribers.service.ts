@@ -1,7 +1,8 @@
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { subscribeUrls } from '../../../shared/calendar/platform-urls';
 import { notFound } from '../../../shared/errors/app-error';
-import { newUid, randomBase62, uidFromPublicId } from '../../../shared/ids/ids';
+import { sameDigest } from '../../../shared/accounts/tokens';
+import { newUid, randomBase62, sha256Hex, uidFromPublicId } from '../../../shared/ids/ids';
 import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import type { CalendarRow } from '../calendars/calendars.repository';
 import { requireCalendar } from '../calendars/calendars.service';
@@ -9,7 +10,7 @@ import type { AppContext } from '../context';
 import type { SubscribePlatform } from './subscribers.schemas';
 import {
   deleteSubscriber as deleteRow,
-  findByToken,
+  findByTokenHash,
   findSubscriber,
   insertSubscriber,
   listSubscribers as listRows,
@@ -44,9 +45,11 @@ export function toSubscriberJson(row: SubscriberRow, calendarUid: string, baseUr
 
 /** Records a subscriber with a personal feed address; answers where to send the browser. */
 export async function subscribe(deps: Deps, calendar: CalendarRow, platform: SubscribePlatform, details: { name?: string; email?: string } = {}) {
+  const feedToken = randomBase62(32);
   const row = await insertSubscriber(deps.db, {
     uid: newUid(),
-    feed_token: randomBase62(32),
+    feed_token: feedToken,
+    feed_token_hash: sha256Hex(feedToken),
     calendar_id: calendar.id,
     team_id: calendar.team_id,
     platform,
@@ -57,15 +60,21 @@ export async function subscribe(deps: Deps, calendar: CalendarRow, platform: Sub
   return { subscriber: row, redirect: platformSubscribeUrl(platform, feed, calendar.name) };
 }
 
-/** The subscriber behind a personal feed token (cached while the invalidation feed is live). */
+/**
+ * The subscriber behind a personal feed token (cached while the invalidation feed is live).
+ * Found by the token's SHA-256, like API tokens, so no comparison's time depends on how
+ * much of the secret a guess got right.
+ */
 export async function subscriberByToken(deps: Deps, token: string): Promise<SubscriberRow | null> {
   if (!/^[0-9A-Za-z]{32}$/.test(token)) return null;
-  const cached = deps.caches.subscribers.get(token);
-  if (cached !== undefined) return cached || null;
-  const startedAt = deps.caches.subscribers.begin();
-  const row = await findByToken(deps.db, token);
-  deps.caches.subscribers.set(token, row ?? false, startedAt);
-  return row ?? null;
+  const hash = sha256Hex(token);
+  let row = deps.caches.subscribers.get(hash);
+  if (row === undefined) {
+    const startedAt = deps.caches.subscribers.begin();
+    row = (await findByTokenHash(deps.db, hash)) ?? false;
+    deps.caches.subscribers.set(hash, row, startedAt);
+  }
+  return row && sameDigest(row.feed_token_hash, hash) ? row : null;
 }
 
 /** Counts a fetch of a personal feed: added up in memory, written every few seconds. */
@@ -90,13 +99,13 @@ export async function listSubscribers(deps: Deps, teamId: number, calPublicId: s
 export async function updateSubscriber(deps: Deps, teamId: number, calPublicId: string, subPublicId: string, status: 'active' | 'blocked') {
   const { calendar, row } = await requireSubscriber(deps, teamId, calPublicId, subPublicId);
   const updated = await setStatus(deps.db, row.id, status);
-  await deps.caches.invalidate({ kind: 'subscriber', token: row.feed_token });
+  await deps.caches.invalidate({ kind: 'subscriber', tokenHash: row.feed_token_hash });
   return { calendar, row: updated };
 }
 
 export async function deleteSubscriber(deps: Deps, teamId: number, calPublicId: string, subPublicId: string) {
   const { row } = await requireSubscriber(deps, teamId, calPublicId, subPublicId);
   await deleteRow(deps.db, row.id);
-  await deps.caches.invalidate({ kind: 'subscriber', token: row.feed_token });
+  await deps.caches.invalidate({ kind: 'subscriber', tokenHash: row.feed_token_hash });
   return row;
 }

@@ -10,6 +10,7 @@ import * as rsvpConfirmations from './0008_rsvp_confirmations';
 import * as planRateLimits from './0009_plan_rate_limits';
 import * as submissionsByReceipt from './0010_submissions_by_receipt';
 import * as unlimitedUsage from './0011_unlimited_usage';
+import * as subscriberFeedTokenHash from './0012_subscriber_feed_token_hash';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,4 +34,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0009_plan_rate_limits', planRateLimits],
   ['0010_submissions_by_receipt', submissionsByReceipt],
   ['0011_unlimited_usage', unlimitedUsage],
+  ['0012_subscriber_feed_token_hash', subscriberFeedTokenHash],
 ];
