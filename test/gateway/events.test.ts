@@ -350,6 +350,13 @@ describe('POST /api/events (simplified form)', () => {
     expect(calendars[0]).toMatchObject({ name: 'My Calendar', timezone: 'UTC' });
   });
 
+  it('a first event refused by the monthly limit leaves no "My Calendar" behind', async () => {
+    const own = await gw.newTeam({ eventLimit: 0 });
+    const res = await own.api.post('/api/events', { title: 'Over the limit', start: '2026-09-01 10:00' });
+    expect(res.status).toBe(409);
+    expect((await own.api.get('/api/calendars')).body.data).toEqual([]);
+  });
+
   it('validates title, start, end and calendar', async () => {
     const res = await team.api.post('/api/events', { start: 'soon', calendar: 'cal_unknown' });
     expect(res.status).toBe(422);

@@ -139,8 +139,13 @@ export async function createSimpleEvent(deps: EventsDeps, teamId: number, input:
   const full: EventInput = { ...input, is_all_day: isAllDay, date_start: input.start, date_end: end, timezone: zone };
   const values = await eventValues(full, undefined, { startField: 'start', endField: 'end' });
   values.short_link = blankToNull(input.short_link) ?? null;
-  const calendar = existing ?? (await firstCalendar(deps.db, teamId, zone));
-  return insertNewEvent(deps, teamId, calendar.uid, values, invalidCalendar);
+  if (existing) return insertNewEvent(deps, teamId, existing.uid, values, invalidCalendar);
+  // The first calendar and its event commit together: an event refused at this point (the
+  // monthly limit) leaves no calendar behind.
+  return deps.db.transaction(async (trx) => {
+    const calendar = await firstCalendar(trx, teamId, zone);
+    return insertNewEvent({ ...deps, db: trx }, teamId, calendar.uid, values, invalidCalendar);
+  });
 }
 
 /** The calendar the request names (422 when it is not the team's), else the team's oldest, if any. */
@@ -154,15 +159,16 @@ async function simpleEventCalendar(db: Knex, teamId: number, input: SimpleEventI
   return oldestCalendar(db, teamId);
 }
 
-/** The team's first calendar, "My Calendar"; serialized per team so two first events do not make two. */
-function firstCalendar(db: Knex, teamId: number, timezone: string): Promise<CalendarRow> {
-  return db.transaction(async (trx) => {
-    await trx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [teamId]);
-    return (
-      (await oldestCalendar(trx, teamId)) ??
-      insertCalendar(trx, { uid: newUid(), team_id: teamId, name: 'My Calendar', description: '', timezone, week_begins: 1 })
-    );
-  });
+/**
+ * The team's first calendar, "My Calendar", in the caller's transaction; serialized per team
+ * (until that transaction ends) so two first events do not make two.
+ */
+async function firstCalendar(trx: Knex, teamId: number, timezone: string): Promise<CalendarRow> {
+  await trx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [teamId]);
+  return (
+    (await oldestCalendar(trx, teamId)) ??
+    insertCalendar(trx, { uid: newUid(), team_id: teamId, name: 'My Calendar', description: '', timezone, week_begins: 1 })
+  );
 }
 
 /** The team's live event; with a calendar id, only when it belongs to that calendar. */
