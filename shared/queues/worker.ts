@@ -1,9 +1,10 @@
-import { type Job, type Processor, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
+import { DelayedError, type Job, type Processor, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
+import { isDbUnavailableError } from '../db/knex';
 import type { Config } from '../config/config';
 import type { Knex } from '../db/knex';
 import type { Clock } from '../lifecycle/clock';
 import type { Logger } from '../logging/logger';
-import type { JobContract, JobMeta } from './queues';
+import { cappedBackoff, type JobContract, type JobMeta } from './queues';
 import type { Redis } from './redis';
 import type { Metrics } from '../metrics/metrics';
 import { jobMetrics } from '../metrics/job-metrics';
@@ -39,7 +40,7 @@ export interface WorkerDefinition<T, R> {
  */
 export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerContext, connection: Redis): Worker<T, R> {
   const figures = jobMetrics(ctx.metrics, def.contract.queue);
-  const processor: Processor<T, R> = async (job) => {
+  const processor: Processor<T, R> = async (job, token) => {
     const meta = (job.data as { meta?: JobMeta }).meta;
     const log = ctx.logger.child({ queue: def.contract.queue, jobId: job.id, reqId: meta?.requestId, attempt: job.attemptsMade + 1 });
     const started = process.hrtime.bigint();
@@ -51,6 +52,18 @@ export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerConte
       figures.completed(secondsSince(started));
       return result;
     } catch (err) {
+      if (token && isDbUnavailableError(err)) {
+        // Postgres is away: nothing this job does can succeed until it is back. The job waits
+        // (delayed, its own backoff up to a minute) without spending one of its attempts, so
+        // an outage of any length never turns queued work into failed work; attempts are for
+        // failures of the job itself (an SMTP refusal, a bug).
+        const waited = Math.max(0, (job.attemptsStarted ?? 1) - 1 - job.attemptsMade);
+        const delayMs = cappedBackoff(waited + 1);
+        figures.failed(secondsSince(started), true);
+        log.warn({ err: (err as Error).message, delayMs }, 'Postgres is unavailable; the job waits');
+        await job.moveToDelayed(Date.now() + delayMs, token);
+        throw new DelayedError();
+      }
       const willRetry = !(err instanceof UnrecoverableError) && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
       figures.failed(secondsSince(started), willRetry);
       throw err;

@@ -162,9 +162,11 @@ describe('the workers', () => {
     const { proxy, url } = await proxiedPostgres();
     proxies.push(proxy);
     // The gateway keeps its Postgres; the three workers go through the proxy.
-    const gw = await startGateway({ QUEUE_PREFIX: prefix, MAIL_BACKOFF_MS: '200' });
+    // Two attempts per email, 200 ms apart: an outage that spent attempts would fail the
+    // emails queued during it for good within a second. Waiting out an outage spends none.
+    const gw = await startGateway({ QUEUE_PREFIX: prefix, MAIL_BACKOFF_MS: '200', MAIL_MAX_ATTEMPTS: '2' });
     closers.push(() => gw.close());
-    const env = { DATABASE_URL: url, QUEUE_PREFIX: prefix, WORKER_LOCK_MS: '2000', MAIL_BACKOFF_MS: '200', MAIL_RATE_PER_SECOND: '0', MAIL_POOL_SIZE: '2' };
+    const env = { DATABASE_URL: url, QUEUE_PREFIX: prefix, WORKER_LOCK_MS: '2000', MAIL_BACKOFF_MS: '200', MAIL_MAX_ATTEMPTS: '2', MAIL_RATE_PER_SECOND: '0', MAIL_POOL_SIZE: '2' };
     const [slw, mw, xw] = await Promise.all([
       spawnWorker('smart-link-worker', env),
       spawnWorker('mail-worker', { ...env, SMTP_URL: sink.url }),
@@ -218,16 +220,21 @@ describe('the workers', () => {
     // worker cannot record them. It must keep trying rather than give up and send them again.
     answer = 'accept';
     for (const held of sink.held) held.answer('accept');
-    const attempts = async (contract: { queue: string }, id: string) => ((await queues.find((q) => q.name === contract.queue)?.getJob(id))?.attemptsMade ?? 0);
+    const waited = (w: typeof slw) => logLines(w, 'Postgres is unavailable; the job waits').length;
     await waitFor(
-      async () =>
+      () =>
         // more tries than the recorder used to make (4) before the job failed and resent
         logLines(mw, 'could not record sent messages yet; retrying').some((l) => Number(l.attempt) >= 5) &&
-        (await attempts(smartLinkJob, [...accepted.keys()][0].slice(4))) >= 1 &&
-        // more tries than an extraction used to get (3) before it was left pending for good
-        (await attempts(extractionJob, extractions[0])) >= 3,
-      { what: 'every worker to fail and retry', timeoutMs: 60_000 },
+        waited(slw) >= 1 &&
+        // more tries than an extraction used to get (3) before it was left pending for good,
+        // and than an email gets here (2)
+        waited(xw) >= 3 * 4 &&
+        waited(mw) >= 3,
+      { what: 'every worker to find Postgres away and wait', timeoutMs: 60_000 },
     );
+    // Waiting spent no attempt.
+    const attempts = async (contract: { queue: string }, id: string) => (await queues.find((q) => q.name === contract.queue)?.getJob(id))?.attemptsMade;
+    expect(await attempts(extractionJob, extractions[0])).toBe(0);
     const unrecorded = sink.received.length;
     expect(await Promise.all([slw, mw, xw].map((w) => w.readyz()))).toEqual([503, 503, 503]);
     await proxy.restore();
