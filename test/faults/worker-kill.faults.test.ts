@@ -242,7 +242,7 @@ describe('the mail worker', () => {
     // The interrupted ones were claimed twice: once by the killed worker, once after the restart.
     const retried = await gw.db('deliveries').whereIn('email', claimed).pluck('attempts');
     expect(retried.every((n: number) => n === 2)).toBe(true);
-    expect(second.stdout()).toContain('an earlier attempt stopped mid-send; sending again');
+    await waitFor(() => second.stdout().includes('an earlier attempt stopped mid-send; sending again'), { what: 'the resend log line' });
 
     second.proc.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);

@@ -23,7 +23,8 @@ describe('the gateway process', () => {
     const gw = spawnNode(dist('gateway/main.js'), { ...testEnv({ LOG_LEVEL: 'info' }), PORT: String(port) });
     running.push(gw);
     await healthy(port);
-    expect(gw.stdout()).toContain(`gateway listening on http://localhost:${port}`);
+    // Log lines are written asynchronously: the line may follow the first answer by a moment.
+    await waitFor(() => gw.stdout().includes(`gateway listening on http://localhost:${port}`), { what: 'the "listening" log line' });
 
     // Start a request (the server's "100 Continue" proves it is in flight), SIGTERM, then send the body.
     const body = JSON.stringify({ name: 'x', timezone: 'UTC' });
@@ -104,7 +105,7 @@ describe('npm start (the launcher)', () => {
       await healthy(port);
       const ready = await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, { what: 'readiness' });
       expect(ready).toBe(true);
-      expect(launcher.stdout()).toContain('applied migrations');
+      await waitFor(() => launcher.stdout().includes('applied migrations'), { what: 'the migrations log line' });
 
       // End to end through the launched processes: the gateway queues, the extraction worker reads.
       const db = createDb(env.DATABASE_URL, { poolMax: 1 });
