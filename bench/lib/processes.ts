@@ -4,6 +4,9 @@ import path from 'node:path';
 
 export const DIST = path.resolve(__dirname, '..', '..');
 
+/** `BENCH_CPU_PROF=dir`: every process a benchmark starts writes a V8 CPU profile there when it exits. */
+const nodeArgs = (): string[] => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -25,7 +28,7 @@ export interface Proc {
 /** Starts a built entry point with PORT set and waits until `readyPath` answers 200. */
 export async function startProcess(entry: string, env: NodeJS.ProcessEnv, readyPath = '/healthz', args: string[] = []): Promise<Proc> {
   const port = Number(env.PORT ?? (await freePort()));
-  const child = spawn(process.execPath, [entry, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs(), entry, ...args], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -62,7 +65,7 @@ export function startWorker(
   env: NodeJS.ProcessEnv,
   onStdout?: (chunk: string) => void,
 ): { child: ChildProcess; stop(): Promise<void> } {
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs(), entry], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'inherit'] });
   if (onStdout) child.stdout?.on('data', (d: Buffer) => onStdout(d.toString()));
   return {
     child,

@@ -67,7 +67,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     res.set('X-Content-Type-Options', 'nosniff');
     next();
   });
-  app.use(docsAssets());
+  app.use('/docs/assets', docsAssets()); // mounted: other requests pass it with one prefix test
   app.use('/api', jsonBody);
 
   const caches = new ReadCaches(deps.redis, deps.config.queuePrefix, deps.logger);

@@ -44,11 +44,11 @@ const INIT = `window.onload = function () {
 
 export function docsAssets(): Router {
   const router = express.Router();
-  router.get('/docs/assets/init.js', (_req, res) => {
+  router.get('/init.js', (_req, res) => {
     res.type('application/javascript').set('Cache-Control', 'public, max-age=300').send(INIT);
   });
   for (const file of SWAGGER_FILES) {
-    router.get(`/docs/assets/${file}`, (_req, res) => {
+    router.get(`/${file}`, (_req, res) => {
       res.set('Cache-Control', 'public, max-age=86400').sendFile(path.join(SWAGGER_DIR, file));
     });
   }

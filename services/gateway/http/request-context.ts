@@ -41,7 +41,7 @@ export function requestContext(logger: Logger, metrics: HttpMetrics): RequestHan
   return (req, res, next) => {
     const id = beginRequest(logger, req, res, (seconds) => {
       // The route pattern (never the raw path: ids would make a series per event).
-      const route = req.route?.path ?? (res.statusCode === 404 ? 'not_found' : 'other');
+      const route = req.route?.path !== undefined ? req.baseUrl + req.route.path : res.statusCode === 404 ? 'not_found' : 'other';
       metrics.observe(req.method, typeof route === 'string' ? route : 'other', res.statusCode, seconds);
       if (res.locals.errorCode === 'event_limit_exceeded') metrics.eventLimitRejected();
     });

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import type Joi from 'joi';
 import type { FieldErrors } from '../../../shared/errors/app-error';
 import type { AuthContext } from './auth';
@@ -78,8 +78,14 @@ export interface MountOptions {
 }
 
 /** Mounts the routes on an Express router with auth, validation and JSON replies. */
-export function mountRoutes(router: Router, routes: RouteSpec[], opts: MountOptions): void {
+export function mountRoutes(app: Router, routes: RouteSpec[], opts: MountOptions): void {
+  // Two routers, chosen by one prefix test: a public page or feed request does not walk the
+  // API's routes (Express matches its layers one by one), and an API request does not walk
+  // the pages'. Each keeps its routes' order and full paths (req.route.path stays whole).
+  const api = Router();
+  const site = Router();
   for (const route of routes) {
+    const router = route.path.startsWith('/api/') ? api : site;
     if (route.docsOnly) continue;
     const chain: RequestHandler[] = [];
     if (route.page) {
@@ -106,4 +112,5 @@ export function mountRoutes(router: Router, routes: RouteSpec[], opts: MountOpti
     });
     router[route.method](route.path, ...chain);
   }
+  app.use((req, res, next) => (req.path.startsWith('/api/') ? api(req, res, next) : site(req, res, next)));
 }
