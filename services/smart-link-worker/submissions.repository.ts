@@ -1,4 +1,5 @@
 import type { Knex } from '../../shared/db/knex';
+import type { SmartLinkJob } from '../../shared/queues/smart-link.job';
 
 export type Outcome = { status: 'processed' | 'duplicate' | 'failed'; event: string | null; error: string | null };
 
@@ -17,21 +18,8 @@ export async function liveCalendars(trx: Knex, ids: number[]): Promise<Set<numbe
   return new Set(rows.map((r) => r.id as number));
 }
 
-export interface NewEventRow {
-  uid: string;
-  team_id: number;
-  calendar_id: number;
-  title: string;
-  description: string | null;
-  location: string | null;
-  internal_name: string | null;
-  is_all_day: boolean;
-  timezone: string;
-  date_start: string;
-  date_end: string;
-  ends_at: string;
-  status: 'approved' | 'pending';
-}
+/** A submission's event as the job carries it, placed in its link's team and calendar. */
+export type NewEventRow = SmartLinkJob['event'] & { team_id: number; calendar_id: number };
 
 /** One multi-row insert; rows whose uid exists already are skipped. Answers uid → id of the new ones. */
 export async function insertEvents(trx: Knex, rows: NewEventRow[]): Promise<Map<string, number>> {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import type { IcsEvent } from '../calendar/ics';
 import { defineJob, QUEUES } from './queues';
 
 export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'rsvp_yes', 'rsvp_maybe'] as const;
@@ -14,26 +15,13 @@ export const ATTENDEE_ANSWER: Partial<Record<MailKind, 'ACCEPTED' | 'TENTATIVE'>
 /**
  * The event as it was when the message was queued: a cancellation for an event deleted a
  * second later still has everything it needs, and an update shows what was true when it
- * was sent. Field meanings as in shared/calendar/ics.ts IcsEvent.
+ * was sent. Its fields are IcsEvent's, with the page address and the stamp fixed.
  */
-export interface EventSnapshot {
-  uid: string;
+export interface EventSnapshot extends Omit<IcsEvent, 'url' | 'createdMs' | 'cancelled'> {
   /** Host part of the ICS UID (the public host), so the UID matches the event's .ics. */
   uidHost: string;
-  sequence: number;
-  title: string;
-  descriptionHtml: string | null;
-  location: string | null;
   /** The public event page. */
   url: string;
-  startMs: number;
-  endMs: number;
-  isAllDay: boolean;
-  timezone: string;
-  recurrenceRule: string | null;
-  reminderBefore: number | null;
-  busyType: 'busy' | 'free' | null;
-  updatedMs: number;
   createdMs: number;
   /** When the change was made and the message decided: its DTSTAMP (RFC 5546). */
   stampMs: number;
