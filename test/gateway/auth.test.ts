@@ -21,6 +21,13 @@ describe('bearer tokens', () => {
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
   });
 
+  it('routes API paths case-insensitively, as Express matches routes', async () => {
+    const team = await gw.newTeam();
+    // Plain fetch: the OpenAPI-checking client knows only the documented spelling.
+    expect((await fetch(`${gw.baseUrl}/API/calendars`)).status).toBe(401);
+    expect((await fetch(`${gw.baseUrl}/Api/Calendars`, { headers: { Authorization: `Bearer ${team.token}` } })).status).toBe(200);
+  });
+
   it('accepts a valid token and records when it was used', async () => {
     const team = await gw.newTeam();
     expect((await team.api.get('/api/calendars')).status).toBe(200);

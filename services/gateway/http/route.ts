@@ -112,5 +112,6 @@ export function mountRoutes(app: Router, routes: RouteSpec[], opts: MountOptions
     });
     router[route.method](route.path, ...chain);
   }
-  app.use((req, res, next) => (req.path.startsWith('/api/') ? api(req, res, next) : site(req, res, next)));
+  // Case-insensitive, as Express matches the routes themselves.
+  app.use((req, res, next) => (req.path.slice(0, 5).toLowerCase() === '/api/' ? api(req, res, next) : site(req, res, next)));
 }
