@@ -77,7 +77,18 @@ export interface Validated<T> {
   errors: FieldErrors;
 }
 
-const OPTIONS: Joi.ValidationOptions = { abortEarly: false, convert: true, stripUnknown: false };
+/**
+ * The error codes of our custom field types get their fallback texts here, on the root,
+ * rather than through `.messages()` on each field: joi merges a field's own preferences on
+ * every validation, and these fields sit on the hottest path (smart-link submissions).
+ * The texts users see come from messageFor above.
+ */
+const OPTIONS: Joi.ValidationOptions = {
+  abortEarly: false,
+  convert: true,
+  stripUnknown: false,
+  messages: { 'timezone.invalid': 'invalid timezone', 'date.invalid': 'invalid date', 'rrule.invalid': 'invalid RRULE' },
+};
 
 /** Where a schema declares strings: the keys of its objects and the items of its arrays. */
 interface Shape {
@@ -180,14 +191,12 @@ export const timezone = () =>
   Joi.string()
     .max(64)
     .custom((value: string, helpers) => (isValidTimeZone(value) ? value : helpers.error('timezone.invalid')))
-    .messages({ 'timezone.invalid': 'invalid timezone' })
     .description('IANA time zone name, e.g. America/New_York');
 
 export const dateInput = () =>
   Joi.string()
     .max(40)
     .custom((value: string, helpers) => (parseDateInput(value) ? value : helpers.error('date.invalid')))
-    .messages({ 'date.invalid': 'invalid date' })
     .description('ISO 8601 date-time with or without offset, `YYYY-MM-DD HH:mm[:ss]`, or a bare date');
 
 export const rrule = () =>
@@ -197,7 +206,6 @@ export const rrule = () =>
       const result = checkRrule(value);
       return result.ok ? result.rule : helpers.error('rrule.invalid', { reason: result.reason });
     })
-    .messages({ 'rrule.invalid': 'invalid RRULE' })
     .description('RFC 5545 RRULE, e.g. FREQ=WEEKLY;BYDAY=TU;COUNT=10 (an RRULE: prefix is accepted)');
 
 export const httpUrl = () => Joi.string().max(2048).uri({ scheme: ['http', 'https'] });

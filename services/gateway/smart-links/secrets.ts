@@ -37,12 +37,18 @@ export const newSmartLinkKey = () => randomBase62(24);
  */
 export function derivedUid(appKey: string, message: string): string {
   const digest = createHmac('sha256', appKey).update(message).digest();
-  // 128 bits hold 16 base62 digits (62^16 < 2^128).
-  let n = BigInt(`0x${digest.subarray(0, 16).toString('hex')}`);
+  // The first 128 bits, read big-endian, written in 16 base62 digits, least significant
+  // first (62^16 < 2^128). Long division over four 32-bit limbs: no BigInt on this path.
+  const limbs = [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)];
   let out = '';
   for (let i = 0; i < 16; i++) {
-    out += BASE62[Number(n % 62n)];
-    n /= 62n;
+    let rest = 0;
+    for (let j = 0; j < 4; j++) {
+      const value = rest * 0x1_0000_0000 + limbs[j]; // < 62 * 2^32: exact in a double
+      limbs[j] = Math.floor(value / 62);
+      rest = value % 62;
+    }
+    out += BASE62[rest];
   }
   return out;
 }
