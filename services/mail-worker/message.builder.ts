@@ -13,7 +13,8 @@ export type Sender = { header: string; mailbox: Mailbox };
  * `text/calendar; method=REQUEST|CANCEL` alternative (nodemailer's icalEvent, which also
  * attaches it as an .ics file for clients that only look at attachments). An RSVP
  * confirmation is a REQUEST whose ATTENDEE has already answered (PARTSTAT, no reply asked),
- * so the calendar app adds the event as accepted or tentative. The calendar
+ * so the calendar app adds the event as accepted or tentative; updates and cancellations
+ * to someone who answered keep their answer the same way. The calendar
  * part comes from the same builder as the public .ics files, so the UID is the event's
  * UID everywhere; ORGANIZER is the sender, ATTENDEE the recipient (alone: invitees of one
  * event never see each other's addresses). What the messages share is made once per job.
@@ -38,13 +39,13 @@ export async function messageFactory(
   const html = { raw: await encodedPart('text/html; charset=utf-8', content.html) };
   // Boundaries from one random base per job instead of fresh random bytes for every MIME part.
   const baseBoundary = randomBytes(8).toString('hex');
-  return ({ deliveryId, to }) => ({
+  return ({ deliveryId, to, answer: own }) => ({
     from: from.header,
     to: to.name ? { name: to.name, address: to.email } : to.email,
     subject: content.subject,
     text,
     html,
-    icalEvent: { method, filename: cancel ? 'cancel.ics' : 'invite.ics', content: ics({ email: to.email, name: to.name && paramSafe(to.name), answer }) },
+    icalEvent: { method, filename: cancel ? 'cancel.ics' : 'invite.ics', content: ics({ email: to.email, name: to.name && paramSafe(to.name), answer: own ?? answer }) },
     // The same Message-ID on every attempt of this delivery, so a resend after a crash can
     // be recognised as the same message by the receiving side.
     messageId: deliveryMessageId(job, deliveryId),

@@ -10,7 +10,11 @@ export type MailKind = (typeof MAIL_KINDS)[number];
  * an RSVP confirmation carries the answer given on the event page (and asks for no reply);
  * invitations and updates ask for one.
  */
-export const ATTENDEE_ANSWER: Partial<Record<MailKind, 'ACCEPTED' | 'TENTATIVE'>> = { rsvp_yes: 'ACCEPTED', rsvp_maybe: 'TENTATIVE' };
+export type AttendeeAnswer = 'ACCEPTED' | 'TENTATIVE';
+export const ATTENDEE_ANSWER: Partial<Record<MailKind, AttendeeAnswer>> = { rsvp_yes: 'ACCEPTED', rsvp_maybe: 'TENTATIVE' };
+
+/** An RSVP answer as a PARTSTAT: updates and cancellations to people who answered keep it. */
+export const RSVP_PARTSTAT: Record<'yes' | 'maybe', AttendeeAnswer> = { yes: 'ACCEPTED', maybe: 'TENTATIVE' };
 
 /**
  * The event as it was when the message was queued: a cancellation for an event deleted a
@@ -31,6 +35,8 @@ export interface EventSnapshot extends Omit<IcsEvent, 'url' | 'createdMs' | 'can
 export interface MailMessage {
   deliveryId: number;
   to: { email: string; name: string | null };
+  /** The recipient's own answer (from their RSVP), which wins over the kind's (ATTENDEE_ANSWER). */
+  answer?: AttendeeAnswer;
 }
 
 /**
@@ -80,6 +86,7 @@ export const mailJob = defineJob<MailJob>({
         Joi.object({
           deliveryId: Joi.number().integer().min(1).required(),
           to: Joi.object({ email: Joi.string().required(), name: Joi.string().allow(null).required() }).required(),
+          answer: Joi.string().valid('ACCEPTED', 'TENTATIVE'),
         }),
       )
       .min(1)

@@ -224,6 +224,44 @@ describe('RSVP confirmations', () => {
     expect(prop(confirmation, 'SUMMARY')).toBe('Moved review');
     expect(prop(confirmation, 'SEQUENCE')).toBe(prop(update, 'SEQUENCE'));
   });
+
+  it('keeps the calendars of those who said yes or maybe right: they get updates and the cancellation, once each', async () => {
+    // No invitees at all: the answers alone make an audience.
+    const evt = await newEvent({ ...review, has_rsvp: true });
+    expect((await rsvp(evt, { name: 'Yara', email: 'yara@example.test', answer: 'yes' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Max', email: 'max@example.test', answer: 'maybe' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Noa', email: 'noa@example.test', answer: 'no' })).status).toBe(200);
+    // Invited and answered yes too: one message per change, as an invitee, with the answer kept.
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'both@example.test' }] });
+    expect((await rsvp(evt, { name: 'Bea', email: 'Both@example.test', answer: 'yes' })).status).toBe(200);
+    const confirmation = await nth('yara@example.test', 1, 'the yes confirmation');
+
+    // Turning RSVPs off later does not forget who has the event in their calendar.
+    await team.api.put(eventPath(evt), { ...review, has_rsvp: false, title: 'Review, moved', date_start: '2026-07-15 13:00', date_end: '2026-07-15 14:30', send_invite_updates: true });
+    const yesUpdate = await nth('yara@example.test', 2, 'the update');
+    expect(yesUpdate.parsed.subject).toMatch(/^Updated invitation: Review, moved @ Wed Jul 15, 2026/);
+    expect(prop(yesUpdate, 'UID')).toBe(prop(confirmation, 'UID'));
+    expect(Number(prop(yesUpdate, 'SEQUENCE'))).toBeGreaterThan(Number(prop(confirmation, 'SEQUENCE')));
+    expect(prop(yesUpdate, 'ATTENDEE')).toBe('ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;RSVP=FALSE;CN="Yara":MAILTO:yara@example.test');
+    expect(prop(await nth('max@example.test', 2, 'the update'), 'ATTENDEE')).toContain('PARTSTAT=TENTATIVE;RSVP=FALSE');
+    expect(prop(await nth('both@example.test', 3, 'the update'), 'ATTENDEE')).toContain('PARTSTAT=ACCEPTED;RSVP=FALSE');
+
+    const deleted = await team.api.delete(eventPath(evt), { notify_invitees: true });
+    expect(deleted.body.data.invitees_notified).toBe(3);
+    for (const [who, n] of [['yara@example.test', 3], ['max@example.test', 3], ['both@example.test', 4]] as const) {
+      const cancellation = await nth(who, n, 'the cancellation');
+      expect(prop(cancellation, 'METHOD')).toBe('CANCEL');
+      expect(prop(cancellation, 'STATUS')).toBe('CANCELLED');
+    }
+    await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
+    const byKind = (await deliveries(evt)).filter((d) => d.kind !== 'rsvp_yes' && d.kind !== 'rsvp_maybe' && d.kind !== 'invitation');
+    expect(byKind.map((d) => `${d.kind} ${d.email.toLowerCase()}`).sort()).toEqual(
+      ['both', 'max', 'yara'].flatMap((who) => [`cancellation ${who}@example.test`, `update ${who}@example.test`]).sort(),
+    );
+    // A no never had the event: nothing was sent to them.
+    expect(sink.for('noa@example.test')).toHaveLength(0);
+    expect(sink.for('both@example.test')).toHaveLength(4); // invitation, yes confirmation, update, cancellation
+  });
 });
 
 describe('failures', () => {

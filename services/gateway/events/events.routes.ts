@@ -185,7 +185,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       operationId: 'updateEvent',
       summary: 'Update an event',
       description:
-        'title, date_start, date_end and timezone are required; an omitted optional field keeps its value, an explicit null clears it. `send_invite_updates: true` emails every invitee an update.',
+        'title, date_start, date_end and timezone are required; an omitted optional field keeps its value, an explicit null clears it. `send_invite_updates: true` emails every invitee, and everyone whose RSVP is yes or maybe, an update.',
       tags,
       auth: true,
       params: calendarEventParams,
@@ -231,7 +231,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       path: '/api/calendars/:cal/events/:evt',
       operationId: 'deleteEvent',
       summary: 'Delete an event',
-      description: '`notify_invitees: true` emails every invitee a cancellation; the answer says how many were queued.',
+      description: '`notify_invitees: true` emails every invitee, and everyone whose RSVP is yes or maybe, a cancellation; `invitees_notified` says how many were queued.',
       tags,
       auth: true,
       params: calendarEventParams,

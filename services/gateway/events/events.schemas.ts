@@ -34,7 +34,7 @@ export const createEventBody = Joi.object({
 }).unknown(true);
 
 export const updateEventBody = createEventBody.keys({
-  send_invite_updates: bool().description('Email every invitee an update'),
+  send_invite_updates: bool().description('Email an update to every invitee and to everyone whose RSVP is yes or maybe'),
 });
 
 /** `POST /api/events`: `title` and `start`; everything else has a default. */
@@ -50,7 +50,7 @@ export const simpleEventBody = Joi.object({
 export const withHtmlQuery = Joi.object({ with_html: bool().description('Add html_snippets to the response') }).unknown(true);
 
 export const deleteEventBody = Joi.object({
-  notify_invitees: bool().default(false).description('Email every invitee a cancellation'),
+  notify_invitees: bool().default(false).description('Email a cancellation to every invitee and to everyone whose RSVP is yes or maybe'),
 })
   .unknown(true)
   .allow(null);

@@ -9,7 +9,7 @@ import { eventLimitErrorFrom, periodOf, usageKey } from '../../../shared/usage/e
 import { type CalendarRow, findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
 import { shortLinkTaken } from '../calendars/calendars.service';
 import type { AppContext } from '../context';
-import { queueInviteMail } from '../invites/invite-mail.queue';
+import { hasMailAudience, queueInviteMail } from '../invites/invite-mail.queue';
 import { raiseSequence } from '../invites/invites.repository';
 import { replaceShortLink } from '../public/short-links.repository';
 import { hashAccessCode } from './access-code';
@@ -228,8 +228,9 @@ export async function updateEvent(
     const event = await updateEventRow(trx, current.event.id, values);
     const found = { event, calendar: current.calendar };
     // Every update raises SEQUENCE (above), so the update each invitee gets outranks all they had.
-    if (input.send_invite_updates && event.has_calendar_invites) {
-      await queueInviteMail(trx, deps, { found, kind: 'update', sequence: event.sequence, requestId: opts.requestId });
+    // Those whose yes or maybe put the event in their calendar get it too.
+    if (input.send_invite_updates && hasMailAudience(event)) {
+      await queueInviteMail(trx, deps, { found, kind: 'update', sequence: event.sequence, withRsvps: true, requestId: opts.requestId });
     }
     return found;
   });
@@ -265,10 +266,11 @@ export async function deleteEvent(
   const result = await deps.db.transaction(async (trx) => {
     const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId: opts.calPublicId, lock: true });
     let inviteesNotified = 0;
-    if (opts.notifyInvitees && current.event.has_calendar_invites) {
-      // The cancellation outranks every message sent so far, updates and per-invitee ones alike.
+    if (opts.notifyInvitees && hasMailAudience(current.event)) {
+      // The cancellation outranks every message sent so far, updates and per-invitee ones alike;
+      // it goes to the invitees and to everyone who answered yes or maybe.
       const sequence = await raiseSequence(trx, current.event.id);
-      inviteesNotified = await queueInviteMail(trx, deps, { found: current, kind: 'cancellation', sequence, requestId: opts.requestId });
+      inviteesNotified = await queueInviteMail(trx, deps, { found: current, kind: 'cancellation', sequence, withRsvps: true, requestId: opts.requestId });
     }
     await softDeleteEvent(trx, current.event.id);
     return { uid: current.event.uid, calendarId: current.calendar.id, inviteesNotified };

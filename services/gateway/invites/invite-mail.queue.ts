@@ -1,12 +1,19 @@
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { eventPublicUrl } from '../../../shared/calendar/platforms';
 import type { Knex } from '../../../shared/db/knex';
-import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, mailJobId } from '../../../shared/queues/mail-jobs';
+import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, mailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail-jobs';
 import type { AppContext } from '../context';
 import type { EventWithCalendar } from '../events/events.repository';
 import { insertDeliveriesFor, type NewDelivery } from './invites.repository';
 
 export type MailDeps = Pick<AppContext, 'config' | 'queues' | 'clock'>;
+
+/**
+ * Whether a whole-event message (an update, a cancellation) has anyone to go to: invitees,
+ * or people whose yes or maybe put the event in their calendar.
+ */
+export const hasMailAudience = (e: Pick<EventWithCalendar['event'], 'has_calendar_invites' | 'rsvp_yes' | 'rsvp_maybe'>) =>
+  e.has_calendar_invites || e.rsvp_yes + e.rsvp_maybe > 0;
 
 /** The event as the message will show it, captured now (see EventSnapshot). */
 export function eventSnapshot({ event: e }: EventWithCalendar, baseUrl: string, sequence: number, stampMs: number): EventSnapshot {
@@ -32,7 +39,8 @@ export function eventSnapshot({ event: e }: EventWithCalendar, baseUrl: string, 
 }
 
 /**
- * Makes one delivery row per invitee (all of the event's, or those given) and queues them
+ * Makes one delivery row per invitee (all of the event's, or those given; with
+ * `withRsvps`, also per yes or maybe RSVP: see insertDeliveriesFor) and queues them
  * in jobs of MAIL_BATCH_SIZE messages, the n-th batch at priority n (fair ordering, see
  * fanOutPriority). Call inside the transaction that holds the event row lock: the jobs
  * are stored in Redis before the rows commit, so a Redis outage rolls the whole change
@@ -43,7 +51,7 @@ export function eventSnapshot({ event: e }: EventWithCalendar, baseUrl: string, 
 export async function queueInviteMail(
   trx: Knex,
   deps: MailDeps,
-  p: { found: EventWithCalendar; kind: MailKind; sequence: number; inviteeIds?: number[]; requestId?: string },
+  p: { found: EventWithCalendar; kind: MailKind; sequence: number; inviteeIds?: number[]; withRsvps?: boolean; requestId?: string },
 ): Promise<number> {
   const { event } = p.found;
   const deliveries = await insertDeliveriesFor(trx, {
@@ -52,6 +60,7 @@ export async function queueInviteMail(
     kind: p.kind,
     sequence: p.sequence,
     inviteeIds: p.inviteeIds,
+    withRsvps: p.withRsvps,
   });
   await queueDeliveries(deps, { ...p, deliveries });
   return deliveries.length;
@@ -80,7 +89,7 @@ export async function queueDeliveries(
         eventId: event.id,
         kind: p.kind,
         event: snapshot,
-        messages: batch.map((d) => ({ deliveryId: d.id, to: { email: d.email, name: d.name } })),
+        messages: batch.map((d) => ({ deliveryId: d.id, to: { email: d.email, name: d.name }, ...(d.answer ? { answer: RSVP_PARTSTAT[d.answer] } : {}) })),
         meta: p.requestId ? { requestId: p.requestId } : undefined,
       },
       opts: {

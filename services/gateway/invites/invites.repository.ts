@@ -24,11 +24,12 @@ export interface InviteeWithDelivery extends InviteeRow {
   last_delivery: LastDelivery | null;
 }
 
-/** A delivery row just made, with whom it goes to. */
+/** A delivery row just made, with whom it goes to (and their RSVP answer, if they gave one). */
 export interface NewDelivery {
   id: number;
   email: string;
   name: string | null;
+  answer?: 'yes' | 'maybe' | null;
 }
 
 const INVITEE_COLUMNS = ['id', 'uid', 'team_id', 'event_id', 'email', 'name', 'created_at', 'updated_at'] as const;
@@ -95,23 +96,38 @@ export async function setHasCalendarInvites(db: Knex, eventId: number, value: bo
   await db('events').where({ id: eventId }).update({ has_calendar_invites: value, updated_at: db.fn.now() });
 }
 
-/** Delivery rows for the given invitees (one message each), in invitee order. */
+/**
+ * Delivery rows for one message each, in invitee order: the given invitees, or all of the
+ * event's; with `withRsvps`, also everyone whose RSVP is yes or maybe (their confirmation
+ * put the event in their calendar, so its updates and cancellation must reach them too).
+ * One message per address: an invitee who also answered is written to once, as an
+ * invitee. Each recipient comes with their answer, if any, for the calendar part's PARTSTAT.
+ */
 export async function insertDeliveriesFor(
   db: Knex,
-  p: { teamId: number; eventId: number; kind: MailKind; sequence: number; inviteeIds?: number[] },
+  p: { teamId: number; eventId: number; kind: MailKind; sequence: number; inviteeIds?: number[]; withRsvps?: boolean },
 ): Promise<NewDelivery[]> {
   const only = p.inviteeIds ? 'AND i.id = ANY(?::bigint[])' : '';
   const { rows } = await db.raw(
-    `WITH ins AS (
-       INSERT INTO deliveries (team_id, event_id, invitee_id, email, kind, sequence)
-       SELECT ?, i.event_id, i.id, i.email, ?, ? FROM invitees i
+    `WITH recipients AS (
+       SELECT i.id AS invitee_id, NULL::bigint AS rsvp_id, i.email, i.name, r.answer, 0 AS rank, i.id AS ord
+         FROM invitees i
+         LEFT JOIN rsvps r ON r.event_id = i.event_id AND lower(r.email) = lower(i.email) AND r.answer IN ('yes', 'maybe')
         WHERE i.event_id = ? ${only}
-        ORDER BY i.id
+       UNION ALL
+       SELECT NULL, r.id, r.email, r.name, r.answer, 1, r.id
+         FROM rsvps r
+        WHERE ?::boolean AND r.event_id = ? AND r.answer IN ('yes', 'maybe')
+          AND NOT EXISTS (SELECT 1 FROM invitees i WHERE i.event_id = r.event_id AND lower(i.email) = lower(r.email))
+     ), ins AS (
+       INSERT INTO deliveries (team_id, event_id, invitee_id, rsvp_id, email, kind, sequence)
+       SELECT ?, ?, invitee_id, rsvp_id, email, ?, ? FROM recipients
+        ORDER BY rank, ord
        ON CONFLICT DO NOTHING
-       RETURNING id, invitee_id, email
+       RETURNING id, email
      )
-     SELECT ins.id, ins.email, i.name FROM ins JOIN invitees i ON i.id = ins.invitee_id ORDER BY ins.id`,
-    [p.teamId, p.kind, p.sequence, p.eventId, ...(p.inviteeIds ? [p.inviteeIds] : [])],
+     SELECT ins.id, ins.email, rc.name, rc.answer FROM ins JOIN recipients rc ON lower(rc.email) = lower(ins.email) ORDER BY ins.id`,
+    [p.eventId, ...(p.inviteeIds ? [p.inviteeIds] : []), p.withRsvps === true, p.eventId, p.teamId, p.eventId, p.kind, p.sequence],
   );
   return rows as NewDelivery[];
 }
