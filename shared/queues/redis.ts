@@ -4,13 +4,14 @@ export type { Redis };
 
 /**
  * Redis connections. Request-path connections (`client`) fail fast while Redis is away
- * (no offline queue), so a submission becomes a quick 503 instead of a hung request;
+ * (no offline queue), so a submission becomes a quick 503 instead of a hung request, and
+ * try to reconnect at least every half second, so the 503s stop soon after Redis is back;
  * worker connections (`worker`) wait and retry for as long as it takes, as BullMQ needs.
  */
 export function createRedis(url: string, role: 'client' | 'worker', extra: RedisOptions = {}): Redis {
   const base: RedisOptions = {
     connectionName: `calendar-${role}`,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
+    retryStrategy: role === 'client' ? (times) => Math.min(times * 100, 500) : (times) => Math.min(times * 200, 2000),
     lazyConnect: false,
   };
   const roleOpts: RedisOptions =
