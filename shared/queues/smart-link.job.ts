@@ -28,12 +28,31 @@ export interface SmartLinkJob {
 
 const nullableText = (max: number) => Joi.string().max(max).allow(null).required();
 
+/**
+ * A UTC instant as the gateway writes it (`2030-09-14T10:00:00.000Z`, or without the
+ * milliseconds for all-day days), for a day and time that exist: it must read back to the
+ * same wall time. Cheaper than joi's isoDate(), whose catch-all ISO 8601 pattern cost the
+ * worker more than the rest of the job's check together; and a value Postgres would refuse
+ * must fail its own job here, not the batch it would be written with.
+ */
+const INSTANT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d{1,3})?Z$/;
+const isInstant = (value: string) => {
+  const m = INSTANT.exec(value);
+  const ms = m ? Date.parse(value) : NaN;
+  return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith((m as RegExpExecArray)[1]);
+};
+const instant = () =>
+  Joi.string()
+    .max(40)
+    .custom((value: string, helpers) => (isInstant(value) ? value : helpers.error('string.isoDate')))
+    .required();
+
 export const smartLinkJob = defineJob<SmartLinkJob>({
   queue: QUEUES.smartLinkSubmissions,
   schema: Joi.object({
     submission: Joi.string().pattern(/^[0-9A-Za-z]{16}$/).required(),
     link: Joi.object({ id: Joi.number().integer().required(), teamId: Joi.number().integer().required(), calendarId: Joi.number().integer().required() }).required(),
-    receivedAt: Joi.string().isoDate().required(),
+    receivedAt: instant(),
     event: Joi.object({
       uid: Joi.string().pattern(/^[0-9A-Za-z]{16}$/).required(),
       title: Joi.string().max(255).required(),
@@ -42,9 +61,9 @@ export const smartLinkJob = defineJob<SmartLinkJob>({
       internal_name: nullableText(255),
       is_all_day: Joi.boolean().required(),
       timezone: Joi.string().max(64).required(),
-      date_start: Joi.string().isoDate().required(),
-      date_end: Joi.string().isoDate().required(),
-      ends_at: Joi.string().isoDate().required(),
+      date_start: instant(),
+      date_end: instant(),
+      ends_at: instant(),
       status: Joi.string().valid('approved', 'pending').required(),
     }).required(),
     meta: Joi.object({ requestId: Joi.string() }),

@@ -170,6 +170,14 @@ describe('the batch writer', () => {
       const failed = await queue.getJob(bad.id as string);
       expect(failed?.attemptsMade).toBe(1);
       expect(failed?.failedReason).toMatch(/invalid smart-link-submissions payload/);
+      // Well formed but for a day that does not exist: refused before it can fail a whole batch in Postgres.
+      const { ref } = await linkRefs();
+      const good = job(ref, 98);
+      const badDay = await queue.add('submission', { ...good, event: { ...good.event, date_start: '2030-02-30T10:00:00.000Z' } }, { jobId: 'badday00000000000', attempts: 5 });
+      await waitFor(async () => (await badDay.getState()) === 'failed', { what: 'the job with a nonexistent day to fail' });
+      const failedDay = await queue.getJob(badDay.id as string);
+      expect(failedDay?.attemptsMade).toBe(1);
+      expect(failedDay?.failedReason).toMatch(/"event.date_start" must be in iso format/);
     } finally {
       await w.close();
     }
