@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type MailComposer from 'nodemailer/lib/mail-composer';
 import MimeNode from 'nodemailer/lib/mime-node';
 import type { Mailbox } from '../../shared/config/mailbox';
-import { ATTENDEE_ANSWER, type MailJob, type MailMessage } from '../../shared/queues/mail-jobs';
+import { ATTENDEE_ANSWER, isCancelKind, type MailJob, type MailMessage } from '../../shared/queues/mail-jobs';
 import { icsPerAttendee } from './ics-template';
 import { messageContent } from './message.content';
 
@@ -25,7 +25,7 @@ export async function messageFactory(
   nowMs: number,
 ): Promise<(message: MailMessage) => MailComposer.Options> {
   const { event, kind } = job;
-  const cancel = kind === 'cancellation';
+  const cancel = isCancelKind(kind);
   const method = cancel ? 'CANCEL' : 'REQUEST';
   // A cancelled event's page is gone and its reminder moot: neither goes into the CANCEL.
   const ics = icsPerAttendee(

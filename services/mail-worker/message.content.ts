@@ -16,6 +16,7 @@ const SUBJECT_PREFIX: Record<MailKind, string> = {
   cancellation: 'Cancelled',
   rsvp_yes: 'You are going',
   rsvp_maybe: 'You might go',
+  rsvp_no: 'Not going',
 };
 
 const LEAD: Record<MailKind, string> = {
@@ -24,6 +25,7 @@ const LEAD: Record<MailKind, string> = {
   cancellation: 'This event has been cancelled',
   rsvp_yes: 'Thank you for your answer. You said yes to',
   rsvp_maybe: 'Thank you for your answer. You said maybe to',
+  rsvp_no: 'Thank you for your answer. You said no to',
 };
 
 const CALENDAR_NOTE: Record<MailKind, string> = {
@@ -32,6 +34,7 @@ const CALENDAR_NOTE: Record<MailKind, string> = {
   cancellation: 'The attached cancellation removes it from your calendar.',
   rsvp_yes: 'The attached invitation adds it to your calendar as accepted. To change your answer, answer again on the event page.',
   rsvp_maybe: 'The attached invitation adds it to your calendar as tentative. To change your answer, answer again on the event page.',
+  rsvp_no: 'The attached cancellation removes it from your calendar. To change your answer, answer again on the event page.',
 };
 
 /** The lines of the message that carry facts, in the order a reader looks for them. */

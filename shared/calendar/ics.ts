@@ -36,7 +36,7 @@ export interface IcsEvent {
 export interface IcsAttendee {
   email: string;
   name?: string | null;
-  answer?: 'ACCEPTED' | 'TENTATIVE';
+  answer?: 'ACCEPTED' | 'TENTATIVE' | 'DECLINED';
 }
 
 /** ical-generator's attendee data for an IcsAttendee (one place, used by the mail worker's templates too). */
@@ -44,7 +44,7 @@ export const attendeeData = (a: IcsAttendee, method: IcsOptions['method']): ICal
   email: a.email,
   name: a.name ?? undefined,
   rsvp: method === 'REQUEST' && !a.answer,
-  ...(a.answer ? { status: a.answer === 'ACCEPTED' ? ICalAttendeeStatus.ACCEPTED : ICalAttendeeStatus.TENTATIVE } : {}),
+  ...(a.answer ? { status: ICalAttendeeStatus[a.answer] } : {}),
 });
 
 export interface IcsOptions {

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { IcsEvent } from '../calendar/ics';
 import { defineJob, QUEUES } from './queues';
 
-export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'rsvp_yes', 'rsvp_maybe'] as const;
+export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /**
@@ -10,11 +10,14 @@ export type MailKind = (typeof MAIL_KINDS)[number];
  * an RSVP confirmation carries the answer given on the event page (and asks for no reply);
  * invitations and updates ask for one.
  */
-export type AttendeeAnswer = 'ACCEPTED' | 'TENTATIVE';
-export const ATTENDEE_ANSWER: Partial<Record<MailKind, AttendeeAnswer>> = { rsvp_yes: 'ACCEPTED', rsvp_maybe: 'TENTATIVE' };
+export type AttendeeAnswer = 'ACCEPTED' | 'TENTATIVE' | 'DECLINED';
+export const ATTENDEE_ANSWER: Partial<Record<MailKind, AttendeeAnswer>> = { rsvp_yes: 'ACCEPTED', rsvp_maybe: 'TENTATIVE', rsvp_no: 'DECLINED' };
+
+/** Kinds whose calendar part is a METHOD:CANCEL: it takes the event out of the recipient's calendar. */
+export const isCancelKind = (kind: MailKind) => kind === 'cancellation' || kind === 'rsvp_no';
 
 /** An RSVP answer as a PARTSTAT: updates and cancellations to people who answered keep it. */
-export const RSVP_PARTSTAT: Record<'yes' | 'maybe', AttendeeAnswer> = { yes: 'ACCEPTED', maybe: 'TENTATIVE' };
+export const RSVP_PARTSTAT: Record<'yes' | 'maybe', 'ACCEPTED' | 'TENTATIVE'> = { yes: 'ACCEPTED', maybe: 'TENTATIVE' };
 
 /**
  * The event as it was when the message was queued: a cancellation for an event deleted a
@@ -36,7 +39,7 @@ export interface MailMessage {
   deliveryId: number;
   to: { email: string; name: string | null };
   /** The recipient's own answer (from their RSVP), which wins over the kind's (ATTENDEE_ANSWER). */
-  answer?: AttendeeAnswer;
+  answer?: 'ACCEPTED' | 'TENTATIVE';
 }
 
 /**

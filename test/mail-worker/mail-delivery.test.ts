@@ -185,7 +185,7 @@ describe('invitation, update and cancellation', () => {
 describe('RSVP confirmations', () => {
   const rsvp = (evt: { uid: string }, body: Record<string, string>) => gw.anon.post(`/e/${evt.uid}/rsvp`, body);
 
-  it('confirms a yes and a maybe with the event as an already-answered invitation; a no gets nothing', async () => {
+  it('confirms a yes and a maybe with the event as an already-answered invitation; a no first gets nothing', async () => {
     const evt = await newEvent({ ...review, has_rsvp: true });
     const guest = 'guest@example.test';
     expect((await rsvp(evt, { name: 'Gus "G" Tan', email: guest, answer: 'yes' })).status).toBe(200);
@@ -198,9 +198,7 @@ describe('RSVP confirmations', () => {
     // Already answered: the calendar app files it as accepted and asks nothing more.
     expect(prop(yes, 'ATTENDEE')).toBe(`ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;RSVP=FALSE;CN="Gus 'G' Tan":MAILTO:${guest}`);
 
-    // A no is stored but not confirmed; a maybe is, as tentative.
-    expect((await rsvp(evt, { name: 'Gus', email: guest, answer: 'no' })).status).toBe(200);
-    expect((await deliveries(evt)).map((d) => d.kind)).toEqual(['rsvp_yes']);
+    // A maybe is confirmed as tentative.
     expect((await rsvp(evt, { name: 'Gus', email: guest, answer: 'maybe' })).status).toBe(200);
     const maybe = await nth(guest, 2, 'the maybe confirmation');
     expect(maybe.parsed.subject).toMatch(/^You might go: Quarterly review/);
@@ -212,6 +210,41 @@ describe('RSVP confirmations', () => {
     await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'both confirmations recorded sent' });
     const rows = await gw.db('deliveries as d').join('rsvps as r', 'r.id', 'd.rsvp_id').where('r.email', guest).select('d.kind');
     expect(rows).toHaveLength(2);
+
+    // Someone whose first answer is no never had the event: nothing is sent.
+    expect((await rsvp(evt, { name: 'Noor', email: 'noor@example.test', answer: 'no' })).status).toBe(200);
+    expect((await deliveries(evt)).map((d) => d.kind)).toEqual(['rsvp_yes', 'rsvp_maybe']);
+  });
+
+  it('takes the event out of the calendar of someone who changes to no, and puts it back when they answer again', async () => {
+    const evt = await newEvent({ ...review, has_rsvp: true });
+    const guest = 'changer@example.test';
+    expect((await rsvp(evt, { name: 'Cy', email: guest, answer: 'yes' })).status).toBe(200);
+    const yes = await nth(guest, 1, 'the yes confirmation');
+    expect((await rsvp(evt, { name: 'Cy', email: guest, answer: 'no' })).status).toBe(200);
+    const no = await nth(guest, 2, 'the cancellation for the no');
+    expect(no.parsed.subject).toMatch(/^Not going: Quarterly review @ /);
+    expect(no.parsed.text).toContain('You said no to');
+    expect(calendarContentType(no)).toContain('method=CANCEL');
+    expect(prop(no, 'METHOD')).toBe('CANCEL');
+    expect(prop(no, 'UID')).toBe(prop(yes, 'UID'));
+    expect(prop(no, 'ATTENDEE')).toBe(`ROLE=REQ-PARTICIPANT;PARTSTAT=DECLINED;RSVP=FALSE;CN="Cy":MAILTO:${guest}`);
+    expect(Number(prop(no, 'SEQUENCE'))).toBeGreaterThan(Number(prop(yes, 'SEQUENCE')));
+
+    // Answering maybe afterwards outranks the cancellation, so the calendar takes it back.
+    expect((await rsvp(evt, { name: 'Cy', email: guest, answer: 'maybe' })).status).toBe(200);
+    const back = await nth(guest, 3, 'the maybe confirmation');
+    expect(prop(back, 'METHOD')).toBe('REQUEST');
+    expect(Number(prop(back, 'SEQUENCE'))).toBeGreaterThan(Number(prop(no, 'SEQUENCE')));
+
+    // An invitee's invitation stands whatever they answer on the page: their no sends nothing.
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'invited@example.test' }] });
+    await nth('invited@example.test', 1, 'the invitation');
+    expect((await rsvp(evt, { name: 'In', email: 'invited@example.test', answer: 'yes' })).status).toBe(200);
+    await nth('invited@example.test', 2, 'the yes confirmation');
+    expect((await rsvp(evt, { name: 'In', email: 'invited@example.test', answer: 'no' })).status).toBe(200);
+    await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
+    expect((await deliveries(evt)).filter((d) => d.email === 'invited@example.test').map((d) => d.kind)).toEqual(['invitation', 'rsvp_yes']);
   });
 
   it('sends the event as it is after an update, with its current SEQUENCE', async () => {

@@ -66,6 +66,10 @@ export async function deleteRsvp(trx: Knex, id: number): Promise<void> {
   await trx('rsvps').where({ id }).delete();
 }
 
+/** The newest message made for this address about the event (any kind), if there is one. */
+export const lastMessageTo = (trx: Knex, eventId: number, email: string): Promise<{ kind: MailKind; sequence: number } | undefined> =>
+  trx('deliveries').first('kind', 'sequence').where({ event_id: eventId }).whereRaw('lower(email) = lower(?)', [email]).orderBy('id', 'desc');
+
 /**
  * The delivery row of an answer's confirmation, or none when this answer was already
  * confirmed at this SEQUENCE (answering yes twice sends one confirmation).

@@ -1,10 +1,12 @@
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
+import { isCancelKind } from '../../../shared/queues/mail-jobs';
 import type { AppContext } from '../context';
 import { type EventWithCalendar, findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
 import { type MailDeps, queueDeliveries } from '../invites/invite-mail.queue';
+import { findInviteesByEmail, raiseSequence } from '../invites/invites.repository';
 import {
   adjustCounts,
   deleteRsvp as deleteRow,
@@ -12,6 +14,7 @@ import {
   findRsvp,
   insertConfirmationDelivery,
   insertRsvp,
+  lastMessageTo,
   listRsvps as listRows,
   lockEventForRsvp,
   type RsvpRow,
@@ -39,7 +42,11 @@ export const eventFull = () => conflict('This event is full: no more places for 
  * One answer per email per event; a second answer replaces the first. The event row is
  * locked for the change, so `rsvp_limit` holds however many answer at once. A yes or
  * maybe is confirmed by email (a delivery row and a mail job, in the same transaction:
- * if the job cannot be queued, the answer is not stored either).
+ * if the job cannot be queued, the answer is not stored either). A yes or maybe changed
+ * to no is answered with a cancellation to that person (unless they are also an invitee,
+ * whose invitation stands), since the confirmation put the event in their calendar. A
+ * confirmation after a cancellation to the same address carries a higher SEQUENCE, so the
+ * calendar app takes the event back.
  */
 export async function submitRsvp(
   deps: SubmitDeps,
@@ -57,14 +64,21 @@ export async function submitRsvp(
       ? await updateRsvp(trx, existing.id, { name: input.name, answer: input.answer })
       : await insertRsvp(trx, { uid: newUid(), event_id: event.id, team_id: found.event.team_id, name: input.name, email: input.email, answer: input.answer });
     await adjustCounts(trx, event.id, existing?.answer ?? null, input.answer);
+
+    const tell = async (kind: 'rsvp_yes' | 'rsvp_maybe' | 'rsvp_no', sequence: number) => {
+      const deliveries = await insertConfirmationDelivery(trx, { rsvp: row, kind, sequence });
+      if (!deliveries.length) return;
+      // The event as it is now, under the lock (the page's copy may be a moment old).
+      const current = (await findEvent(trx, null, found.event.uid)) ?? found;
+      await queueDeliveries(deps, { found: current, kind, sequence, deliveries, requestId });
+    };
     if (input.answer !== 'no') {
-      const kind = input.answer === 'yes' ? 'rsvp_yes' : 'rsvp_maybe';
-      const deliveries = await insertConfirmationDelivery(trx, { rsvp: row, kind, sequence: event.sequence });
-      if (deliveries.length) {
-        // The event as it is now, under the lock (the page's copy may be a moment old).
-        const current = (await findEvent(trx, null, found.event.uid)) ?? found;
-        await queueDeliveries(deps, { found: current, kind, sequence: event.sequence, deliveries, requestId });
-      }
+      const last = await lastMessageTo(trx, event.id, input.email);
+      const outranked = last !== undefined && isCancelKind(last.kind) && last.sequence >= event.sequence;
+      const sequence = outranked ? await raiseSequence(trx, event.id, last.sequence + 1) : event.sequence;
+      await tell(input.answer === 'yes' ? 'rsvp_yes' : 'rsvp_maybe', sequence);
+    } else if ((existing?.answer === 'yes' || existing?.answer === 'maybe') && !(await findInviteesByEmail(trx, event.id, [input.email])).length) {
+      await tell('rsvp_no', await raiseSequence(trx, event.id));
     }
     return { row, created: !existing };
   });

@@ -11,6 +11,7 @@ import * as planRateLimits from './0009_plan_rate_limits';
 import * as submissionsByReceipt from './0010_submissions_by_receipt';
 import * as unlimitedUsage from './0011_unlimited_usage';
 import * as subscriberFeedTokenHash from './0012_subscriber_feed_token_hash';
+import * as rsvpDeclines from './0013_rsvp_declines';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,4 +36,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0010_submissions_by_receipt', submissionsByReceipt],
   ['0011_unlimited_usage', unlimitedUsage],
   ['0012_subscriber_feed_token_hash', subscriberFeedTokenHash],
+  ['0013_rsvp_declines', rsvpDeclines],
 ];
