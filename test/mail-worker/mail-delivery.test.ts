@@ -164,6 +164,16 @@ describe('invitation, update and cancellation', () => {
     expect(prop(mail, 'DTEND')).toBe('VALUE=DATE:20260417');
   });
 
+  it('gives a location set only as a URL, as the public .ics does', async () => {
+    const evt = await newEvent({ ...review, location: null, location_url: 'https://meet.example.test/q3' });
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'remote@example.test' }] });
+    const mail = await nth('remote@example.test', 1, 'the invitation');
+    const ics = await fetch(`${gw.baseUrl}/e/${evt.uid}/ics`).then((r) => r.text());
+    expect(prop(mail, 'LOCATION')).toBe('https://meet.example.test/q3');
+    expect(ics).toContain('LOCATION:https://meet.example.test/q3');
+    expect(mail.parsed.text).toContain('Where: https://meet.example.test/q3');
+  });
+
   it('cancels for a removed invitee only, and the next update to the others outranks it', async () => {
     const evt = await newEvent();
     const added = (await team.api.post(invitesPath(evt), { invitees: [{ email: 'keep@example.test' }, { email: 'drop@example.test' }] })).body.data;

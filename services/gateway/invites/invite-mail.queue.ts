@@ -1,9 +1,11 @@
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
+import { toIcsEvent } from '../../../shared/calendar/event-view';
 import { eventPublicUrl } from '../../../shared/calendar/platforms';
 import type { Knex } from '../../../shared/db/knex';
 import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, mailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail-jobs';
 import type { AppContext } from '../context';
 import type { EventWithCalendar } from '../events/events.repository';
+import { eventView } from '../public/public.service';
 import { insertDeliveriesFor, type NewDelivery } from './invites.repository';
 
 export type MailDeps = Pick<AppContext, 'config' | 'queues' | 'clock'>;
@@ -15,25 +17,19 @@ export type MailDeps = Pick<AppContext, 'config' | 'queues' | 'clock'>;
 export const hasMailAudience = (e: Pick<EventWithCalendar['event'], 'has_calendar_invites' | 'rsvp_yes' | 'rsvp_maybe'>) =>
   e.has_calendar_invites || e.rsvp_yes + e.rsvp_maybe > 0;
 
-/** The event as the message will show it, captured now (see EventSnapshot). */
-export function eventSnapshot({ event: e }: EventWithCalendar, baseUrl: string, sequence: number, stampMs: number): EventSnapshot {
+/**
+ * The event as the message will show it, captured now (see EventSnapshot): the same
+ * fields as its public .ics (a location given only as a URL included), at the SEQUENCE
+ * this message carries.
+ */
+export function eventSnapshot(found: EventWithCalendar, baseUrl: string, sequence: number, stampMs: number): EventSnapshot {
+  const ics = toIcsEvent(eventView(found, baseUrl));
   return {
-    uid: e.uid,
-    uidHost: new URL(baseUrl).host,
+    ...ics,
     sequence,
-    title: e.title,
-    descriptionHtml: e.description,
-    location: e.location,
-    url: eventPublicUrl(baseUrl, e.uid),
-    startMs: pgTimestampToMillis(e.date_start),
-    endMs: pgTimestampToMillis(e.date_end),
-    isAllDay: e.is_all_day,
-    timezone: e.timezone,
-    recurrenceRule: e.recurrence_rule,
-    reminderBefore: e.reminder_before,
-    busyType: e.busy_type,
-    updatedMs: pgTimestampToMillis(e.updated_at),
-    createdMs: pgTimestampToMillis(e.created_at),
+    uidHost: new URL(baseUrl).host,
+    url: ics.url ?? eventPublicUrl(baseUrl, found.event.uid),
+    createdMs: pgTimestampToMillis(found.event.created_at),
     stampMs,
   };
 }
