@@ -4,24 +4,15 @@ import type { IcsEvent } from './ics';
  * What the public surface needs to show an event or send it to a calendar platform. Built
  * from a stored event or from the parameters of a dynamic link.
  */
-export interface EventView {
+export interface EventView
+  extends Pick<
+    IcsEvent,
+    'title' | 'descriptionHtml' | 'location' | 'startMs' | 'endMs' | 'isAllDay' | 'timezone' | 'recurrenceRule' | 'reminderBefore' | 'busyType' | 'sequence' | 'updatedMs'
+  > {
   /** Identity for the ICS UID (stored events: their uid; dynamic links: a hash of the values). */
   uid: string;
-  title: string;
-  descriptionHtml: string | null;
-  location: string | null;
   locationUrl: string | null;
   imageUrl: string | null;
-  startMs: number;
-  endMs: number;
-  /** All-day: startMs/endMs are UTC midnights of the first and the inclusive last day. */
-  isAllDay: boolean;
-  timezone: string;
-  recurrenceRule: string | null;
-  reminderBefore: number | null;
-  busyType: 'busy' | 'free' | null;
-  sequence: number;
-  updatedMs: number;
   /** The canonical event page, linked from descriptions cut short and from ICS files. */
   pageUrl: string;
 }

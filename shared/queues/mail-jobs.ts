@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { IcsEvent } from '../calendar/ics';
+import type { IcsAttendee, IcsEvent } from '../calendar/ics';
 import { defineJob, QUEUES } from './queues';
 
 export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no'] as const;
@@ -10,14 +10,14 @@ export type MailKind = (typeof MAIL_KINDS)[number];
  * an RSVP confirmation carries the answer given on the event page (and asks for no reply);
  * invitations and updates ask for one.
  */
-export type AttendeeAnswer = 'ACCEPTED' | 'TENTATIVE' | 'DECLINED';
-export const ATTENDEE_ANSWER: Partial<Record<MailKind, AttendeeAnswer>> = { rsvp_yes: 'ACCEPTED', rsvp_maybe: 'TENTATIVE', rsvp_no: 'DECLINED' };
+export type AttendeeAnswer = NonNullable<IcsAttendee['answer']>;
+
+/** An RSVP answer as a PARTSTAT: its confirmation, and updates and cancellations to someone who gave it, carry it. */
+export const RSVP_PARTSTAT = { yes: 'ACCEPTED', maybe: 'TENTATIVE', no: 'DECLINED' } as const satisfies Record<string, AttendeeAnswer>;
+export const ATTENDEE_ANSWER: Partial<Record<MailKind, AttendeeAnswer>> = { rsvp_yes: RSVP_PARTSTAT.yes, rsvp_maybe: RSVP_PARTSTAT.maybe, rsvp_no: RSVP_PARTSTAT.no };
 
 /** Kinds whose calendar part is a METHOD:CANCEL: it takes the event out of the recipient's calendar. */
 export const isCancelKind = (kind: MailKind) => kind === 'cancellation' || kind === 'rsvp_no';
-
-/** An RSVP answer as a PARTSTAT: updates and cancellations to people who answered keep it. */
-export const RSVP_PARTSTAT: Record<'yes' | 'maybe', 'ACCEPTED' | 'TENTATIVE'> = { yes: 'ACCEPTED', maybe: 'TENTATIVE' };
 
 /**
  * The event as it was when the message was queued: a cancellation for an event deleted a
@@ -39,7 +39,7 @@ export interface MailMessage {
   deliveryId: number;
   to: { email: string; name: string | null };
   /** The recipient's own answer (from their RSVP), which wins over the kind's (ATTENDEE_ANSWER). */
-  answer?: 'ACCEPTED' | 'TENTATIVE';
+  answer?: AttendeeAnswer;
 }
 
 /**
@@ -89,7 +89,7 @@ export const mailJob = defineJob<MailJob>({
         Joi.object({
           deliveryId: Joi.number().integer().min(1).required(),
           to: Joi.object({ email: Joi.string().required(), name: Joi.string().allow(null).required() }).required(),
-          answer: Joi.string().valid('ACCEPTED', 'TENTATIVE'),
+          answer: Joi.string().valid(...Object.values(RSVP_PARTSTAT)),
         }),
       )
       .min(1)

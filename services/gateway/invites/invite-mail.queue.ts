@@ -1,6 +1,5 @@
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { toIcsEvent } from '../../../shared/calendar/event-view';
-import { eventPublicUrl } from '../../../shared/calendar/platforms';
 import type { Knex } from '../../../shared/db/knex';
 import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, mailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail-jobs';
 import type { AppContext } from '../context';
@@ -23,12 +22,12 @@ export const hasMailAudience = (e: Pick<EventWithCalendar['event'], 'has_calenda
  * this message carries.
  */
 export function eventSnapshot(found: EventWithCalendar, baseUrl: string, sequence: number, stampMs: number): EventSnapshot {
-  const ics = toIcsEvent(eventView(found, baseUrl));
+  const view = eventView(found, baseUrl);
   return {
-    ...ics,
+    ...toIcsEvent(view),
     sequence,
     uidHost: new URL(baseUrl).host,
-    url: ics.url ?? eventPublicUrl(baseUrl, found.event.uid),
+    url: view.pageUrl,
     createdMs: pgTimestampToMillis(found.event.created_at),
     stampMs,
   };
