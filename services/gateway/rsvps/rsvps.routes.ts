@@ -36,7 +36,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       path: '/e/:uid/rsvp',
       operationId: 'rsvpToEvent',
       summary: 'Answer an event: yes, maybe or no (no token)',
-      description: `Form or JSON: \`name\`, \`email\`, \`answer\`. One answer per email per event: answering again replaces it. When \`rsvp_limit\` yes answers are in, a new yes is a 409. Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST). RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
+      description: `Form or JSON: \`name\`, \`email\`, \`answer\`. One answer per email per event: answering again replaces it. When \`rsvp_limit\` yes answers are in, a new yes is a 409. Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
       tags,
       auth: false,
       page: true,
