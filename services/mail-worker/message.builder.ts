@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type MailComposer from 'nodemailer/lib/mail-composer';
 import MimeNode from 'nodemailer/lib/mime-node';
 import type { Mailbox } from '../../shared/config/mailbox';
-import { ATTENDEE_ANSWER, isCancelKind, type MailJob, type MailMessage } from '../../shared/queues/mail-jobs';
+import { ATTENDEE_ANSWER, cancelsEvent, isCancelKind, type MailJob, type MailMessage } from '../../shared/queues/mail-jobs';
 import { icsPerAttendee } from './ics-template';
 import { messageContent } from './message.content';
 
@@ -28,8 +28,9 @@ export async function messageFactory(
   const cancel = isCancelKind(kind);
   const method = cancel ? 'CANCEL' : 'REQUEST';
   // A cancelled event's page is gone and its reminder moot: neither goes into the CANCEL.
+  // STATUS:CANCELLED only when the event itself is cancelled, not when one person is taken off it.
   const ics = icsPerAttendee(
-    { ...event, cancelled: cancel, url: cancel ? null : event.url, reminderBefore: cancel ? null : event.reminderBefore },
+    { ...event, cancelled: cancelsEvent(kind), url: cancel ? null : event.url, reminderBefore: cancel ? null : event.reminderBefore },
     { uidHost: event.uidHost, method, organizer: { name: paramSafe(from.mailbox.name), email: from.mailbox.email }, stampMs: event.stampMs },
   );
   const answer = ATTENDEE_ANSWER[kind];

@@ -14,6 +14,7 @@ const SUBJECT_PREFIX: Record<MailKind, string> = {
   invitation: 'Invitation',
   update: 'Updated invitation',
   cancellation: 'Cancelled',
+  removal: 'No longer on the guest list',
   rsvp_yes: 'You are going',
   rsvp_maybe: 'You might go',
   rsvp_no: 'Not going',
@@ -23,6 +24,7 @@ const LEAD: Record<MailKind, string> = {
   invitation: 'You are invited to',
   update: 'This event has changed',
   cancellation: 'This event has been cancelled',
+  removal: 'The organizer has taken you off the guest list of',
   rsvp_yes: 'Thank you for your answer. You said yes to',
   rsvp_maybe: 'Thank you for your answer. You said maybe to',
   rsvp_no: 'Thank you for your answer. You said no to',
@@ -32,6 +34,7 @@ const CALENDAR_NOTE: Record<MailKind, string> = {
   invitation: 'The attached invitation adds it to your calendar.',
   update: 'The attached update brings your calendar up to date.',
   cancellation: 'The attached cancellation removes it from your calendar.',
+  removal: 'The attached cancellation removes it from your calendar. The event itself has not been cancelled.',
   rsvp_yes: 'The attached invitation adds it to your calendar as accepted. To change your answer, answer again on the event page.',
   rsvp_maybe: 'The attached invitation adds it to your calendar as tentative. To change your answer, answer again on the event page.',
   rsvp_no: 'The attached cancellation removes it from your calendar. To change your answer, answer again on the event page.',
@@ -55,8 +58,9 @@ function facts(e: EventSnapshot, when: string): Array<[label: string, value: str
 export function messageContent(kind: MailKind, e: EventSnapshot): MessageContent {
   const when = formatDateRange({ isAllDay: e.isAllDay, startMs: e.startMs, endMs: e.endMs, zone: e.timezone });
   const subject = `${SUBJECT_PREFIX[kind]}: ${e.title} @ ${when}`;
-  // A cancelled event's page is gone; an invitation or update links to it.
-  const link = kind === 'cancellation' ? null : e.url;
+  // A cancelled event's page is gone, and someone taken off the guest list is not sent
+  // back to it; every other message links to it.
+  const link = kind === 'cancellation' || kind === 'removal' ? null : e.url;
   const lines = facts(e, when);
 
   const text = [

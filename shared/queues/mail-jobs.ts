@@ -2,7 +2,12 @@ import Joi from 'joi';
 import type { IcsAttendee, IcsEvent } from '../calendar/ics';
 import { defineJob, QUEUES } from './queues';
 
-export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no'] as const;
+/**
+ * `cancellation`: the event is cancelled (deleted with `notify_invitees`). `removal`: the
+ * event goes on without this person (an invitee removed, an RSVP deleted by the organizer).
+ * `rsvp_*`: answers given on the event page, confirmed (`rsvp_no` takes back a yes or maybe).
+ */
+export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'removal', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /**
@@ -17,7 +22,13 @@ export const RSVP_PARTSTAT = { yes: 'ACCEPTED', maybe: 'TENTATIVE', no: 'DECLINE
 export const ATTENDEE_ANSWER: Partial<Record<MailKind, AttendeeAnswer>> = { rsvp_yes: RSVP_PARTSTAT.yes, rsvp_maybe: RSVP_PARTSTAT.maybe, rsvp_no: RSVP_PARTSTAT.no };
 
 /** Kinds whose calendar part is a METHOD:CANCEL: it takes the event out of the recipient's calendar. */
-export const isCancelKind = (kind: MailKind) => kind === 'cancellation' || kind === 'rsvp_no';
+export const isCancelKind = (kind: MailKind) => kind === 'cancellation' || kind === 'removal' || kind === 'rsvp_no';
+
+/**
+ * Whether the CANCEL cancels the event itself (STATUS:CANCELLED) rather than taking one
+ * attendee off it, which RFC 5546 §3.2.5 sends without STATUS.
+ */
+export const cancelsEvent = (kind: MailKind) => kind === 'cancellation';
 
 /**
  * The event as it was when the message was queued: a cancellation for an event deleted a

@@ -217,11 +217,11 @@ describe('updates, cancellations and SEQUENCE', () => {
     expect(rows.map((r) => [r.email.toLowerCase(), r.kind, r.sequence])).toEqual([
       ['stay@example.test', 'invitation', 0],
       ['go@example.test', 'invitation', 0],
-      ['go@example.test', 'cancellation', 1],
+      ['go@example.test', 'removal', 1],
       ['stay@example.test', 'update', 2],
       ['go@example.test', 'invitation', 2],
-      ['stay@example.test', 'cancellation', 3],
-      ['go@example.test', 'cancellation', 4],
+      ['stay@example.test', 'removal', 3],
+      ['go@example.test', 'removal', 4],
     ]);
     // Per person, SEQUENCE only ever goes up.
     for (const email of ['stay@example.test', 'go@example.test']) {

@@ -134,8 +134,16 @@ describe('RSVPs in the API', () => {
     expect(lines[1]).toContain(`"'=HYPERLINK(""x"")"`); // never a formula in a spreadsheet
     expect(lines[2]).toContain('"Guest, 1",g1@example.com,maybe');
 
+    // A yes had put the event in g0's calendar: deleting it queues them a cancellation.
     const del = await team.api.delete(`${path}/${p1.body.data[0].id}`);
-    expect(del.body).toEqual({ data: { id: p1.body.data[0].id, deleted: true } });
+    expect(del.body).toEqual({ data: { id: p1.body.data[0].id, deleted: true, cancellation_queued: true } });
+    // A no never had the event: nothing to take back.
+    const no = (await team.api.get(`${path}?answer=no`)).body.data[0];
+    expect((await team.api.delete(`${path}/${no.id}`)).body).toEqual({ data: { id: no.id, deleted: true, cancellation_queued: false } });
+    const sent = await gw.db('deliveries as d').join('events as ev', 'ev.id', 'd.event_id').where('ev.uid', e.uid).orderBy('d.id').select('d.email', 'd.kind');
+    expect(sent.filter((d) => d.email === 'g0@example.com').map((d) => d.kind)).toEqual(['rsvp_yes', 'removal']);
+    expect(sent.filter((d) => d.email === 'g2@example.com')).toEqual([]);
+    await answer(e.uid, { name: 'Again', email: 'g2@example.com', answer: 'no' });
     expect((await team.api.get(path)).body.meta.totals).toEqual({ yes: 2, maybe: 1, no: 1 });
     expect((await team.api.delete(`${path}/${p1.body.data[0].id}`)).status).toBe(404);
 

@@ -180,8 +180,15 @@ describe('invitation, update and cancellation', () => {
     const invitation = await nth('drop@example.test', 1, 'the invitation');
     await team.api.delete(`${invitesPath(evt)}/${added[1].id}`);
     const cancellation = await nth('drop@example.test', 2, 'the cancellation');
+    expect(cancellation.parsed.subject).toBe('No longer on the guest list: Quarterly review @ Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
+    expect(cancellation.parsed.text).toContain('The organizer has taken you off the guest list of:');
+    expect(cancellation.parsed.text).toContain('The event itself has not been cancelled.');
+    expect(cancellation.parsed.text).not.toContain('Event page:');
     expect(prop(cancellation, 'METHOD')).toBe('CANCEL');
-    expect(prop(cancellation, 'STATUS')).toBe('CANCELLED');
+    // RFC 5546 §3.2.5: a CANCEL that takes attendees off an event carries no STATUS; the event goes on.
+    expect(prop(cancellation, 'STATUS')).toBeUndefined();
+    expect(prop(cancellation, 'UID')).toBe(prop(invitation, 'UID'));
+    expect(prop(cancellation, 'ATTENDEE')).toContain('MAILTO:drop@example.test');
     expect(Number(prop(cancellation, 'SEQUENCE'))).toBeGreaterThan(Number(prop(invitation, 'SEQUENCE')));
 
     await team.api.put(eventPath(evt), { ...review, title: 'Renamed', send_invite_updates: true });
@@ -237,6 +244,7 @@ describe('RSVP confirmations', () => {
     expect(no.parsed.text).toContain('You said no to');
     expect(calendarContentType(no)).toContain('method=CANCEL');
     expect(prop(no, 'METHOD')).toBe('CANCEL');
+    expect(prop(no, 'STATUS')).toBeUndefined();
     expect(prop(no, 'UID')).toBe(prop(yes, 'UID'));
     expect(prop(no, 'ATTENDEE')).toBe(`ROLE=REQ-PARTICIPANT;PARTSTAT=DECLINED;RSVP=FALSE;CN="Cy":MAILTO:${guest}`);
     expect(Number(prop(no, 'SEQUENCE'))).toBeGreaterThan(Number(prop(yes, 'SEQUENCE')));
@@ -255,6 +263,38 @@ describe('RSVP confirmations', () => {
     expect((await rsvp(evt, { name: 'In', email: 'invited@example.test', answer: 'no' })).status).toBe(200);
     await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
     expect((await deliveries(evt)).filter((d) => d.email === 'invited@example.test').map((d) => d.kind)).toEqual(['invitation', 'rsvp_yes']);
+  });
+
+  it('takes the event out of the calendar of someone whose yes the organizer deletes (invitees excepted)', async () => {
+    const evt = await newEvent({ ...review, has_rsvp: true });
+    const rsvpsPath = `${eventPath(evt)}/rsvps`;
+    const idOf = async (email: string) => ((await team.api.get(rsvpsPath)).body.data as Array<{ id: string; email: string }>).find((r) => r.email === email)?.id;
+    expect((await rsvp(evt, { name: 'Dee', email: 'dee@example.test', answer: 'yes' })).status).toBe(200);
+    const yes = await nth('dee@example.test', 1, 'the yes confirmation');
+    const removed = await team.api.delete(`${rsvpsPath}/${await idOf('dee@example.test')}`);
+    expect(removed.body.data.cancellation_queued).toBe(true);
+    const cancel = await nth('dee@example.test', 2, 'the cancellation');
+    expect(cancel.parsed.subject).toMatch(/^No longer on the guest list: Quarterly review @ /);
+    expect(prop(cancel, 'METHOD')).toBe('CANCEL');
+    expect(prop(cancel, 'STATUS')).toBeUndefined();
+    expect(prop(cancel, 'UID')).toBe(prop(yes, 'UID'));
+    expect(prop(cancel, 'ATTENDEE')).toContain('MAILTO:dee@example.test');
+    expect(Number(prop(cancel, 'SEQUENCE'))).toBeGreaterThan(Number(prop(yes, 'SEQUENCE')));
+
+    // An invitee's invitation stands when their answer is deleted: nothing is sent.
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'inv2@example.test' }] });
+    expect((await rsvp(evt, { name: 'Iv', email: 'inv2@example.test', answer: 'maybe' })).status).toBe(200);
+    await nth('inv2@example.test', 2, 'the maybe confirmation');
+    expect((await team.api.delete(`${rsvpsPath}/${await idOf('inv2@example.test')}`)).body.data.cancellation_queued).toBe(false);
+    await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
+    expect((await deliveries(evt)).map((d) => `${d.kind} ${d.email}`)).toEqual([
+      'rsvp_yes dee@example.test',
+      'removal dee@example.test',
+      'invitation inv2@example.test',
+      'rsvp_maybe inv2@example.test',
+    ]);
+    expect(sink.for('dee@example.test')).toHaveLength(2);
+    expect(await delivered('removal', 'sent')).toBeGreaterThanOrEqual(1);
   });
 
   it('sends the event as it is after an update, with its current SEQUENCE', async () => {

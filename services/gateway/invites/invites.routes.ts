@@ -66,7 +66,7 @@ export function inviteRoutes(deps: AppContext): RouteSpec[] {
       path: '/api/calendars/:cal/events/:evt/invites/:inv',
       operationId: 'removeInvitee',
       summary: 'Remove an invitee',
-      description: 'Queues that person a cancellation (METHOD:CANCEL, a higher SEQUENCE) so the event leaves their calendar.',
+      description: 'Queues that person a cancellation for themselves (METHOD:CANCEL without STATUS:CANCELLED, a higher SEQUENCE; kind `removal`) so the event leaves their calendar; the event goes on.',
       tags,
       auth: true,
       params: inviteParams,

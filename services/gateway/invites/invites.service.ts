@@ -119,8 +119,9 @@ export async function listEventInvitees(deps: InvitesDeps, t: Target, query: Lis
 }
 
 /**
- * Removes one invitee and queues them a cancellation with a raised SEQUENCE, so their
- * calendar drops the event; a later update to the others carries a higher one still.
+ * Removes one invitee and queues them a cancellation (kind `removal`: METHOD:CANCEL for
+ * them alone, the event goes on) with a raised SEQUENCE, so their calendar drops the
+ * event; a later update to the others carries a higher one still.
  */
 export async function removeInvitee(deps: InvitesDeps, t: Target, invPublicId: string, requestId?: string): Promise<{ publicId: string; queued: boolean }> {
   const uid = uidFromPublicId('inv_', invPublicId);
@@ -129,7 +130,7 @@ export async function removeInvitee(deps: InvitesDeps, t: Target, invPublicId: s
     const invitee = uid ? await findInvitee(trx, found.event.id, uid) : undefined;
     if (!invitee) throw notFound('Invitee');
     const sequence = await raiseSequence(trx, found.event.id);
-    const queued = await queueInviteMail(trx, deps, { found, kind: 'cancellation', sequence, inviteeIds: [invitee.id], requestId });
+    const queued = await queueInviteMail(trx, deps, { found, kind: 'removal', sequence, inviteeIds: [invitee.id], requestId });
     await deleteInvitee(trx, invitee.id);
     if (!(await hasInvitees(trx, found.event.id))) await setHasCalendarInvites(trx, found.event.id, false);
     return { eventUid: found.event.uid, queued: queued > 0 };

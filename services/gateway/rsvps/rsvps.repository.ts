@@ -71,10 +71,11 @@ export const lastMessageTo = (trx: Knex, eventId: number, email: string): Promis
   trx('deliveries').first('kind', 'sequence').where({ event_id: eventId }).whereRaw('lower(email) = lower(?)', [email]).orderBy('id', 'desc');
 
 /**
- * The delivery row of an answer's confirmation, or none when this answer was already
- * confirmed at this SEQUENCE (answering yes twice sends one confirmation).
+ * The delivery row of one message to the person who gave this answer (its confirmation,
+ * or a cancellation), or none when that message was already made at this SEQUENCE
+ * (answering yes twice sends one confirmation).
  */
-export async function insertConfirmationDelivery(
+export async function insertRsvpDelivery(
   trx: Knex,
   p: { rsvp: RsvpRow; kind: MailKind; sequence: number },
 ): Promise<NewDelivery[]> {

@@ -149,16 +149,21 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/calendars/:cal/events/:evt/rsvps/:rsvp',
       operationId: 'deleteRsvp',
       summary: 'Remove an RSVP (its place is free again)',
+      description:
+        'A yes or maybe had put the event in that person\'s calendar, so they are queued a cancellation for themselves (METHOD:CANCEL, a higher SEQUENCE; the event goes on), unless they are also an invitee, whose invitation stands.',
       tags,
       auth: true,
       params: rsvpParams,
       responses: {
-        200: { description: 'Removed', body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() })) },
+        200: {
+          description: 'Removed',
+          body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required(), cancellation_queued: Joi.boolean().required() })),
+        },
         ...errors(401, 404, 503),
       },
       handler: async ({ params }, req) => {
-        const row = await deleteRsvp(ctx, authOf(req).teamId, params.cal, params.evt, params.rsvp);
-        return ok({ data: { id: `rsvp_${row.uid}`, deleted: true } });
+        const { row, queued } = await deleteRsvp(ctx, authOf(req).teamId, { calPublicId: params.cal, evtPublicId: params.evt, rsvpPublicId: params.rsvp }, req.id);
+        return ok({ data: { id: `rsvp_${row.uid}`, deleted: true, cancellation_queued: queued } });
       },
     }),
   ];

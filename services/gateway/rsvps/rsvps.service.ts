@@ -1,7 +1,8 @@
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
-import { isCancelKind } from '../../../shared/queues/mail-jobs';
+import type { Knex } from '../../../shared/db/knex';
+import { isCancelKind, type MailKind } from '../../../shared/queues/mail-jobs';
 import type { AppContext } from '../context';
 import { type EventWithCalendar, findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
@@ -12,7 +13,7 @@ import {
   deleteRsvp as deleteRow,
   findByEmail,
   findRsvp,
-  insertConfirmationDelivery,
+  insertRsvpDelivery,
   insertRsvp,
   lastMessageTo,
   listRsvps as listRows,
@@ -34,6 +35,33 @@ export function toRsvpJson(row: RsvpRow) {
     created_at: pgTimestampToIsoMicros(row.created_at),
     updated_at: pgTimestampToIsoMicros(row.updated_at),
   };
+}
+
+/**
+ * Whether this answer is what put the event in the person's calendar: a yes or maybe was
+ * confirmed with a calendar part; an invitee has it by their invitation instead.
+ */
+async function inCalendarByRsvpAlone(trx: Knex, rsvp: RsvpRow): Promise<boolean> {
+  if (rsvp.answer !== 'yes' && rsvp.answer !== 'maybe') return false;
+  return !(await findInviteesByEmail(trx, rsvp.event_id, [rsvp.email])).length;
+}
+
+/**
+ * One message about the event to the person who gave this answer: a delivery row and its
+ * job, in the caller's transaction (which holds the event row lock). Answers whether one
+ * was queued (none when this very message was already made).
+ */
+async function tellPerson(
+  trx: Knex,
+  deps: MailDeps,
+  p: { found: EventWithCalendar; rsvp: RsvpRow; kind: MailKind; sequence: number; requestId?: string },
+): Promise<boolean> {
+  const deliveries = await insertRsvpDelivery(trx, { rsvp: p.rsvp, kind: p.kind, sequence: p.sequence });
+  if (!deliveries.length) return false;
+  // The event as it is now, under the lock (the page's copy may be a moment old).
+  const current = (await findEvent(trx, null, p.found.event.uid)) ?? p.found;
+  await queueDeliveries(deps, { found: current, kind: p.kind, sequence: p.sequence, deliveries, requestId: p.requestId });
+  return true;
 }
 
 export const eventFull = () => conflict('This event is full: no more places for a yes.');
@@ -65,19 +93,13 @@ export async function submitRsvp(
       : await insertRsvp(trx, { uid: newUid(), event_id: event.id, team_id: found.event.team_id, name: input.name, email: input.email, answer: input.answer });
     await adjustCounts(trx, event.id, existing?.answer ?? null, input.answer);
 
-    const tell = async (kind: 'rsvp_yes' | 'rsvp_maybe' | 'rsvp_no', sequence: number) => {
-      const deliveries = await insertConfirmationDelivery(trx, { rsvp: row, kind, sequence });
-      if (!deliveries.length) return;
-      // The event as it is now, under the lock (the page's copy may be a moment old).
-      const current = (await findEvent(trx, null, found.event.uid)) ?? found;
-      await queueDeliveries(deps, { found: current, kind, sequence, deliveries, requestId });
-    };
+    const tell = (kind: MailKind, sequence: number) => tellPerson(trx, deps, { found, rsvp: row, kind, sequence, requestId });
     if (input.answer !== 'no') {
       const last = await lastMessageTo(trx, event.id, input.email);
       const outranked = last !== undefined && isCancelKind(last.kind) && last.sequence >= event.sequence;
       const sequence = outranked ? await raiseSequence(trx, event.id, last.sequence + 1) : event.sequence;
       await tell(input.answer === 'yes' ? 'rsvp_yes' : 'rsvp_maybe', sequence);
-    } else if ((existing?.answer === 'yes' || existing?.answer === 'maybe') && !(await findInviteesByEmail(trx, event.id, [input.email])).length) {
+    } else if (existing && (await inCalendarByRsvpAlone(trx, existing))) {
       await tell('rsvp_no', await raiseSequence(trx, event.id));
     }
     return { row, created: !existing };
@@ -94,19 +116,33 @@ export async function listRsvps(deps: Deps, teamId: number, calPublicId: string,
   return { found, rows: page, nextCursor: more ? String(page[page.length - 1].id) : null };
 }
 
-export async function deleteRsvp(deps: Deps, teamId: number, calPublicId: string, evtPublicId: string, rsvpPublicId: string): Promise<RsvpRow> {
-  const uid = uidFromPublicId('rsvp_', rsvpPublicId);
-  const found = await requireEvent(deps.db, teamId, evtPublicId, { calPublicId });
-  const row = await deps.db.transaction(async (trx) => {
+/**
+ * Removes one answer (its place is free again). A yes or maybe had put the event in that
+ * person's calendar through its confirmation, so they are sent a cancellation for
+ * themselves (kind `removal`, a raised SEQUENCE), unless they are also an invitee, whose
+ * invitation stands. Answers the row and whether a cancellation was queued.
+ */
+export async function deleteRsvp(
+  deps: SubmitDeps,
+  teamId: number,
+  target: { calPublicId: string; evtPublicId: string; rsvpPublicId: string },
+  requestId?: string,
+): Promise<{ row: RsvpRow; queued: boolean }> {
+  const uid = uidFromPublicId('rsvp_', target.rsvpPublicId);
+  const found = await requireEvent(deps.db, teamId, target.evtPublicId, { calPublicId: target.calPublicId });
+  const result = await deps.db.transaction(async (trx) => {
     await lockEventForRsvp(trx, found.event.id);
     const existing = uid ? await findRsvp(trx, found.event.id, uid) : undefined;
     if (!existing) throw notFound('RSVP');
+    const queued =
+      (await inCalendarByRsvpAlone(trx, existing)) &&
+      (await tellPerson(trx, deps, { found, rsvp: existing, kind: 'removal', sequence: await raiseSequence(trx, found.event.id), requestId }));
     await deleteRow(trx, existing.id);
     await adjustCounts(trx, found.event.id, existing.answer, null);
-    return existing;
+    return { row: existing, queued };
   });
   await deps.caches.invalidate({ kind: 'event', uid: found.event.uid });
-  return row;
+  return result;
 }
 
 /** Every RSVP of the event, page by page (for the CSV export). */

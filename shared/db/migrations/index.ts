@@ -12,6 +12,7 @@ import * as submissionsByReceipt from './0010_submissions_by_receipt';
 import * as unlimitedUsage from './0011_unlimited_usage';
 import * as subscriberFeedTokenHash from './0012_subscriber_feed_token_hash';
 import * as rsvpDeclines from './0013_rsvp_declines';
+import * as guestRemovals from './0014_guest_removals';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -37,4 +38,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0011_unlimited_usage', unlimitedUsage],
   ['0012_subscriber_feed_token_hash', subscriberFeedTokenHash],
   ['0013_rsvp_declines', rsvpDeclines],
+  ['0014_guest_removals', guestRemovals],
 ];
