@@ -90,6 +90,8 @@ describe('signed URLs', () => {
       ['expires one second earlier', q(String(Number(expires) - 1), signature)],
       ['expires far in the future', q('9999999999', signature)],
       ['expires not a number', q(`${expires}x`, signature)],
+      ['expires with a leading zero', q(`0${expires}`, signature)],
+      ['expires with a plus sign', q(`+${expires}`, signature)],
       ["another event's signature", q(expires, twoSignature)],
       ['signature given twice', `?expires=${expires}&signature=${signature}&signature=${signature}`],
       ['no signature', `?expires=${expires}`],

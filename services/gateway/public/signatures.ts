@@ -23,9 +23,12 @@ export function signEventAccess(appKey: string, uid: string, expires: number): s
   return mac(appKey, `event:${uid}:${expires}`);
 }
 
-/** True for an untampered, unexpired pair. */
+/** `expires` exactly as it was signed: unix seconds in canonical form (no sign, no leading zero). */
+const CANONICAL_SECONDS = /^[1-9]\d{0,11}$/;
+
+/** True for an untampered, unexpired pair, written exactly as it was issued. */
 export function verifyEventAccess(appKey: string, uid: string, expires: unknown, signature: unknown, nowMs: number): boolean {
-  if (typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires) || signature.length > 100) return false;
+  if (typeof expires !== 'string' || typeof signature !== 'string' || !CANONICAL_SECONDS.test(expires) || signature.length > 100) return false;
   if (Number(expires) * 1000 <= nowMs) return false;
   return sameMac(signature, signEventAccess(appKey, uid, Number(expires)));
 }
@@ -39,7 +42,7 @@ export function unlockCookieValue(appKey: string, uid: string, nowMs: number): s
 }
 
 export function verifyUnlockCookie(appKey: string, uid: string, value: string | undefined, nowMs: number): boolean {
-  const m = /^(\d{1,12})\.([A-Za-z0-9_-]{10,100})$/.exec(value ?? '');
+  const m = /^([1-9]\d{0,11})\.([A-Za-z0-9_-]{10,100})$/.exec(value ?? '');
   if (!m) return false;
   if (Number(m[1]) * 1000 <= nowMs) return false;
   return sameMac(m[2], mac(appKey, `unlock:${uid}:${m[1]}`));
