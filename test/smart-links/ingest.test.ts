@@ -218,6 +218,15 @@ describe('deduplication', () => {
     expect(count[0].count).toBe(1);
   });
 
+  it('a resend of content whose event was deleted does not bring the event back', async () => {
+    const { link } = await newLink(gw, team);
+    const first = await outcomeOf(team, (await submitForm(link.url, { ...form, title: 'Deleted later' })).body.data.id);
+    expect((await team.api.delete(`/api/events/${first.event_public_id}`)).status).toBe(200);
+    const again = await outcomeOf(team, (await submitForm(link.url, { ...form, title: 'Deleted later' })).body.data.id);
+    expect(again).toMatchObject({ status: 'duplicate', event_public_id: first.event_public_id });
+    expect((await team.api.get(`/api/events/${first.event_public_id}`)).status).toBe(404);
+  });
+
   it('the same content sent to another link is another event', async () => {
     const one = (await newLink(gw, team)).link;
     const two = (await newLink(gw, team)).link;
