@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { CONFIG_SETTINGS } from '../../shared/config/config';
+import { METRIC } from '../../shared/metrics/metrics';
+import { QUEUES } from '../../shared/queues/queues';
 import { SERVICES } from '../../services/services';
 import { ROOT } from '../helpers/processes';
 
@@ -102,6 +104,42 @@ describe('infra/k8s', () => {
     expect(keys.filter((k) => !CONFIG_SETTINGS.includes(k))).toEqual([]);
     // A Redis Cluster hash tag: every queue key in one slot.
     expect(docs.find((d) => d.kind === 'ConfigMap')?.data.QUEUE_PREFIX).toMatch(/^\{[^}]+\}$/);
+  });
+});
+
+describe('infra/keda', () => {
+  const yamlDocs = (dir: string) =>
+    fs
+      .readdirSync(path.join(ROOT, dir))
+      .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+      .flatMap((f) => parseAllDocuments(read(`${dir}/${f}`)).map((d) => d.toJS() as Record<string, any>)); // eslint-disable-line @typescript-eslint/no-explicit-any -- manifests of every kind
+  const base = yamlDocs('infra/k8s');
+  const scaled = yamlDocs('infra/keda').filter((d) => d.kind === 'ScaledObject');
+  const kustomization = parse(read('infra/keda/kustomization.yaml')) as { resources: string[]; patches: Array<{ patch: string }> };
+
+  it('scales workers of the base on their queue backlog, each replacing that worker\'s CPU HPA', () => {
+    expect(kustomization.resources).toEqual(['../k8s', 'scaled-objects.yaml']);
+    const deleted = kustomization.patches.map((p) => parse(p.patch)).map((p) => {
+      expect(p).toMatchObject({ $patch: 'delete', kind: 'HorizontalPodAutoscaler' });
+      return p.metadata.name as string;
+    });
+    expect(scaled.map((s) => s.metadata.name).sort()).toEqual(deleted.sort());
+    expect(scaled.length).toBeGreaterThan(0);
+    for (const so of scaled) {
+      const name = so.metadata.name as string;
+      expect(so.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name });
+      const hpa = base.find((d) => d.kind === 'HorizontalPodAutoscaler' && d.metadata.name === name);
+      expect({ name, min: so.spec.minReplicaCount, max: so.spec.maxReplicaCount }).toEqual({ name, min: hpa?.spec.minReplicas, max: hpa?.spec.maxReplicas });
+      // The backlog query reads the service's own gauge, for a queue that exists.
+      const backlog = so.spec.triggers.find((t: { type: string }) => t.type === 'prometheus');
+      const queue = new RegExp(`^sum\\(max by \\(state\\) \\(${METRIC.queueJobs}\\{queue="([^"]+)",`).exec(backlog?.metadata.query)?.[1];
+      expect(Object.values(QUEUES)).toContain(queue);
+      expect(Number(backlog.metadata.threshold)).toBeGreaterThan(0);
+      // The CPU trigger needs CPU requests on the pods.
+      expect(so.spec.triggers.some((t: { type: string }) => t.type === 'cpu')).toBe(true);
+      const deployment = base.find((d) => d.kind === 'Deployment' && d.metadata.name === name);
+      expect(deployment?.spec.template.spec.containers[0].resources.requests.cpu).toBeDefined();
+    }
   });
 });
 
