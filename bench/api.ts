@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BENCH_CONNECTIONS, load, warm, type LoadOptions, type LoadResult } from './lib/load';
-import { DIST, startProcess } from './lib/processes';
+import { DIST, serviceArgv, startProcess } from './lib/processes';
 import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase, seedEvents } from './lib/setup';
 
@@ -15,7 +15,7 @@ const EVENTS = Number(process.env.BENCH_API_EVENTS ?? 200_000);
 export async function benchApi(): Promise<BenchRow[]> {
   const { url, db } = await freshDatabase('api');
   const team = await benchTeam(db);
-  const gateway = await startProcess(path.join(DIST, 'services/gateway/main.js'), benchEnv(url), '/readyz');
+  const gateway = await startProcess(serviceArgv('gateway'), benchEnv(url), '/readyz');
   const auth = { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' };
   let baseline: Awaited<ReturnType<typeof startProcess>> | undefined;
   try {
@@ -46,7 +46,7 @@ export async function benchApi(): Promise<BenchRow[]> {
         { method: 'POST', path: '/api/calendars/:cal/events', body: created },
       ]),
     );
-    baseline = await startProcess(path.join(DIST, 'bench/baselines/express-json.js'), {}, '/healthz', [routesFile]);
+    baseline = await startProcess([path.join(DIST, 'bench/baselines/express-json.js'), routesFile], {}, '/healthz');
 
     let n = 0;
     const randomEvent = () => ({ path: `/api/events/${sample[n++ % sample.length]}` });

@@ -1,9 +1,8 @@
-import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { newUid } from '../shared/ids/ids';
 import type { SmartLinkJob } from '../shared/queues/smart-link.job';
-import { DIST, startWorker } from './lib/processes';
+import { serviceArgv, startWorker } from './lib/processes';
 import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
 
@@ -58,7 +57,7 @@ export async function benchDrain(ingestRate?: number): Promise<BenchRow[]> {
     }
 
     const started = Date.now();
-    const worker = startWorker(path.join(DIST, 'services/smart-link-worker/main.js'), env);
+    const worker = startWorker(serviceArgv('smart-link-worker'), env);
     for (;;) {
       const [{ count }] = await db('smart_link_submissions').count<{ count: number }[]>('* as count');
       if (count >= JOBS) break;

@@ -4,7 +4,7 @@ import * as chrono from 'chrono-node';
 import { zoneOffsetMinutes } from '../shared/calendar/time-zones';
 import { extractWithRules } from '../services/extraction-worker/extractor/rules-extractor';
 import { type Answer, type CorpusCase, FIELDS, type Field, percent, type Score, score, tally, type Tally } from './lib/extract-scoring';
-import { DIST, startProcess, startWorker } from './lib/processes';
+import { DIST, serviceArgv, startProcess, startWorker } from './lib/processes';
 import type { BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
 
@@ -108,8 +108,8 @@ async function measure(): Promise<Report> {
   // A queue prefix of its own, so a service running on this machine never takes these jobs.
   const env = benchEnv(url, { QUEUE_PREFIX: '{bench-extract}' });
   let workerLog = '';
-  const worker = startWorker(path.join(DIST, 'services/extraction-worker/main.js'), env, (chunk) => (workerLog += chunk));
-  const gateway = await startProcess(path.join(DIST, 'services/gateway/main.js'), env, '/readyz');
+  const worker = startWorker(serviceArgv('extraction-worker'), env, (chunk) => (workerLog += chunk));
+  const gateway = await startProcess(serviceArgv('gateway'), env, '/readyz');
   const headers = { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' };
   const api: Api = async (method, p, body) => {
     const res = await fetch(gateway.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

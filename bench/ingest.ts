@@ -1,6 +1,6 @@
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { DIST, startProcess, startWorker } from './lib/processes';
+import { DIST, serviceArgv, startProcess, startWorker } from './lib/processes';
 import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
 
@@ -64,7 +64,7 @@ export async function benchIngest(): Promise<{ rows: BenchRow[]; ingestRate: num
   const { url, db } = await freshDatabase('ingest');
   const team = await benchTeam(db);
   const env = benchEnv(url, { QUEUE_PREFIX: '{bench-ingest}' });
-  const gateway = await startProcess(path.join(DIST, 'services/gateway/main.js'), env, '/readyz');
+  const gateway = await startProcess(serviceArgv('gateway'), env, '/readyz');
   try {
     const auth = { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' };
     const cal = (await (await fetch(`${gateway.url}/api/calendars`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Leads', timezone: 'Europe/Berlin' }) })).json()) as { data: { public_id: string } };
@@ -84,18 +84,18 @@ export async function benchIngest(): Promise<{ rows: BenchRow[]; ingestRate: num
     const other = Object.entries(ours.statusCounts).filter(([s]) => s !== '202');
     if (other.length) throw new Error(`bench/ingest: unexpected answers ${JSON.stringify(ours.statusCounts)}`);
 
-    const express = await startProcess(path.join(DIST, 'bench/baselines/express-urlencoded.js'), {});
+    const express = await startProcess([path.join(DIST, 'bench/baselines/express-urlencoded.js')], {});
     await flood(`${express.url}${path_}`, false);
     const bare = await flood(`${express.url}${path_}`, false);
     await express.stop();
-    const raw = await startProcess(path.join(DIST, 'bench/baselines/raw-http.js'), {});
+    const raw = await startProcess([path.join(DIST, 'bench/baselines/raw-http.js')], {});
     await flood(`${raw.url}${path_}`, false);
     const node = await flood(`${raw.url}${path_}`, false);
     await raw.stop();
 
     // drain with the worker, then count
     const drainStart = Date.now();
-    const worker = startWorker(path.join(DIST, 'services/smart-link-worker/main.js'), env);
+    const worker = startWorker(serviceArgv('smart-link-worker'), env);
     const queued = await queue.count();
     for (;;) {
       const [{ count }] = await db('smart_link_submissions').count<{ count: number }[]>('* as count');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { simpleParser } from 'mailparser';
-import { DIST, startProcess, startWorker } from './lib/processes';
+import { DIST, serviceArgv, startProcess, startWorker } from './lib/processes';
 import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
 import { type BenchSink, startBenchSink } from './lib/smtp-sink';
@@ -27,8 +27,8 @@ export async function benchMail(): Promise<BenchRow[]> {
   const prefix = `{bench-mail-${process.pid}}`;
   // The default send rate (MAIL_RATE_PER_SECOND) is a provider limit, not a property of the code: off here.
   const env = benchEnv(url, { QUEUE_PREFIX: prefix, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0', LOG_LEVEL: 'warn' });
-  const gateway = await startProcess(path.join(DIST, 'services/gateway/main.js'), env, '/readyz');
-  const worker = startWorker(path.join(DIST, 'services/mail-worker/main.js'), env);
+  const gateway = await startProcess(serviceArgv('gateway'), env, '/readyz');
+  const worker = startWorker(serviceArgv('mail-worker'), env);
   const auth = { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' };
   const call = async (method: string, p: string, body?: unknown) => {
     const res = await fetch(gateway.url + p, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });

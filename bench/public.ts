@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { load, warm, type LoadOptions, type LoadResult } from './lib/load';
-import { DIST, startProcess } from './lib/processes';
+import { DIST, serviceArgv, startProcess } from './lib/processes';
 import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase, seedEvents } from './lib/setup';
 
@@ -15,7 +15,7 @@ const FEED_EVENTS = Number(process.env.BENCH_FEED_EVENTS ?? 10_000);
 export async function benchPublic(): Promise<BenchRow[]> {
   const { url, db } = await freshDatabase('public');
   const team = await benchTeam(db);
-  const gateway = await startProcess(path.join(DIST, 'services/gateway/main.js'), benchEnv(url), '/readyz');
+  const gateway = await startProcess(serviceArgv('gateway'), benchEnv(url), '/readyz');
   const auth = { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' };
   let baseline: Awaited<ReturnType<typeof startProcess>> | undefined;
   try {
@@ -54,7 +54,7 @@ export async function benchPublic(): Promise<BenchRow[]> {
         { method: 'GET', path: feedUrl, text: feedBody, contentType: 'text/calendar', etag },
       ]),
     );
-    baseline = await startProcess(path.join(DIST, 'bench/baselines/express-json.js'), {}, '/healthz', [routesFile]);
+    baseline = await startProcess([path.join(DIST, 'bench/baselines/express-json.js'), routesFile], {}, '/healthz');
 
     const scenarios: Array<{ name: string; opts: (base: string) => LoadOptions; status: number; goal?: number }> = [
       { name: 'GET /e/{uid}', opts: (base) => ({ url: base + pageUrl }), status: 200 },

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const ports = new Map(SERVICES.map((s, i) => [s.name, config.port === 0 ? 0 : config.port + i]));
   for (const service of SERVICES) {
     const env = { ...process.env, PORT: String(ports.get(service.name)) };
-    const child = fork(path.join(__dirname, service.entry), [], { stdio: 'inherit', env });
+    const child = fork(path.join(__dirname, service.entry), [], { stdio: 'inherit', env, execArgv: [...process.execArgv, ...service.nodeFlags] });
     children.set(service.name, child);
     child.on('exit', (code, signal) => {
       children.delete(service.name);

@@ -4,7 +4,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { CONFIG_SETTINGS } from '../../shared/config/config';
 import { METRIC } from '../../shared/metrics/metrics';
 import { QUEUES } from '../../shared/queues/queues';
-import { SERVICES } from '../../services/services';
+import { SERVICES, service as serviceNamed, serviceArgs } from '../../services/services';
 import { ROOT } from '../helpers/processes';
 
 /**
@@ -27,7 +27,8 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService> };
 const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
 const appServices = Object.entries(compose.services).filter(([, s]) => s.build !== undefined);
-const entryOf = (command: string[]) => {
+/** What a command runs after `node` (its flags and entry), as one string. */
+const argsOf = (command: string[]) => {
   expect(command[0]).toBe('node');
   return command.slice(1).join(' ');
 };
@@ -48,12 +49,16 @@ describe('docker-compose.yml', () => {
     for (const service of SERVICES) {
       const s = byName.get(service.name);
       expect(s).toBeDefined();
-      const entry = entryOf(s?.command ?? []);
-      expect(entry).toBe(`dist/services/${service.entry}`);
+      // The same flags and entry as npm start and the npm script.
+      const args = argsOf(s?.command ?? []);
+      expect(args).toBe(serviceArgs(service).join(' '));
       expect(fs.existsSync(path.join(ROOT, 'services', service.entry.replace(/\.js$/, '.ts')))).toBe(true);
-      expect(pkg.scripts[`start:${service.name}`]).toContain(`node ${entry}`);
+      expect(pkg.scripts[`start:${service.name}`]).toMatch(new RegExp(`node ${args}$`));
     }
-    expect(pkg.scripts.migrate).toContain(`node ${entryOf(compose.services.migrate.command ?? [])}`);
+    expect(pkg.scripts.migrate).toContain(`node ${argsOf(compose.services.migrate.command ?? [])}`);
+    // The image's default command is the gateway's.
+    const cmd = /^CMD (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
+    expect(JSON.parse(cmd ?? '[]')).toEqual(['node', ...serviceArgs(serviceNamed('gateway'))]);
   });
 
   it('passes only settings the services read', () => {
@@ -89,7 +94,7 @@ describe('infra/k8s', () => {
       const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === service.name);
       expect(deployment).toBeDefined();
       const container = deployment?.spec.template.spec.containers[0];
-      expect(container.command).toEqual(['node', `dist/services/${service.entry}`]);
+      expect(container.command).toEqual(['node', ...serviceArgs(service)]);
       expect(container.readinessProbe.httpGet.path).toBe('/readyz');
       expect(container.livenessProbe.httpGet.path).toBe('/healthz');
       for (const kind of ['HorizontalPodAutoscaler', 'PodDisruptionBudget']) expect(docs.some((d) => d.kind === kind && d.metadata.name === service.name)).toBe(true);
