@@ -20,6 +20,11 @@ export interface TimesInput {
   /** Field names for error messages (`date_start` in the API, `start` in smart links). */
   startField?: string;
   endField?: string;
+  /**
+   * The end was worked out from the start and a duration, not sent: an end past the last
+   * day we store is then the start's problem, and the message says so.
+   */
+  endFromStart?: boolean;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -32,6 +37,7 @@ export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | {
   const end = parseDateInput(input.end);
   const errors: FieldErrors = {};
   if (!start) errors[startField] = [`The ${startField.replace(/_/g, ' ')} field must be a valid date.`];
+  if (start && !end && input.endFromStart) return { errors: noRoomForDuration(startField) };
   if (!end) errors[endField] = [`The ${endField.replace(/_/g, ' ')} field must be a valid date.`];
   if (!start || !end) return { errors };
 
@@ -52,12 +58,16 @@ export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | {
   const from = resolveEpochMs(start, input.timezone);
   const to = resolveEpochMs(end, input.timezone);
   if (to < from) return { errors: endBeforeStart(startField, endField) };
-  if (to > LAST_INSTANT_MS) return { errors: tooLate(from > LAST_INSTANT_MS ? startField : endField) };
+  if (to > LAST_INSTANT_MS) return { errors: from > LAST_INSTANT_MS ? tooLate(startField) : input.endFromStart ? noRoomForDuration(startField) : tooLate(endField) };
   return { times: { date_start: iso(from), date_end: iso(to), ends_at: iso(to) } };
 }
 
 function tooLate(field: string): FieldErrors {
   return { [field]: [`The ${field.replace(/_/g, ' ')} field must be a date before the year 10000.`] };
+}
+
+function noRoomForDuration(startField: string): FieldErrors {
+  return { [startField]: [`The ${startField.replace(/_/g, ' ')} field must leave room for the event's duration before the year 10000.`] };
 }
 
 function endBeforeStart(startField: string, endField: string): FieldErrors {

@@ -357,6 +357,17 @@ describe('POST /api/events (simplified form)', () => {
     expect((await own.api.get('/api/calendars')).body.data).toEqual([]);
   });
 
+  it('blames the start, not an end nobody sent, when the default hour runs past the year 9999', async () => {
+    const own = await gw.newTeam();
+    const late = await own.api.post('/api/events', { title: 'Last hour', start: '9999-12-31 23:30', timezone: 'UTC' });
+    expect(late.status).toBe(422);
+    expect(late.body.errors).toEqual({ start: ["The start field must leave room for the event's duration before the year 10000."] });
+    // An end that was sent is still the end's problem.
+    const sent = await own.api.post('/api/events', { title: 'Last hour', start: '9999-12-31 23:30', end: '10000-01-01 00:30', timezone: 'UTC' });
+    expect(Object.keys(sent.body.errors)).toEqual(['end']);
+    expect((await own.api.post('/api/events', { title: 'Last full hour', start: '9999-12-31 22:30', timezone: 'UTC' })).status).toBe(200);
+  });
+
   it('validates title, start, end and calendar', async () => {
     const res = await team.api.post('/api/events', { start: 'soon', calendar: 'cal_unknown' });
     expect(res.status).toBe(422);

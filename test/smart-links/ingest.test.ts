@@ -96,6 +96,9 @@ describe('refusals queue nothing', () => {
     const order = await submitForm(link.url, { title: 'x', start: '2030-01-02 10:00', end: '2030-01-01 10:00' });
     expect(order.status).toBe(422);
     expect(order.body.errors).toEqual({ end: ['The end field must be a date after or equal to start.'] });
+    // No end sent: the link's default duration running past the year 9999 is the start's problem.
+    const late = await submitForm(link.url, { title: 'x', start: '9999-12-31 23:59', timezone: 'UTC' });
+    expect([late.status, late.body.errors]).toEqual([422, { start: ["The start field must leave room for the event's duration before the year 10000."] }]);
     expect(await jobIds()).toEqual(before);
   });
 

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs } from '../../../shared/calendar/dates';
-import { plusMinutesIso, resolveEventTimes } from '../../../shared/calendar/event-times';
+import { plusMinutesIso, resolveEventTimes, type TimesInput } from '../../../shared/calendar/event-times';
 import { sanitizeDescription } from '../../../shared/calendar/html';
 import type { Knex } from '../../../shared/db/knex';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
@@ -37,7 +37,7 @@ const blankToNull = (v: string | null | undefined): string | null | undefined =>
 async function eventValues(
   input: EventInput,
   current?: EventRow,
-  fields: { startField: string; endField: string } = { startField: 'date_start', endField: 'date_end' },
+  fields: Pick<TimesInput, 'startField' | 'endField' | 'endFromStart'> = { startField: 'date_start', endField: 'date_end' },
 ): Promise<Partial<EventRow>> {
   const isAllDay = input.is_all_day ?? current?.is_all_day ?? false;
   const timing = resolveEventTimes({
@@ -137,7 +137,7 @@ export async function createSimpleEvent(deps: EventsDeps, teamId: number, input:
       : plusMinutesIso(start, zone, 60);
   }
   const full: EventInput = { ...input, is_all_day: isAllDay, date_start: input.start, date_end: end, timezone: zone };
-  const values = await eventValues(full, undefined, { startField: 'start', endField: 'end' });
+  const values = await eventValues(full, undefined, { startField: 'start', endField: 'end', endFromStart: input.end === undefined });
   values.short_link = blankToNull(input.short_link) ?? null;
   if (existing) return insertNewEvent(deps, teamId, existing.uid, values, invalidCalendar);
   // The first calendar and its event commit together: an event refused at this point (the

@@ -55,11 +55,12 @@ function submissionTimes(fields: SubmissionFields, link: IngestLink): { times: R
   const start = parseDateInput(fields.start);
   const allDay = fields.is_all_day ?? start?.kind === 'date';
   let end = fields.end;
-  if (start && (fields.duration !== undefined || end === undefined)) {
+  const endFromStart = Boolean(start) && (fields.duration !== undefined || end === undefined);
+  if (start && endFromStart) {
     const minutes = fields.duration ?? link.default_duration;
     end = allDay ? fields.start : plusMinutesIso(start, zone, minutes);
   }
-  const times = resolveEventTimes({ isAllDay: allDay, start: fields.start, end: end ?? fields.start, timezone: zone, startField: 'start', endField: 'end' });
+  const times = resolveEventTimes({ isAllDay: allDay, start: fields.start, end: end ?? fields.start, timezone: zone, startField: 'start', endField: 'end', endFromStart });
   return { times, zone, allDay };
 }
 
