@@ -16,7 +16,7 @@ import { Metrics } from '../../shared/metrics/metrics';
 import { queueDepthGauge } from '../../shared/metrics/queue-metrics';
 import { inviteRoutes } from './invites/invites.routes';
 import { jsonBody } from './http/body';
-import { apiNotFound, errorHandler } from './http/errors';
+import { apiNotFound, errorHandler, methodNotAllowed } from './http/errors';
 import { requestContext } from './http/request-context';
 import { listenForInvalidations } from '../../shared/cache/invalidation';
 import { BatchedCounter } from './counters';
@@ -110,6 +110,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens), rateLimit: apiRateLimit(limits) });
 
   if (deps.config.adminToken) app.use(queueBoard(queues.all(), deps.config.adminToken));
+  app.use(methodNotAllowed(routes));
   app.use('/api', apiNotFound);
   app.use((req, res) => {
     if (req.accepts(['html', 'json']) === 'html') res.status(404).set('Content-Security-Policy', pageCsp()).type('html').send(messagePage('Not found', 'There is nothing at this address.'));

@@ -88,4 +88,23 @@ describe('health, docs and unknown paths', () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: 'Not found.' });
   });
+
+  it('answers a method an existing path does not take with 405 and Allow', async () => {
+    const team = await gw.newTeam();
+    const patch = await team.api.request('PATCH', '/api/events', { body: {}, unchecked: true });
+    expect(patch.status).toBe(405);
+    expect(patch.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(patch.body).toEqual({ message: 'This address does not take PATCH: use GET, HEAD, POST.' });
+    const cal = (await team.api.post('/api/calendars', { name: 'Main', timezone: 'UTC' })).body.data;
+    const post = await team.api.request('POST', `/api/calendars/${cal.public_id}`, { body: {}, unchecked: true });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'DELETE, GET, HEAD, PUT']);
+    // Smart links take submissions by POST only; a browser on a public page gets a page.
+    const get = await gw.anon.get('/s/SomeKeyOfALink', { unchecked: true });
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
+    const page = await fetch(`${gw.baseUrl}/e/someEventUid01`, { method: 'DELETE', headers: { Accept: 'text/html' } });
+    expect([page.status, page.headers.get('allow'), page.headers.get('content-type')]).toEqual([405, 'GET, HEAD', 'text/html; charset=utf-8']);
+    expect(await page.text()).toContain('This address does not take DELETE');
+    // Unknown paths stay 404, whatever the method.
+    expect((await team.api.request('PATCH', '/api/nothing-here', { unchecked: true })).status).toBe(404);
+  });
 });

@@ -53,7 +53,35 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   res.status(status).json(mapped ? { message, ...mapped.body } : { message });
 };
 
-/** Unknown `/api` paths: JSON 404 (and 405 where the path exists with another method). */
+/** Unknown `/api` paths: JSON 404 (a path served for other methods got its 405 from methodNotAllowed first). */
 export const apiNotFound: RequestHandler = (_req, res) => {
   res.status(404).json({ message: 'Not found.' });
 };
+
+/**
+ * A path the service serves, asked with a method none of its routes take: 405 with `Allow`
+ * (RFC 9110 §15.5.6) instead of a 404 that says the address does not exist. JSON, or a page
+ * for a browser off `/api`, like the 404s beside it.
+ */
+export function methodNotAllowed(routes: Array<{ method: string; path: string }>): RequestHandler {
+  const byPath = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const r of routes) {
+    const entry = byPath.get(r.path) ?? { pattern: new RegExp(`^${r.path.replace(/\./g, '\\.').replace(/:[A-Za-z_]\w*/g, '[^/]+')}/?$`), methods: new Set<string>() };
+    entry.methods.add(r.method.toUpperCase());
+    byPath.set(r.path, entry);
+  }
+  return (req, res, next) => {
+    const allowed = new Set<string>();
+    for (const { pattern, methods } of byPath.values()) if (pattern.test(req.path)) for (const m of methods) allowed.add(m);
+    if (!allowed.size || allowed.has(req.method) || (req.method === 'HEAD' && allowed.has('GET'))) return next();
+    if (allowed.has('GET')) allowed.add('HEAD');
+    const allow = [...allowed].sort().join(', ');
+    const message = `This address does not take ${req.method}: use ${allow}.`;
+    res.status(405).set('Allow', allow);
+    if (!req.path.startsWith('/api') && req.accepts(['html', 'json']) === 'html') {
+      res.set('Content-Security-Policy', pageCsp()).type('html').send(errorPage(405, message));
+      return;
+    }
+    res.json({ message });
+  };
+}
