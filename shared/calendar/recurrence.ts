@@ -67,11 +67,24 @@ export function checkRrule(input: string): RruleCheck {
   return { ok: true, rule };
 }
 
-/** English reading of a (checked) rule: "every week on Tuesday for 10 times". */
+const DAY = '(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day';
+/** The last comma of a list of days: "Monday, Wednesday, Friday" reads "Monday, Wednesday and Friday". */
+const LAST_DAY_COMMA = new RegExp(`(${DAY}), (${DAY})(?!, ${DAY})`);
+
+/**
+ * English reading of a (checked) rule: "every week on Tuesday and Thursday, 10 times".
+ * rrule's own text, with its count ("for 10 times") and day lists ("Tuesday, Thursday")
+ * put the way people write them.
+ */
 export function recurrenceText(rule: string): string | null {
+  let text: string;
   try {
-    return RRule.fromString(rule).toText();
+    text = RRule.fromString(rule).toText();
   } catch {
     return null;
   }
+  return text
+    .replace(LAST_DAY_COMMA, '$1 and $2')
+    .replace(/ for 1 time$/, ', once')
+    .replace(/ for (\d+) times$/, ', $1 times');
 }

@@ -64,7 +64,7 @@ describe('public pages in a real browser', () => {
       expect(text).toContain('Thu Sep 17, 2026 6:30 PM - 9:00 PM (CEST) (Europe/Berlin, GMT+02:00)');
       expect(text).toContain('Kulturbrauerei, Schönhauser Allee 36, Berlin');
       expect(text).toContain('Drinks and a demo of everything new.');
-      expect(text).toContain('every month for 3 times');
+      expect(text).toContain('every month, 3 times');
 
       const buttons = page.locator('ul.buttons a');
       await expect(buttons.count()).resolves.toBe(7);

@@ -128,7 +128,7 @@ describe('creating an event', () => {
     expect(res.body.data).toMatchObject({
       is_recurring: true,
       recurrence_rule: 'FREQ=WEEKLY;BYDAY=TU;COUNT=10',
-      recurrence_text: 'every week on Tuesday for 10 times',
+      recurrence_text: 'every week on Tuesday, 10 times',
     });
   });
 

@@ -93,7 +93,7 @@ describe('Outlook.com and Office 365 links', () => {
 
   it.each(['outlook_web', 'office365'])('%s: recurring events say how they repeat in the body', async (key) => {
     const { links } = await createEvent(recurring);
-    expect((await redirectOf(links[key])).searchParams.get('body')).toMatch(/^Repeats every week on Tuesday for 10 times\.<br><br>Agenda/);
+    expect((await redirectOf(links[key])).searchParams.get('body')).toMatch(/^Repeats every week on Tuesday, 10 times\.<br><br>Agenda/);
   });
 });
 
@@ -119,7 +119,7 @@ describe('Yahoo links', () => {
 
   it('recurring: the rule in words', async () => {
     const { links } = await createEvent(recurring);
-    expect((await redirectOf(links.yahoo)).searchParams.get('DESC')).toMatch(/^Repeats every week on Tuesday for 10 times\./);
+    expect((await redirectOf(links.yahoo)).searchParams.get('DESC')).toMatch(/^Repeats every week on Tuesday, 10 times\./);
   });
 });
 

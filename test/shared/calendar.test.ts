@@ -104,7 +104,9 @@ describe('RRULE', () => {
   });
 
   it('reads rules in English', () => {
-    expect(recurrenceText('FREQ=WEEKLY;BYDAY=MO,WE,FR')).toBe('every week on Monday, Wednesday, Friday');
+    expect(recurrenceText('FREQ=WEEKLY;BYDAY=MO,WE,FR')).toBe('every week on Monday, Wednesday and Friday');
+    expect(recurrenceText('FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;COUNT=1')).toBe('every 2 weeks on Tuesday and Thursday, once');
+    expect(recurrenceText('FREQ=MONTHLY;COUNT=3')).toBe('every month, 3 times');
   });
 });
 
