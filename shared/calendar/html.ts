@@ -46,8 +46,11 @@ export function htmlToText(html: string): string {
   return sanitizeHtml(
     html
       .replace(/<br\s*\/?>/gi, '\n')
-      .replace(/<\/(p|li|h[1-6]|blockquote|pre)>/gi, '\n\n')
-      .replace(/<li>/gi, '- '),
+      // A list reads as one block of "- item" lines, a paragraph apart from what surrounds it.
+      .replace(/<\/li>/gi, '\n')
+      .replace(/<\/(p|ul|ol|h[1-6]|blockquote|pre)>/gi, '\n\n')
+      .replace(/<(ul|ol)\b[^>]*>/gi, '\n\n')
+      .replace(/<li\b[^>]*>/gi, '- '),
     { allowedTags: [], allowedAttributes: {} },
   )
     .replace(/&amp;/g, '&')

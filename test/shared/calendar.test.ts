@@ -118,7 +118,8 @@ describe('descriptions', () => {
     expect(sanitizeDescription('<h1>T</h1><p style="x">a<img src=x onerror=alert(1)></p><script>bad()</script>')).toBe('T<p>a</p>');
   });
   it('reads stored HTML back as text', () => {
-    expect(htmlToText('<p>One<br>two</p><ul><li>a</li><li>b &amp; c</li></ul>')).toBe('One\ntwo\n\n- a\n\n- b & c');
+    expect(htmlToText('<p>One<br>two</p><ul><li>a</li><li>b &amp; c</li></ul><p>After</p>')).toBe('One\ntwo\n\n- a\n- b & c\n\nAfter');
+    expect(htmlToText('Before<ol class="x"><li value="2">one</li></ol>')).toBe('Before\n\n- one');
   });
 });
 
