@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
@@ -165,6 +166,35 @@ describe('public pages in a real browser', () => {
       await page.screenshot({ path: path.join(ARTIFACTS, 'snippets.png'), fullPage: true });
     } finally {
       await context.close();
+    }
+  });
+
+  it("a form on another site posts to a smart link with fetch() and reads the answer", async () => {
+    const team = await gw.newTeam();
+    const cal = (await team.api.post('/api/calendars', { name: 'Bookings', timezone: 'UTC' })).body.data;
+    const link = (await team.api.post('/api/smart-links', { name: 'Shop form', calendar: cal.public_id })).body.data as { url: string };
+    // The shop's page, on an origin of its own.
+    const shop = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>Shop</title>'));
+    await new Promise<void>((resolve) => {
+      shop.listen(0, '127.0.0.1', resolve);
+    });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${(shop.address() as { port: number }).port}/`);
+      const answers = await page.evaluate(async (url) => {
+        const post = async (body: object) => {
+          // JSON and a custom header: the browser asks first (preflight), then posts.
+          const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': `order-${Math.random()}` }, body: JSON.stringify(body) });
+          return { status: res.status, body: await res.json(), limit: res.headers.get('X-RateLimit-Limit') };
+        };
+        return [await post({ title: 'Fitting', start: '2030-06-01 10:00' }), await post({ title: 'Fitting' })];
+      }, link.url);
+      expect(answers[0]).toMatchObject({ status: 202, body: { data: { status: 'queued' } } });
+      expect(answers[1]).toMatchObject({ status: 422, body: { errors: { start: ['The start field is required.'] } } });
+    } finally {
+      await context.close();
+      shop.close();
     }
   });
 

@@ -75,6 +75,28 @@ describe('formats', () => {
   });
 });
 
+describe('from a web page (CORS)', () => {
+  it('answers the preflight and lets any page read every answer', async () => {
+    const { link } = await newLink(gw, team);
+    const preflight = await fetch(link.url, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,idempotency-key' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase().split(', ')).toEqual(expect.arrayContaining(['content-type', 'idempotency-key']));
+    const before = await jobIds();
+    const accepted = await submitForm(link.url, form, { Origin: 'https://shop.example' });
+    expect([accepted.status, accepted.headers.get('access-control-allow-origin')]).toEqual([202, '*']);
+    expect(accepted.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    const refused = await submitForm(link.url, { start: 'soon' }, { Origin: 'https://shop.example' });
+    expect([refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([422, '*']);
+    // The preflight queued nothing; the one submission did.
+    expect([...(await jobIds())].filter((id) => !before.has(id))).toEqual([accepted.body.data.id.slice(4)]);
+  });
+});
+
 describe('refusals queue nothing', () => {
   let link: Link;
   beforeAll(async () => {

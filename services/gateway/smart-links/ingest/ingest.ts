@@ -30,9 +30,29 @@ export interface Ingest {
   close(): Promise<void>;
 }
 
+/**
+ * Smart links take submissions from any web page's script as well as from servers: every
+ * answer may be read cross-origin (no cookies are involved, so `*`), with the headers a
+ * sender acts on.
+ */
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Location',
+} as const;
+
+/** The answer to a browser's preflight: POST with the headers a sender may set, cached for a day. */
+const PREFLIGHT = {
+  ...CORS,
+  'Access-Control-Allow-Methods': 'POST',
+  'Access-Control-Allow-Headers': 'Content-Type, Idempotency-Key, webhook-id, webhook-timestamp, webhook-signature',
+  'Access-Control-Max-Age': '86400',
+  'Cache-Control': 'no-store',
+  'Content-Length': '0',
+} as const;
+
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload), 'Cache-Control': 'no-store' });
+  res.writeHead(status, { ...headers, ...CORS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload), 'Cache-Control': 'no-store' });
   res.end(payload);
 }
 
@@ -155,7 +175,7 @@ export function createIngest(ctx: AppContext): Ingest {
     if (platform !== undefined && link.requires_approval === false) {
       const outcome = await waitForOutcome(submission);
       if (outcome?.event) {
-        res.writeHead(303, { Location: `${config.publicBaseUrl}/e/${outcome.event}/${platform as PlatformKey}`, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+        res.writeHead(303, { ...CORS, Location: `${config.publicBaseUrl}/e/${outcome.event}/${platform as PlatformKey}`, 'Cache-Control': 'no-store', 'Content-Length': 0 });
         res.end();
         return;
       }
@@ -178,11 +198,18 @@ export function createIngest(ctx: AppContext): Ingest {
   }
 
   return {
-    matches: (req) => req.method === 'POST' && (req.url ?? '').startsWith('/s/'),
+    matches: (req) => (req.method === 'POST' || req.method === 'OPTIONS') && (req.url ?? '').startsWith('/s/'),
     handle(req, res) {
       const m = PATH.exec(req.url ?? '');
       const route = !m ? 'not_found' : m[2] === undefined ? '/s/:key' : '/s/:key/:platform';
-      const requestId = beginRequest(logger, req, res, (seconds) => ctx.httpMetrics.observe('POST', route, res.statusCode, seconds));
+      const method = req.method as 'POST' | 'OPTIONS';
+      const requestId = beginRequest(logger, req, res, (seconds) => ctx.httpMetrics.observe(method, route, res.statusCode, seconds));
+      if (method === 'OPTIONS' && m) {
+        req.resume();
+        res.writeHead(204, PREFLIGHT);
+        res.end();
+        return;
+      }
       if (!m) {
         req.resume();
         send(res, 404, { message: 'Smart link not found.' });
