@@ -5,6 +5,7 @@ import { eventLimitRejections } from '../../shared/metrics/metrics';
 import { cappedBackoff } from '../../shared/queues/queues';
 import { type SmartLinkJob, smartLinkJob } from '../../shared/queues/smart-link.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
+import { startRetention } from './retention';
 import type { Outcome } from './submissions.repository';
 import { writeBatch } from './write-batch';
 
@@ -78,9 +79,10 @@ export class SubmissionBatcher {
 
 export const SMART_LINK_CONCURRENCY = 1000;
 
-/** The smart-link worker: high concurrency feeding the batcher. */
+/** The smart-link worker: high concurrency feeding the batcher; old submission records pruned (see retention.ts). */
 export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob, Outcome> {
   const batcher = new SubmissionBatcher(ctx);
+  const retention = startRetention(ctx);
   const limitRejections = eventLimitRejections(ctx.metrics);
   return {
     contract: smartLinkJob,
@@ -95,5 +97,6 @@ export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJ
       return outcome;
     },
     options: { settings: { backoffStrategy: cappedBackoff } },
+    close: () => retention.stop(),
   };
 }

@@ -35,6 +35,8 @@ export interface Config {
   rsvpRatePer10Minutes: number;
   /** A worker's lock on a job; a job whose worker died is taken again after about this long. */
   workerLockMs: number;
+  /** Smart-link submission records older than this many days are deleted; 0 keeps them for ever. */
+  submissionRetentionDays: number;
   /** The optional model-based extractor; null: rules only (nothing leaves the machine). */
   extractLlm: ExtractLlmConfig | null;
 }
@@ -96,6 +98,7 @@ const schema = Joi.object({
   METRICS_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
   ADMIN_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
   WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
+  SUBMISSION_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(90),
   EXTRACT_LLM_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   EXTRACT_LLM_MODEL: Joi.string().max(200).default('gpt-4o-mini'),
   EXTRACT_LLM_API_KEY: Joi.string().max(500),
@@ -166,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs: value.HTTP_REQUEST_TIMEOUT_MS,
     trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,
     workerLockMs: value.WORKER_LOCK_MS,
+    submissionRetentionDays: value.SUBMISSION_RETENTION_DAYS,
     metricsToken: value.METRICS_TOKEN ?? null,
     adminToken: value.ADMIN_TOKEN ?? null,
     rsvpRatePer10Minutes: value.RSVP_RATE_PER_10_MINUTES,

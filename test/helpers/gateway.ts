@@ -43,6 +43,9 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     DB_POOL_MAX: '5',
     // Workers serve /healthz, /readyz and /metrics on PORT: any free one, so processes never collide.
     PORT: '0',
+    // Suites share the run's database and set their clocks back and forth: no worker prunes
+    // submission records behind their backs (test/smart-links/retention.test.ts turns it on).
+    SUBMISSION_RETENTION_DAYS: '0',
     ...extra,
   };
 }

@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { signPayload } from '../../services/gateway/smart-links/ingest/signature';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { waitFor } from '../helpers/wait';
 import type { TestWorker } from '../helpers/workers';
 import { type Link, newLink, outcomeOf, startSmartLinkWorker, submitForm } from './helpers';
 
@@ -373,5 +374,13 @@ describe('submission records', () => {
     const other = await gw.newTeam();
     expect((await other.api.get(`/api/smart-link-submissions/${ids[0]}`)).status).toBe(404);
     expect((await other.api.get(`/api/smart-links/${link.id}/submissions`)).status).toBe(404);
+  });
+  it('a job the worker gave up on reads failed, not queued', async () => {
+    // A payload that breaks the job contract (a day that does not exist) fails at once.
+    const uid = 'BrokenJob' + String(Date.now()).slice(-7);
+    await queue.add('submission', { submission: uid, link: { id: 1, teamId: team.teamId, calendarId: 1 }, receivedAt: '2030-02-30T10:00:00.000Z', event: {} }, { jobId: uid });
+    await waitFor(async () => (await queue.getJob(uid))?.failedReason, { what: 'the job failed' });
+    const res = await team.api.get(`/api/smart-link-submissions/sls_${uid}`);
+    expect(res.body.data).toMatchObject({ id: `sls_${uid}`, status: 'failed', error: 'not_processed', event_public_id: null });
   });
 });

@@ -155,9 +155,14 @@ export async function getSubmission(deps: Deps, teamId: number, publicId: string
   if (!uid) throw notFound('Submission');
   const row = await findSubmission(deps.db, teamId, uid);
   if (row) return toSubmissionJson(row);
+  // No record yet: still in the queue, or given up on there. A finished job without a
+  // record had its record deleted (SUBMISSION_RETENTION_DAYS): gone, like an unknown id.
   const job = await deps.queues.producer(smartLinkJob).queue.getJob(uid);
   if (job && job.data.link.teamId === teamId) {
-    return { id: publicId, status: 'queued' as const, event_public_id: null, error: null, received_at: job.data.receivedAt, processed_at: null };
+    const state = await job.getState();
+    const base = { id: publicId, event_public_id: null, received_at: job.data.receivedAt, processed_at: null };
+    if (state === 'failed') return { ...base, status: 'failed' as const, error: 'not_processed' };
+    if (state !== 'completed') return { ...base, status: 'queued' as const, error: null };
   }
   throw notFound('Submission');
 }

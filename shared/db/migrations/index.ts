@@ -13,6 +13,7 @@ import * as unlimitedUsage from './0011_unlimited_usage';
 import * as subscriberFeedTokenHash from './0012_subscriber_feed_token_hash';
 import * as rsvpDeclines from './0013_rsvp_declines';
 import * as guestRemovals from './0014_guest_removals';
+import * as submissionRetention from './0015_submission_retention';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,4 +40,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0012_subscriber_feed_token_hash', subscriberFeedTokenHash],
   ['0013_rsvp_declines', rsvpDeclines],
   ['0014_guest_removals', guestRemovals],
+  ['0015_submission_retention', submissionRetention],
 ];
