@@ -1,5 +1,6 @@
 import { type Job, UnrecoverableError } from 'bullmq';
 import { pgTimestampToMillis } from '../../shared/calendar/dates';
+import { EXTRACTION_RECORDS, startRetention } from '../../shared/db/retention';
 import { uidFromPublicId } from '../../shared/ids/ids';
 import type { Logger } from '../../shared/logging/logger';
 import { type ExtractionJob, extractionJob, publishExtractionFinished } from '../../shared/queues/extraction.job';
@@ -72,10 +73,12 @@ export function extractionWorker(ctx: WorkerContext, extractor: Extractor = extr
   } catch (err) {
     ctx.logger.warn({ err: (err as Error).message }, 'extractor warm-up failed');
   }
+  const retention = startRetention(ctx, EXTRACTION_RECORDS, ctx.config.extractionRetentionDays);
   return {
     contract: extractionJob,
     // The work is CPU-bound and short; a few at a time overlap the Postgres round trips.
     concurrency: 4,
+    close: () => retention.stop(),
     options: { settings: { backoffStrategy: cappedBackoff } },
     process: async (job: Job<ExtractionJob & { meta?: JobMeta }>, workerCtx, log) => {
       try {

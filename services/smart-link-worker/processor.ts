@@ -1,11 +1,11 @@
 import { publishInvalidations } from '../../shared/cache/invalidation';
 import type { Knex } from '../../shared/db/knex';
+import { startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
 import type { Logger } from '../../shared/logging/logger';
 import { eventLimitRejections } from '../../shared/metrics/metrics';
 import { cappedBackoff } from '../../shared/queues/queues';
 import { type SmartLinkJob, smartLinkJob } from '../../shared/queues/smart-link.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
-import { startRetention } from './retention';
 import type { Outcome } from './submissions.repository';
 import { writeBatch } from './write-batch';
 
@@ -79,10 +79,10 @@ export class SubmissionBatcher {
 
 export const SMART_LINK_CONCURRENCY = 1000;
 
-/** The smart-link worker: high concurrency feeding the batcher; old submission records pruned (see retention.ts). */
+/** The smart-link worker: high concurrency feeding the batcher; records older than SUBMISSION_RETENTION_DAYS pruned. */
 export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob, Outcome> {
   const batcher = new SubmissionBatcher(ctx);
-  const retention = startRetention(ctx);
+  const retention = startRetention(ctx, SUBMISSION_RECORDS, ctx.config.submissionRetentionDays);
   const limitRejections = eventLimitRejections(ctx.metrics);
   return {
     contract: smartLinkJob,

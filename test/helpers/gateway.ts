@@ -44,8 +44,9 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     // Workers serve /healthz, /readyz and /metrics on PORT: any free one, so processes never collide.
     PORT: '0',
     // Suites share the run's database and set their clocks back and forth: no worker prunes
-    // submission records behind their backs (test/smart-links/retention.test.ts turns it on).
+    // records behind their backs (test/shared/retention.test.ts runs the pruning itself).
     SUBMISSION_RETENTION_DAYS: '0',
+    EXTRACTION_RETENTION_DAYS: '0',
     ...extra,
   };
 }

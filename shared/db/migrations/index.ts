@@ -14,6 +14,7 @@ import * as subscriberFeedTokenHash from './0012_subscriber_feed_token_hash';
 import * as rsvpDeclines from './0013_rsvp_declines';
 import * as guestRemovals from './0014_guest_removals';
 import * as submissionRetention from './0015_submission_retention';
+import * as extractionRetention from './0016_extraction_retention';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,4 +42,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0013_rsvp_declines', rsvpDeclines],
   ['0014_guest_removals', guestRemovals],
   ['0015_submission_retention', submissionRetention],
+  ['0016_extraction_retention', extractionRetention],
 ];

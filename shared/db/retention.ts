@@ -1,0 +1,92 @@
+import type { Knex } from './knex';
+import type { Clock } from '../lifecycle/clock';
+import type { Logger } from '../logging/logger';
+
+/** Rows per statement: short transactions, no long hold on the table. */
+const BATCH = 5000;
+const DAY_MS = 86_400_000;
+
+/** Records a worker deletes once they are older than their retention. */
+export interface RetentionTarget {
+  /** For the log line: "old submission records deleted". */
+  what: string;
+  table: string;
+  /** The record's time, with an index that finds old rows (a BRIN index suits append-only tables). */
+  column: string;
+  /** Only rows that are done with, e.g. `status <> 'pending'` (code, never input). */
+  onlyWhere?: string;
+  /** An advisory lock of its own: one worker at a time prunes this table. */
+  lockKey: number;
+}
+
+export const SUBMISSION_RECORDS: RetentionTarget = { what: 'submission records', table: 'smart_link_submissions', column: 'received_at', lockKey: 0x736c7072 };
+export const EXTRACTION_RECORDS: RetentionTarget = {
+  what: 'extractions',
+  table: 'extractions',
+  column: 'created_at',
+  // A pending one is still someone's open request (and its job may still run).
+  onlyWhere: "status <> 'pending'",
+  lockKey: 0x65787072,
+};
+
+/**
+ * Deletes the target's rows older than `before`, a batch per transaction, each under the
+ * target's lock: when another worker holds it, that one is pruning and this one stops.
+ * Answers how many rows were deleted.
+ */
+export async function pruneOlderThan(db: Knex, target: RetentionTarget, before: Date): Promise<number> {
+  const only = target.onlyWhere ? `AND ${target.onlyWhere}` : '';
+  let total = 0;
+  for (;;) {
+    const deleted = await db.transaction(async (trx) => {
+      const { rows } = await trx.raw('SELECT pg_try_advisory_xact_lock(?) AS locked', [target.lockKey]);
+      if (!rows[0].locked) return null;
+      const result = await trx.raw(`DELETE FROM ?? WHERE id IN (SELECT id FROM ?? WHERE ?? < ? ${only} LIMIT ?)`, [target.table, target.table, target.column, before, BATCH]);
+      return result.rowCount as number;
+    });
+    if (deleted === null) return total;
+    total += deleted;
+    if (deleted < BATCH) return total;
+  }
+}
+
+export interface Retention {
+  /** Stops the schedule and waits for a run in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A retention setting at work: a first run soon after the worker starts, then one an hour
+ * (0 days: rows are kept for ever and nothing runs). A failed run (Postgres away) is
+ * logged and tried again at the next hour.
+ */
+export function startRetention(
+  ctx: { db: Knex; clock: Clock; logger: Logger },
+  target: RetentionTarget,
+  days: number,
+  timing: { firstAfterMs: number; everyMs: number } = { firstAfterMs: 60_000, everyMs: 3_600_000 },
+): Retention {
+  if (days === 0) return { stop: async () => undefined };
+  let running: Promise<void> | null = null;
+  const run = () => {
+    running ??= pruneOlderThan(ctx.db, target, new Date(ctx.clock.now().getTime() - days * DAY_MS))
+      .then((deleted) => {
+        if (deleted) ctx.logger.info({ deleted, olderThanDays: days }, `old ${target.what} deleted`);
+      })
+      .catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, `could not delete old ${target.what}; trying again later`))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const first = setTimeout(run, timing.firstAfterMs);
+  const every = setInterval(run, timing.everyMs);
+  first.unref();
+  every.unref();
+  return {
+    async stop() {
+      clearTimeout(first);
+      clearInterval(every);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { extractionWorker } from '../../services/extraction-worker/extraction.processor';
+import { EXTRACTION_RECORDS, pruneOlderThan, startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
+import { createLogger } from '../../shared/logging/logger';
+import { startGateway, TestClock, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { waitFor } from '../helpers/wait';
+import { startWorker, type TestWorker } from '../helpers/workers';
+import { newLink, outcomeOf, startSmartLinkWorker, submitForm } from '../smart-links/helpers';
+
+/**
+ * SUBMISSION_RETENTION_DAYS and EXTRACTION_RETENTION_DAYS: old records go, the events
+ * submissions made stay. The rows aged here are dated 2001 and pruned before 2002, so
+ * suites running beside this one (whose clocks may sit anywhere after that) never lose a
+ * row to it.
+ */
+let gw: TestGateway;
+let team: TestTeam;
+let smartLinks: TestWorker<unknown, unknown>;
+let extractions: TestWorker<unknown, unknown>;
+
+beforeAll(async () => {
+  gw = await startGateway();
+  team = await gw.newTeam({ plan: 'unlimited' });
+  smartLinks = (await startSmartLinkWorker()) as TestWorker<unknown, unknown>;
+  extractions = (await startWorker((ctx) => extractionWorker(ctx))) as TestWorker<unknown, unknown>;
+});
+afterAll(async () => {
+  await smartLinks.close();
+  await extractions.close();
+  await gw.close();
+});
+
+const CUTOFF = new Date('2002-01-01T00:00:00Z');
+const LONG_AGO = '2001-06-01T00:00:00Z';
+const submissionPath = (id: string) => `/api/smart-link-submissions/${id}`;
+
+async function submitted(link: { url: string }, titles: string[]) {
+  const ids: string[] = [];
+  for (const title of titles) ids.push((await submitForm(link.url, { title, start: '2030-04-01 09:00' })).body.data.id);
+  return Promise.all(ids.map((id) => outcomeOf(team, id)));
+}
+
+const ageSubmissions = (ids: string[]) =>
+  gw.db('smart_link_submissions')
+    .whereIn('uid', ids.map((id) => id.slice(4)))
+    .update({ received_at: LONG_AGO });
+
+describe('submission records', () => {
+  it('are deleted once received before the cutoff; their events and newer records stay', async () => {
+    const { link } = await newLink(gw, team);
+    const [old1, old2, recent] = await submitted(link, ['Old one', 'Old two', 'Recent']);
+    await ageSubmissions([old1.id, old2.id]);
+
+    expect(await pruneOlderThan(gw.db, SUBMISSION_RECORDS, CUTOFF)).toBe(2);
+    // Gone like an unknown id, although the finished job is still kept in Redis.
+    expect((await team.api.get(submissionPath(old1.id))).status).toBe(404);
+    expect((await team.api.get(submissionPath(recent.id))).body.data.status).toBe('processed');
+    expect((await team.api.get(`/api/events/${old1.event_public_id}`)).body.data.title).toBe('Old one');
+    expect(await pruneOlderThan(gw.db, SUBMISSION_RECORDS, CUTOFF)).toBe(0);
+  });
+
+  it('are left to the worker already pruning', async () => {
+    const { link } = await newLink(gw, team);
+    const [old] = await submitted(link, ['Held']);
+    await ageSubmissions([old.id]);
+    await gw.db.transaction(async (trx) => {
+      await trx.raw('SELECT pg_advisory_xact_lock(?)', [SUBMISSION_RECORDS.lockKey]);
+      expect(await pruneOlderThan(gw.db, SUBMISSION_RECORDS, CUTOFF)).toBe(0);
+    });
+    expect(await pruneOlderThan(gw.db, SUBMISSION_RECORDS, CUTOFF)).toBe(1);
+  });
+
+  it('go on the schedule with the configured days, and never with 0', async () => {
+    const { link } = await newLink(gw, team);
+    const [old] = await submitted(link, ['Scheduled']);
+    await ageSubmissions([old.id]);
+    const clock = new TestClock();
+    clock.set(new Date(CUTOFF.getTime() + 30 * 86_400_000)); // 30 days after the cutoff
+    const ctx = { db: gw.db, clock, logger: createLogger('retention-test', 'silent') };
+
+    const off = startRetention(ctx, SUBMISSION_RECORDS, 0, { firstAfterMs: 0, everyMs: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await off.stop();
+    expect((await team.api.get(submissionPath(old.id))).status).toBe(200);
+
+    const on = startRetention(ctx, SUBMISSION_RECORDS, 30, { firstAfterMs: 0, everyMs: 60_000 });
+    try {
+      await waitFor(async () => (await team.api.get(submissionPath(old.id))).status === 404, { what: 'the old record pruned' });
+    } finally {
+      await on.stop();
+    }
+  });
+});
+
+describe('extractions', () => {
+  it('are deleted once finished before the cutoff; pending ones stay', async () => {
+    const done = (await team.api.post('/api/events/extract?wait=10', { text: 'Lunch with Sam tomorrow at 1pm', timezone: 'UTC' })).body.data;
+    expect(done.status).toBe('completed');
+    const recent = (await team.api.post('/api/events/extract?wait=10', { text: 'Standup tomorrow at 9am', timezone: 'UTC' })).body.data;
+    const rows = gw.db('extractions').where({ team_id: team.teamId });
+    await rows.clone().whereIn('uid', [done.id.slice(4)]).update({ created_at: LONG_AGO });
+    // A pending one, however old, is someone's open request.
+    const [pending] = await rows.clone().insert({ uid: 'PendingLongAgo01', team_id: team.teamId, status: 'pending', text: 'Old pending text', timezone: 'UTC', reference_date: LONG_AGO, created_at: LONG_AGO }).returning('uid');
+
+    expect(await pruneOlderThan(gw.db, EXTRACTION_RECORDS, CUTOFF)).toBe(1);
+    expect((await team.api.get(`/api/events/extract/${done.id}`)).status).toBe(404);
+    expect((await team.api.get(`/api/events/extract/${recent.id}`)).body.data.status).toBe('completed');
+    expect((await team.api.get(`/api/events/extract/ext_${pending.uid}`)).body.data.status).toBe('pending');
+    await rows.clone().where({ uid: pending.uid }).delete();
+  });
+});
