@@ -51,6 +51,8 @@ export async function pruneOlderThan(db: Knex, target: RetentionTarget, before: 
 }
 
 export interface Retention {
+  /** False when the setting is 0: nothing is scheduled, rows are kept. */
+  readonly scheduled: boolean;
   /** Stops the schedule and waits for a run in progress. */
   stop(): Promise<void>;
 }
@@ -66,7 +68,7 @@ export function startRetention(
   days: number,
   timing: { firstAfterMs: number; everyMs: number } = { firstAfterMs: 60_000, everyMs: 3_600_000 },
 ): Retention {
-  if (days === 0) return { stop: async () => undefined };
+  if (days === 0) return { scheduled: false, stop: async () => undefined };
   let running: Promise<void> | null = null;
   const run = () => {
     running ??= pruneOlderThan(ctx.db, target, new Date(ctx.clock.now().getTime() - days * DAY_MS))
@@ -83,6 +85,7 @@ export function startRetention(
   first.unref();
   every.unref();
   return {
+    scheduled: true,
     async stop() {
       clearTimeout(first);
       clearInterval(every);
