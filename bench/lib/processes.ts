@@ -1,13 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-
-import { service, serviceArgs } from '../../services/services';
+import { service } from '../../services/services';
 
 export const DIST = path.resolve(__dirname, '..', '..');
 
 /** A service's node arguments as it ships (services/services.ts: its flags, then its entry), so a benchmark measures what users run. */
-export const serviceArgv = (name: string): string[] => serviceArgs(service(name)).map((a) => (a.startsWith('dist/') ? path.join(DIST, a.slice('dist/'.length)) : a));
+export function serviceArgv(name: string): string[] {
+  const s = service(name);
+  return [...s.nodeFlags, path.join(DIST, 'services', s.entry)];
+}
 
 /** `BENCH_CPU_PROF=dir`: every process a benchmark starts writes a V8 CPU profile there when it exits. */
 const nodeArgs = (): string[] => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);

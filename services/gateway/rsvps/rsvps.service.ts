@@ -24,7 +24,8 @@ import {
 import type { RsvpInput } from './rsvps.schemas';
 
 type Deps = Pick<AppContext, 'db' | 'caches'>;
-type SubmitDeps = Deps & MailDeps;
+/** What a change that may email the person needs. */
+type MailingDeps = Deps & MailDeps;
 
 export function toRsvpJson(row: RsvpRow) {
   return {
@@ -77,7 +78,7 @@ export const eventFull = () => conflict('This event is full: no more places for 
  * calendar app takes the event back.
  */
 export async function submitRsvp(
-  deps: SubmitDeps,
+  deps: MailingDeps,
   found: EventWithCalendar,
   input: RsvpInput,
   requestId?: string,
@@ -123,7 +124,7 @@ export async function listRsvps(deps: Deps, teamId: number, calPublicId: string,
  * invitation stands. Answers the row and whether a cancellation was queued.
  */
 export async function deleteRsvp(
-  deps: SubmitDeps,
+  deps: MailingDeps,
   teamId: number,
   target: { calPublicId: string; evtPublicId: string; rsvpPublicId: string },
   requestId?: string,
