@@ -44,7 +44,7 @@ const CALENDAR_NOTE: Record<MailKind, string> = {
 function facts(e: EventSnapshot, when: string): Array<[label: string, value: string]> {
   const out: Array<[string, string]> = [['When', when]];
   if (!e.isAllDay) out.push(['Time zone', e.timezone]);
-  const repeats = e.recurrenceRule ? recurrenceText(e.recurrenceRule) : null;
+  const repeats = e.recurrenceRule ? recurrenceText(e.recurrenceRule, e.timezone) : null;
   if (repeats) out.push(['Repeats', repeats]);
   if (e.location) out.push(['Where', e.location]);
   return out;

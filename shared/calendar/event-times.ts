@@ -80,3 +80,16 @@ function endBeforeStart(startField: string, endField: string): FieldErrors {
 export function plusMinutesIso(start: NonNullable<ReturnType<typeof parseDateInput>>, zone: string, minutes: number): string {
   return iso(resolveEpochMs(start, zone) + minutes * 60_000);
 }
+
+/**
+ * The inclusive last day of an all-day event that lasts `minutes` from a parsed start: whole
+ * days, ceil(minutes / 1440), at least one (2880 → the start day and the next). Past the
+ * year 9999 the answer is not a date input, which the caller reports as no room for the
+ * duration.
+ */
+export function lastDayAfterMinutes(start: NonNullable<ReturnType<typeof parseDateInput>>, zone: string, minutes: number): string {
+  const [y, m, d] = resolveDay(start, zone).split('-').map(Number);
+  const days = Math.max(1, Math.ceil(minutes / 1440));
+  const last = new Date(Date.UTC(y, m - 1, d + days - 1));
+  return `${String(last.getUTCFullYear()).padStart(4, '0')}-${String(last.getUTCMonth() + 1).padStart(2, '0')}-${String(last.getUTCDate()).padStart(2, '0')}`;
+}

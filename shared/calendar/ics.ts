@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import ical, { ICalAlarmType, type ICalAttendeeData, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
 import { DateTime } from 'luxon';
 import { htmlToText } from './html';
+import { vtimezoneLines } from './vtimezone';
 
 /** One event as RFC 5545 needs it; built from a stored event or a dynamic link. */
 export interface IcsEvent {
@@ -65,8 +65,16 @@ export const icsUid = (uid: string, host: string) => `evt_${uid}@${host}`;
 
 const METHODS = { PUBLISH: ICalCalendarMethod.PUBLISH, REQUEST: ICalCalendarMethod.REQUEST, CANCEL: ICalCalendarMethod.CANCEL };
 
-/** TEXT values (RFC 5545 3.3.11): backslash, semicolon, comma and line breaks escaped. */
-const escapeText = (value: string) => value.replace(/[\\;,]/g, (c) => `\\${c}`).replace(/\r?\n/g, '\\n');
+/**
+ * TEXT values (RFC 5545 3.3.11): backslash, semicolon, comma and line breaks (CRLF, a lone
+ * CR or LF) escaped, and the other control characters TEXT does not allow dropped, so no
+ * value can start a content line of its own.
+ */
+const escapeText = (value: string) =>
+  value
+    .replace(/[\\;,]/g, (c) => `\\${c}`)
+    .replace(/\r\n|\r|\n/g, '\\n')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ''); // eslint-disable-line no-control-regex
 
 /**
  * Folds one content line at 75 octets (continuation lines start with a space), never inside
@@ -90,13 +98,15 @@ function foldLine(line: string): string {
 }
 
 const vtimezones = new Map<string, string>();
-/** The VTIMEZONE of a zone (its rules, without the outside TZURL the library adds). */
+/** The VTIMEZONE of a zone, from the runtime's time-zone data (see vtimezone.ts), made once a year per zone. */
 function vtimezone(zone: string): string {
-  let text = vtimezones.get(zone);
+  const year = new Date().getUTCFullYear();
+  const key = `${zone}|${year}`;
+  let text = vtimezones.get(key);
   if (text === undefined) {
-    const generated = getVtimezoneComponent(zone) ?? '';
-    text = generated ? `${generated.replace(/\r?\n/g, '\r\n').trim().replace(/^TZURL:.*\r\n/gm, '')}\r\n` : '';
-    vtimezones.set(zone, text);
+    const lines = vtimezoneLines(zone, year);
+    text = lines.length ? `${lines.join('\r\n')}\r\n` : '';
+    vtimezones.set(key, text);
   }
   return text;
 }
@@ -176,7 +186,8 @@ export function buildIcs(events: IcsEvent[], opts: IcsOptions): string {
     body += text;
   }
   const unfolded = `${head}${body}END:VCALENDAR`;
-  return unfolded.split('\r\n').map(foldLine).join('\r\n');
+  // Every content line ends with CRLF, the last one too (RFC 5545 §3.1).
+  return `${unfolded.split('\r\n').map(foldLine).join('\r\n')}\r\n`;
 }
 
 /** A file name for the event's .ics: its title, reduced to safe characters. */

@@ -1,17 +1,60 @@
 import { DateTime, IANAZone } from 'luxon';
 
-// luxon checks a zone by building an Intl formatter each time; remember the answers.
-const zoneValidity = new Map<string, boolean>();
+// Runtimes take zone names in any case ('utc', 'europe/berlin'); what the API stores and
+// answers is the IANA spelling. The zones Intl lists give it, looked up case-insensitively,
+// and so do their parts (America, Argentina, Buenos_Aires) for names it does not list.
+let listedZones: Map<string, string> | undefined;
+let listedParts: Map<string, string> | undefined;
 
-/** True for a zone name the IANA database knows (`America/New_York`, `UTC`). */
-export function isValidTimeZone(name: unknown): name is string {
-  if (typeof name !== 'string' || name.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(name)) return false;
-  let valid = zoneValidity.get(name);
-  if (valid === undefined) {
-    valid = IANAZone.isValidZone(name);
-    if (zoneValidity.size < 10_000) zoneValidity.set(name, valid);
+function listed(): { zones: Map<string, string>; parts: Map<string, string> } {
+  if (!listedZones || !listedParts) {
+    listedZones = new Map();
+    listedParts = new Map();
+    for (const zone of [...Intl.supportedValuesOf('timeZone'), 'UTC']) {
+      listedZones.set(zone.toLowerCase(), zone);
+      for (const part of zone.split('/')) listedParts.set(part.toLowerCase(), part);
+    }
   }
-  return valid;
+  return { zones: listedZones, parts: listedParts };
+}
+
+/**
+ * A name the runtime accepts without listing it: a link (America/Argentina/Buenos_Aires,
+ * Asia/Kolkata, US/Eastern) or an Etc/ zone. The runtime's own name for it is the spelling
+ * when it is the same name in another case. Otherwise that is another zone's name (this
+ * runtime's ICU calls Asia/Kolkata Asia/Calcutta), so the name is kept, spelled part by
+ * part as the listed zones spell those parts, or as sent when a part appears in none.
+ */
+function unlistedZone(name: string): string | null {
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+  if (resolved.toLowerCase() === name.toLowerCase()) return resolved;
+  const { parts } = listed();
+  const spelled = name.split('/').map((part) => parts.get(part.toLowerCase()));
+  return spelled.every((part) => part !== undefined) ? spelled.join('/') : name;
+}
+
+// Building an Intl formatter for a name costs tens of microseconds; remember the answers.
+const canonicalNames = new Map<string, string | null>();
+
+/** The IANA spelling of a zone name the runtime knows (`utc` → `UTC`), or null for any other value. */
+export function canonicalTimeZone(name: unknown): string | null {
+  if (typeof name !== 'string' || name.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(name)) return null;
+  let canonical = canonicalNames.get(name);
+  if (canonical === undefined) {
+    canonical = listed().zones.get(name.toLowerCase()) ?? unlistedZone(name);
+    if (canonicalNames.size < 10_000) canonicalNames.set(name, canonical);
+  }
+  return canonical;
+}
+
+/** True for a zone name the IANA database knows (`America/New_York`, `UTC`), in any case. */
+export function isValidTimeZone(name: unknown): name is string {
+  return canonicalTimeZone(name) !== null;
 }
 
 /*
@@ -23,12 +66,18 @@ const QUARTER_HOUR_MS = 15 * 60 * 1000;
 const offsetCache = new Map<string, number>();
 const OFFSET_CACHE_MAX = 100_000;
 
-/** The zone's UTC offset in minutes at that instant. */
+/**
+ * The zone's UTC offset in whole minutes at that instant. Local mean time, which many zones
+ * kept before standard time (Monrovia until 1972: -00:44:30), is not a whole number of
+ * minutes, and ISO 8601 offsets cannot show seconds: it is rounded to the minute, and wall
+ * times are printed and read with that same offset, so every printed date-time still names
+ * its exact instant.
+ */
 export function zoneOffsetMinutes(zone: string, epochMs: number): number {
   const key = `${zone}|${Math.floor(epochMs / QUARTER_HOUR_MS)}`;
   let offset = offsetCache.get(key);
   if (offset === undefined) {
-    offset = IANAZone.create(zone).offset(epochMs);
+    offset = Math.round(IANAZone.create(zone).offset(epochMs));
     if (offsetCache.size >= OFFSET_CACHE_MAX) offsetCache.clear();
     offsetCache.set(key, offset);
   }
@@ -64,10 +113,11 @@ export function wallClock(epochMs: number, zone: string): WallClock {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-/** `+05:30`, `-04:00`, `+00:00` */
+/** `+05:30`, `-04:00`, `+00:00` (to the minute: ISO 8601 offsets have no seconds) */
 export function offsetString(minutes: number): string {
-  const sign = minutes < 0 ? '-' : '+';
-  const abs = Math.abs(minutes);
+  const rounded = Math.round(minutes);
+  const sign = rounded < 0 ? '-' : '+';
+  const abs = Math.abs(rounded);
   return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
@@ -91,7 +141,8 @@ export function zoneAbbreviation(zone: string, epochMs: number, offset = zoneOff
   let found = '';
   for (const locale of ABBREVIATION_LOCALES) {
     const name = local.setLocale(locale).offsetNameShort ?? '';
-    if (!fallback) fallback = name;
+    // Local mean time comes as `GMT-0:44:30`: seconds the printed offset does not carry.
+    if (!fallback && !/^(GMT|UTC)[+-]\d+:\d+:\d+$/.test(name)) fallback = name;
     if (name && !/^(GMT|UTC)[+-]/.test(name)) {
       found = name;
       break;

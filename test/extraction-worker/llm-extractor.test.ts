@@ -73,6 +73,14 @@ describe('the model-based extractor', () => {
     expect(JSON.parse(user?.content ?? '{}')).toEqual({ text: input.text, timezone: 'America/New_York', reference_time: '2026-03-05T10:00:00-05:00' });
   });
 
+  it("answers the IANA spelling of the model's zone", async () => {
+    handler = answer({ ...modelAnswer, timezone: 'europe/berlin' });
+    const llm = configured();
+    if (!llm) throw new Error('EXTRACT_LLM_URL should configure the model');
+    const result = await new LlmExtractor(llm).extract(input);
+    expect(result).toMatchObject({ timezone: 'Europe/Berlin', date_start: '2026-03-10T13:00:00+01:00' });
+  });
+
   it('is used first when EXTRACT_LLM_URL is set, and not at all otherwise', async () => {
     handler = answer(modelAnswer);
     const withModel = extractorFor(configured(), log);

@@ -2,8 +2,8 @@ import { formatWithOffset, parseDateInput, pgTimestampToIsoMicros, resolveInstan
 import { resolveEventTimes } from '../../shared/calendar/event-times';
 import { formatDateRange } from '../../shared/calendar/format';
 import { htmlToText, sanitizeDescription } from '../../shared/calendar/html';
-import { checkRrule, recurrenceText } from '../../shared/calendar/recurrence';
-import { isValidTimeZone, timezoneReadable } from '../../shared/calendar/time-zones';
+import { checkRrule, normalizeUntil, recurrenceText } from '../../shared/calendar/recurrence';
+import { canonicalTimeZone, isValidTimeZone, timezoneReadable } from '../../shared/calendar/time-zones';
 
 describe('date inputs', () => {
   it.each([
@@ -58,6 +58,26 @@ describe('time zones and formatting', () => {
     expect(isValidTimeZone(42)).toBe(false);
   });
 
+  it('spells every zone the runtime lists as IANA does, whatever the case sent', () => {
+    expect(canonicalTimeZone('utc')).toBe('UTC');
+    expect(canonicalTimeZone('Utc')).toBe('UTC');
+    expect(canonicalTimeZone('europe/berlin')).toBe('Europe/Berlin');
+    expect(canonicalTimeZone('AMERICA/NEW_YORK')).toBe('America/New_York');
+    expect(canonicalTimeZone('asia/calcutta')).toBe('Asia/Calcutta');
+    for (const zone of Intl.supportedValuesOf('timeZone')) {
+      expect(canonicalTimeZone(zone.toLowerCase())).toBe(zone);
+      expect(canonicalTimeZone(zone.toUpperCase())).toBe(zone);
+    }
+    // Names the runtime accepts but does not list (links, Etc/ zones) stay accepted.
+    expect(canonicalTimeZone('etc/gmt-14')).toBe('Etc/GMT-14');
+    expect(canonicalTimeZone('america/argentina/buenos_aires')).toBe('America/Argentina/Buenos_Aires');
+    expect(canonicalTimeZone('AMERICA/INDIANA/INDIANAPOLIS')).toBe('America/Indiana/Indianapolis');
+    expect(canonicalTimeZone('Asia/Kolkata')).toBe('Asia/Kolkata');
+    expect(canonicalTimeZone('US/Eastern')).toBe('US/Eastern');
+    expect(canonicalTimeZone('Europe/Kyiv')).toBe('Europe/Kyiv');
+    for (const bad of ['Mars/Olympus', '', 'Europe/', 'Europe/Berlin ', 42, null]) expect(canonicalTimeZone(bad)).toBeNull();
+  });
+
   it.each([
     ['America/New_York', '2026-01-15T12:00:00Z', 'EST / GMT-05:00'],
     ['America/New_York', '2026-07-15T12:00:00Z', 'EDT / GMT-04:00'],
@@ -107,6 +127,29 @@ describe('RRULE', () => {
     expect(recurrenceText('FREQ=WEEKLY;BYDAY=MO,WE,FR')).toBe('every week on Monday, Wednesday and Friday');
     expect(recurrenceText('FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;COUNT=1')).toBe('every 2 weeks on Tuesday and Thursday, once');
     expect(recurrenceText('FREQ=MONTHLY;COUNT=3')).toBe('every month, 3 times');
+  });
+
+  it.each([
+    ['FREQ=DAILY;UNTIL=20270110', false, 'Europe/Berlin', 'FREQ=DAILY;UNTIL=20270110T225959Z'],
+    ['FREQ=DAILY;UNTIL=20260705;BYHOUR=9', false, 'Europe/Berlin', 'FREQ=DAILY;UNTIL=20260705T215959Z;BYHOUR=9'], // summer time
+    ['FREQ=DAILY;UNTIL=20270110T100000', false, 'Asia/Kolkata', 'FREQ=DAILY;UNTIL=20270110T043000Z'],
+    ['FREQ=DAILY;UNTIL=20270110T100000Z', false, 'Asia/Kolkata', 'FREQ=DAILY;UNTIL=20270110T100000Z'],
+    ['FREQ=DAILY;UNTIL=99991231', false, 'America/New_York', 'FREQ=DAILY;UNTIL=99991231T235959Z'], // no year 10000
+    ['FREQ=DAILY;UNTIL=00500101', false, 'America/New_York', 'FREQ=DAILY;UNTIL=00500101T235959Z'], // not 1950
+    ['FREQ=DAILY;COUNT=3', false, 'UTC', 'FREQ=DAILY;COUNT=3'],
+    ['FREQ=DAILY;UNTIL=20270110', true, 'Europe/Berlin', 'FREQ=DAILY;UNTIL=20270110'],
+    ['FREQ=DAILY;UNTIL=20270110T235959', true, 'Europe/Berlin', 'FREQ=DAILY;UNTIL=20270110'],
+    ['FREQ=DAILY;UNTIL=20270110T225959Z', true, 'Pacific/Auckland', 'FREQ=DAILY;UNTIL=20270111'],
+  ])('normalizes %s (all-day %s, %s) to %s', (rule, isAllDay, timezone, expected) => {
+    expect(normalizeUntil(rule, { isAllDay, timezone })).toBe(expected);
+  });
+
+  it('reads the rules rrule cannot put in words itself, never passing on its error text', () => {
+    expect(recurrenceText('FREQ=SECONDLY')).toBe('every second');
+    expect(recurrenceText('FREQ=SECONDLY;INTERVAL=30;COUNT=4')).toBe('every 30 seconds, 4 times');
+    expect(recurrenceText('FREQ=SECONDLY;COUNT=1')).toBe('every second, once');
+    expect(recurrenceText('FREQ=SECONDLY;UNTIL=20270110T100000Z')).toBe('every second until January 10, 2027');
+    expect(recurrenceText('FREQ=SECONDLY;BYSECOND=0,30')).toBe('every second (approximately)');
   });
 });
 

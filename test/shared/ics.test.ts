@@ -24,6 +24,7 @@ describe('ICS', () => {
   it('writes CRLF lines folded at 75 octets, no outside URLs but the event page', () => {
     const text = buildIcs([base], { uidHost: 'cal.example.com' });
     expect(text).toMatch(/^BEGIN:VCALENDAR\r\n/);
+    expect(text).toMatch(/\r\nEND:VCALENDAR\r\n$/);
     const lines = text.split('\r\n');
     for (const line of lines) expect(Buffer.byteLength(line, 'utf8')).toBeLessThanOrEqual(75);
     expect(text).not.toMatch(/\n(?<!\r\n)/);
@@ -31,6 +32,13 @@ describe('ICS', () => {
     expect(text).toContain('DTSTAMP:20260601T080000Z');
     expect(text).toContain('DTSTART;TZID=America/New_York:20260714T130000');
     expect(text).toMatch(/BEGIN:VTIMEZONE\r\nTZID:America\/New_York/);
+  });
+
+  it('escapes a lone CR in the calendar name too: no value starts a line of its own', () => {
+    const text = buildIcs([base], { uidHost: 'h', calendarName: 'Bare\rX-INJ:evil\rBEGIN:VEVENT\u0007 ok' });
+    expect(text).not.toMatch(/\r(?!\n)/);
+    expect(text.split('\r\n').filter((line) => /^(X-INJ|BEGIN:VEVENT)/.test(line))).toEqual(['BEGIN:VEVENT']);
+    expect(text).toContain('X-WR-CALNAME:Bare\\nX-INJ:evil\\nBEGIN:VEVENT ok');
   });
 
   it('reads back with a real parser: times, zone, escaping, alarm, transparency', () => {

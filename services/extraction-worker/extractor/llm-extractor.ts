@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { ExtractLlmConfig } from '../../../shared/config/config';
 import { formatWithOffset, parseDateInput, resolveDay, resolveInstant } from '../../../shared/calendar/dates';
 import { checkRrule } from '../../../shared/calendar/recurrence';
-import { isValidTimeZone } from '../../../shared/calendar/time-zones';
+import { canonicalTimeZone } from '../../../shared/calendar/time-zones';
 import { type ExtractionInput, ExtractionFailure, type ExtractionResult, type Extractor } from './extractor';
 
 /**
@@ -82,7 +82,7 @@ const blankToNull = (v: string | null | undefined) => (v ? v.trim() || null : nu
 export function normalizeAnswer(raw: unknown, requestZone: string): ExtractionResult {
   const { value, error } = answerSchema.validate(raw, { abortEarly: true, convert: true });
   if (error) throw new Error(`the model's answer is not usable: ${error.message}`);
-  const zone = isValidTimeZone(value.timezone) ? value.timezone : requestZone;
+  const zone = canonicalTimeZone(value.timezone) ?? requestZone;
   const start = parseDateInput(value.date_start);
   const end = parseDateInput(value.date_end);
   if (!start || !end) throw new Error("the model's dates are not valid dates");

@@ -45,7 +45,7 @@ export function toEventJson({ event: e, calendar }: EventWithCalendar, baseUrl: 
     rsvp_counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no },
     is_recurring: e.recurrence_rule !== null,
     recurrence_rule: e.recurrence_rule,
-    recurrence_text: e.recurrence_rule ? recurrenceText(e.recurrence_rule) : null,
+    recurrence_text: e.recurrence_rule ? recurrenceText(e.recurrence_rule, e.timezone) : null,
     series_title: e.series_title,
     date_start: isoWithOffset(startWall),
     date_end: isoWithOffset(endWall),
