@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { compile as compileTrustedProxies } from 'proxy-addr';
 import { parseMailbox } from './mailbox';
 
 /**
@@ -26,13 +27,18 @@ export interface Config {
   httpHeadersTimeoutMs: number;
   /** Slow clients: the whole request (headers and body) must arrive within this, or 408. */
   httpRequestTimeoutMs: number;
-  trustProxy: string | false;
+  /** Express's `trust proxy`: a hop count (all digits), addresses or subnet names, or false. */
+  trustProxy: string | number | false;
   /** Bearer token for GET /metrics on every service; null: metrics are not served. */
   metricsToken: string | null;
   /** Password of the queue dashboard (/admin/queues); null: no dashboard. */
   adminToken: string | null;
   /** RSVP answers one address may send in 10 minutes (spam guard). */
   rsvpRatePer10Minutes: number;
+  /** Subscribers one address may record in 10 minutes (beyond: sent on with the public feed, unrecorded). */
+  subscribeRatePer10Minutes: number;
+  /** Requests with a bad or missing signature one address may send to signed smart links per minute (401, then 429). */
+  smartLinkBadSignaturesPerMinute: number;
   /** A worker's lock on a job; a job whose worker died is taken again after about this long. */
   workerLockMs: number;
   /** Smart-link submission records older than this many days are deleted; 0 keeps them for ever. */
@@ -97,6 +103,8 @@ const schema = Joi.object({
   HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(3_600_000).default(30_000),
   TRUST_PROXY: Joi.string().allow('').default(''),
   RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
+  SUBSCRIBE_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
+  SMART_LINK_BAD_SIGNATURES_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000).default(120),
   METRICS_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
   ADMIN_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
   WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
@@ -107,20 +115,61 @@ const schema = Joi.object({
   EXTRACT_LLM_API_KEY: Joi.string().max(500),
   EXTRACT_LLM_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(8000),
 })
-  .unknown(true)
-  .custom((env: Record<string, unknown>, helpers) => {
-    if (env.NODE_ENV === 'production' && !env.APP_KEY) {
-      return helpers.message({ custom: 'APP_KEY is required when NODE_ENV=production' });
-    }
+  .unknown(true);
+
+/**
+ * What the schema cannot say on its own: rules across settings, and values only a parser
+ * can judge. Each check runs only when every setting it reads passed the schema, so a bad
+ * value is reported once, by the schema, and never hides another setting's problem.
+ */
+interface Check {
+  settings: string[];
+  problem(env: Record<string, unknown>): string | undefined;
+}
+
+const CHECKS: Check[] = [
+  {
+    settings: ['NODE_ENV', 'APP_KEY'],
+    problem: (env) => (env.NODE_ENV === 'production' && !env.APP_KEY ? 'APP_KEY is required when NODE_ENV=production' : undefined),
+  },
+  {
     // Node refuses a headers timeout longer than the request timeout that contains it.
-    if ((env.HTTP_HEADERS_TIMEOUT_MS as number) > (env.HTTP_REQUEST_TIMEOUT_MS as number)) {
-      return helpers.message({ custom: 'HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS' });
-    }
-    if (typeof env.MAIL_FROM === 'string' && !parseMailbox(env.MAIL_FROM)) {
-      return helpers.message({ custom: 'MAIL_FROM must be an address, e.g. "Calendar <no-reply@example.com>"' });
-    }
-    return env;
-  });
+    settings: ['HTTP_HEADERS_TIMEOUT_MS', 'HTTP_REQUEST_TIMEOUT_MS'],
+    problem: (env) =>
+      (env.HTTP_HEADERS_TIMEOUT_MS as number) > (env.HTTP_REQUEST_TIMEOUT_MS as number)
+        ? 'HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS'
+        : undefined,
+  },
+  {
+    // Express compiles `trust proxy` only when the gateway starts, and a bad entry would
+    // crash it there with a stack trace: compile it here, as Express does.
+    settings: ['TRUST_PROXY'],
+    problem: (env) => {
+      const trust = readTrustProxy(env.TRUST_PROXY as string);
+      if (typeof trust !== 'string') return undefined;
+      try {
+        compileTrustedProxies(trust.split(',').map((entry) => entry.trim()));
+        return undefined;
+      } catch (err) {
+        return `TRUST_PROXY must be a number of proxy hops, or addresses, subnets and loopback/linklocal/uniquelocal, comma-separated (${(err as Error).message})`;
+      }
+    },
+  },
+  {
+    settings: ['MAIL_FROM'],
+    problem: (env) => (parseMailbox(env.MAIL_FROM as string) ? undefined : 'MAIL_FROM must be an address, e.g. "Calendar <no-reply@example.com>"'),
+  },
+];
+
+/**
+ * Express reads the text '1' as an address (0.0.0.1), not one hop: only a number is a hop
+ * count, and without it every client seems to come from the load balancer, so each
+ * per-address limit would be one limit for everybody.
+ */
+function readTrustProxy(text: string): string | number | false {
+  if (text === '') return false;
+  return /^\d+$/.test(text) ? Number(text) : text;
+}
 
 /** Every setting the services read (the environment variables of the README's table). */
 export const CONFIG_SETTINGS: string[] = Object.keys((schema.describe() as { keys: Record<string, unknown> }).keys);
@@ -139,9 +188,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') clean[key] = value;
   }
   const { error, value } = schema.validate(clean, { abortEarly: false, convert: true });
-  if (error) {
-    throw new ConfigError(error.details.map((d) => (d.context?.key ? `${d.context.key}: ${d.message}` : d.message)));
-  }
+  const details = error?.details ?? [];
+  const failed = new Set(details.map((d) => String(d.path[0])));
+  const problems = [
+    ...details.map((d) => (d.context?.key ? `${d.context.key}: ${d.message}` : d.message)),
+    ...CHECKS.filter((c) => !c.settings.some((key) => failed.has(key)))
+      .map((c) => c.problem(value))
+      .filter((p): p is string => p !== undefined),
+  ];
+  if (problems.length) throw new ConfigError(problems);
   const port = value.PORT as number;
   const baseUrl = (value.PUBLIC_BASE_URL as string | undefined) ?? `http://localhost:${port}`;
   return {
@@ -170,13 +225,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     httpHeadersTimeoutMs: value.HTTP_HEADERS_TIMEOUT_MS,
     httpRequestTimeoutMs: value.HTTP_REQUEST_TIMEOUT_MS,
-    trustProxy: value.TRUST_PROXY === '' ? false : value.TRUST_PROXY,
+    trustProxy: readTrustProxy(value.TRUST_PROXY),
     workerLockMs: value.WORKER_LOCK_MS,
     submissionRetentionDays: value.SUBMISSION_RETENTION_DAYS,
     extractionRetentionDays: value.EXTRACTION_RETENTION_DAYS,
     metricsToken: value.METRICS_TOKEN ?? null,
     adminToken: value.ADMIN_TOKEN ?? null,
     rsvpRatePer10Minutes: value.RSVP_RATE_PER_10_MINUTES,
+    subscribeRatePer10Minutes: value.SUBSCRIBE_RATE_PER_10_MINUTES,
+    smartLinkBadSignaturesPerMinute: value.SMART_LINK_BAD_SIGNATURES_PER_MINUTE,
     extractLlm: value.EXTRACT_LLM_URL
       ? { url: value.EXTRACT_LLM_URL, model: value.EXTRACT_LLM_MODEL, apiKey: value.EXTRACT_LLM_API_KEY ?? null, timeoutMs: value.EXTRACT_LLM_TIMEOUT_MS }
       : null,

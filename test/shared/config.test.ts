@@ -1,3 +1,4 @@
+import express from 'express';
 import { ConfigError, loadConfig } from '../../shared/config/config';
 
 describe('configuration', () => {
@@ -14,6 +15,43 @@ describe('configuration', () => {
     });
   });
 
+  it('reads TRUST_PROXY as a hop count when it is a number, else as addresses', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(loadConfig({ TRUST_PROXY: 'linklocal,uniquelocal,192.168.0.1,fd00::/8,10.0.0.0/255.0.0.0' }).trustProxy).toBe(
+      'linklocal,uniquelocal,192.168.0.1,fd00::/8,10.0.0.0/255.0.0.0',
+    );
+  });
+
+  it('accepts only a TRUST_PROXY Express takes', () => {
+    for (const value of ['2', '127.0.0.1', 'loopback, 10.0.0.0/8', 'linklocal,uniquelocal,fd00::/8']) {
+      expect(() => express().set('trust proxy', loadConfig({ TRUST_PROXY: value }).trustProxy)).not.toThrow();
+    }
+  });
+
+  it('refuses a TRUST_PROXY Express could not compile, with the other problems', () => {
+    for (const [value, entry] of [
+      ['maybe', 'invalid IP address: maybe'],
+      ['loopback, proxy.internal', 'invalid IP address: proxy.internal'],
+      ['10.0.0.0/33', 'invalid range on address: 10.0.0.0/33'],
+      ['loopback,', 'invalid IP address: '],
+      ['true', 'invalid IP address: true'],
+    ]) {
+      let error: ConfigError | undefined;
+      try {
+        loadConfig({ TRUST_PROXY: value, PORT: '70000' });
+      } catch (err) {
+        error = err as ConfigError;
+      }
+      expect(error?.problems).toHaveLength(2);
+      expect(error?.problems[0]).toMatch(/^PORT: /);
+      expect(error?.problems[1]).toBe(
+        `TRUST_PROXY must be a number of proxy hops, or addresses, subnets and loopback/linklocal/uniquelocal, comma-separated (${entry})`,
+      );
+    }
+  });
+
   it('derives PUBLIC_BASE_URL from PORT and drops a trailing slash', () => {
     expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://cal.example.com/' }).publicBaseUrl).toBe('https://cal.example.com');
@@ -28,6 +66,38 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect(error!.problems.map((p) => p.split(':')[0]).sort()).toEqual(['APP_KEY', 'DATABASE_URL', 'PORT', 'REDIS_URL', 'SMTP_URL']);
+  });
+
+  it('lists the problems across settings with every other problem', () => {
+    const problems = (env: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+      return [];
+    };
+    const production = problems({ NODE_ENV: 'production', PORT: '70000' });
+    expect(production).toHaveLength(2);
+    expect(production[0]).toMatch(/^PORT: /);
+    expect(production[1]).toBe('APP_KEY is required when NODE_ENV=production');
+
+    expect(problems({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000', MAIL_FROM: 'Calendar' })).toEqual([
+      'HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+      'MAIL_FROM must be an address, e.g. "Calendar <no-reply@example.com>"',
+    ]);
+
+    const shortKey = problems({ APP_KEY: 'short', HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000', MAIL_FROM: 'Calendar' });
+    expect(shortKey).toHaveLength(3);
+    expect(shortKey[0]).toMatch(/^APP_KEY: .*at least 32 characters/);
+    expect(shortKey.slice(1)).toEqual([
+      'HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+      'MAIL_FROM must be an address, e.g. "Calendar <no-reply@example.com>"',
+    ]);
+
+    // A setting the schema refuses is reported once, not again by a rule that reads it.
+    const badKeyInProduction = problems({ NODE_ENV: 'production', APP_KEY: 'short', HTTP_REQUEST_TIMEOUT_MS: 'later' });
+    expect(badKeyInProduction.map((p) => p.split(':')[0])).toEqual(['APP_KEY', 'HTTP_REQUEST_TIMEOUT_MS']);
   });
 
   it('configures the model-based extractor only when EXTRACT_LLM_URL is set', () => {
