@@ -69,6 +69,15 @@ describe('calendars', () => {
     expect(kept.body.data).toMatchObject({ name: 'Renamed', internal_name: 'keep me', short_link: 'keep-cal-link' });
     const cleared = await team.api.put(`/api/calendars/${cal.public_id}`, { name: 'Renamed', timezone: 'Europe/Berlin', internal_name: null, short_link: null });
     expect(cleared.body.data).toMatchObject({ internal_name: null, short_link: null });
+    // An empty short_link is no link, as on events.
+    const linked = await team.api.put(`/api/calendars/${cal.public_id}`, { name: 'Renamed', timezone: 'Europe/Berlin', short_link: 'back-again' });
+    expect(linked.body.data.short_link).toBe('back-again');
+    const blank = await team.api.put(`/api/calendars/${cal.public_id}`, { name: 'Renamed', timezone: 'Europe/Berlin', short_link: '', internal_name: '' });
+    expect(blank.status).toBe(200);
+    expect(blank.body.data).toMatchObject({ internal_name: null, short_link: null });
+    const created = await team.api.post('/api/calendars', { ...calendarBody, short_link: '' });
+    expect(created.status).toBe(200);
+    expect(created.body.data.short_link).toBeNull();
   });
 
   it('refuses to delete a calendar that still has events (409)', async () => {
@@ -81,7 +90,8 @@ describe('calendars', () => {
     });
     const res = await team.api.delete(`/api/calendars/${cal.public_id}`);
     expect(res.status).toBe(409);
-    expect(res.body.message).toMatch(/still has events/);
+    // Nothing moves an event to another calendar, so the answer does not suggest it.
+    expect(res.body).toEqual({ message: 'The calendar still has events; delete them first.' });
     expect((await team.api.get(`/api/calendars/${cal.public_id}`)).status).toBe(200);
   });
 
@@ -97,6 +107,40 @@ describe('calendars', () => {
     expect(res.body.message).toBe('The name field must not be greater than 255 characters. (and 3 more errors)');
     const missing = await team.api.post('/api/calendars', {});
     expect(missing.body.errors).toEqual({ name: ['The name field is required.'], timezone: ['The timezone field is required.'] });
+  });
+
+  it('refuses a name of spaces as it refuses an empty one, and keeps the spaces around a real name', async () => {
+    for (const name of ['', '  ', '\t\n ']) {
+      const res = await team.api.post('/api/calendars', { ...calendarBody, name });
+      expect([res.status, res.body.errors]).toEqual([422, { name: ['The name field is required.'] }]);
+    }
+    const cal = (await team.api.post('/api/calendars', calendarBody)).body.data;
+    const put = await team.api.put(`/api/calendars/${cal.public_id}`, { ...calendarBody, name: '   ' });
+    expect([put.status, put.body.errors]).toEqual([422, { name: ['The name field is required.'] }]);
+    const padded = await team.api.post('/api/calendars', { ...calendarBody, name: '  Padded  ' });
+    expect(padded.body.data.name).toBe('  Padded  ');
+  });
+
+  it('counts the 255 characters of a name in characters, not UTF-16 units', async () => {
+    const ok = await team.api.post('/api/calendars', { ...calendarBody, name: '📅'.repeat(255), internal_name: '🗓'.repeat(255) });
+    expect(ok.status).toBe(200);
+    expect([...ok.body.data.name]).toHaveLength(255);
+    const row = await gw.db('calendars').where({ uid: ok.body.data.uid }).first();
+    expect(row.name).toBe('📅'.repeat(255));
+    const over = await team.api.post('/api/calendars', { ...calendarBody, name: '📅'.repeat(256) });
+    expect([over.status, over.body.errors]).toEqual([422, { name: ['The name field must not be greater than 255 characters.'] }]);
+  });
+
+  it('stores and answers time zones in their IANA spelling, whatever the case sent', async () => {
+    const utc = await team.api.post('/api/calendars', { name: 'S', timezone: 'utc' });
+    expect([utc.status, utc.body.data.timezone]).toEqual([200, 'UTC']);
+    expect((await gw.db('calendars').where({ uid: utc.body.data.uid }).first()).timezone).toBe('UTC');
+    const put = await team.api.put(`/api/calendars/${utc.body.data.public_id}`, { name: 'S', timezone: 'europe/BERLIN' });
+    expect(put.body.data.timezone).toBe('Europe/Berlin');
+    expect((await team.api.get(`/api/calendars/${utc.body.data.public_id}`)).body.data.timezone).toBe('Europe/Berlin');
+    for (const [sent, stored] of [['asia/calcutta', 'Asia/Calcutta'], ['AMERICA/ARGENTINA/BUENOS_AIRES', 'America/Argentina/Buenos_Aires'], ['etc/gmt+5', 'Etc/GMT+5'], ['Asia/Kolkata', 'Asia/Kolkata']]) {
+      expect((await team.api.post('/api/calendars', { name: 'Z', timezone: sent })).body.data.timezone).toBe(stored);
+    }
   });
 
   it('keeps short links unique across calendars, case-insensitively', async () => {

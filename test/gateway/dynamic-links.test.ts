@@ -76,6 +76,21 @@ describe('/api/dyn', () => {
   it('makes all-day events from a bare date', async () => {
     const res = await fetch(`${gw.baseUrl}/api/dyn?${q({ uid: key, title: 'Holiday', start: '2026-12-24', end: '2026-12-26', service: 'google' })}`, { redirect: 'manual' });
     expect(new URL(res.headers.get('location') as string).searchParams.get('dates')).toBe('20261224/20261227');
+    // A duration counts in whole days (at least one) and wins over end, as on smart links.
+    const days = async (extra: Record<string, string>) => {
+      const r = await fetch(`${gw.baseUrl}/api/dyn?${q({ uid: key, title: 'Holiday', start: '2026-12-24', service: 'google', ...extra })}`, { redirect: 'manual' });
+      return new URL(r.headers.get('location') as string).searchParams.get('dates');
+    };
+    expect(await days({ duration: '2880' })).toBe('20261224/20261226');
+    expect(await days({ duration: '30', end: '2026-12-30' })).toBe('20261224/20261225');
+  });
+
+  it("writes a rule's UNTIL as RFC 5545 wants it beside the start, as stored events do", async () => {
+    const timed = await fetch(`${gw.baseUrl}/api/dyn?${q({ ...params(), service: 'ics', recurring: 'FREQ=DAILY;UNTIL=20260720' })}`).then((r) => r.text());
+    expect(timed).toContain('RRULE:FREQ=DAILY;UNTIL=20260721T035959Z');
+    const allDay = await fetch(`${gw.baseUrl}/api/dyn?${q({ uid: key, title: 'Holiday', start: '2026-12-24', service: 'ics', recurring: 'FREQ=YEARLY;UNTIL=20301224T000000Z' })}`).then((r) => r.text());
+    expect(allDay).toContain('RRULE:FREQ=YEARLY;UNTIL=20301224');
+    expect(allDay).not.toContain('UNTIL=20301224T');
   });
 
   it('answers bad values with 422: a page for browsers, JSON when asked', async () => {

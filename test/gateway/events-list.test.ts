@@ -53,6 +53,15 @@ describe('listing events', () => {
     expect((await team.api.get('/api/calendars/cal_AAAAAAAAAAAAAAAA/events')).status).toBe(404);
   });
 
+  it('applies a calendar filter on the calendar path too: the same calendar lists it, another lists nothing', async () => {
+    expect(titles(await team.api.get(`/api/calendars/${calA.public_id}/events?calendar=${calA.public_id}&range=upcoming`))).toEqual(['Ongoing conference', 'Today all day']);
+    const other = await team.api.get(`/api/calendars/${calA.public_id}/events?calendar=${calB.public_id}`);
+    expect(other.status).toBe(200);
+    expect(other.body).toEqual({ data: [], meta: { per_page: 50, next_cursor: null } });
+    expect((await team.api.get(`/api/calendars/${calA.public_id}/events?calendar=cal_AAAAAAAAAAAAAAAA`)).body.data).toEqual([]);
+    expect((await team.api.get(`/api/calendars/cal_AAAAAAAAAAAAAAAA/events?calendar=${calA.public_id}`)).status).toBe(404);
+  });
+
   it('searches title and internal name, case-insensitively, with LIKE characters taken literally', async () => {
     expect(titles(await team.api.get('/api/events?search=FUTURE'))).toEqual(['Future launch', 'Future 100% sale_day']);
     expect(titles(await team.api.get('/api/events?search=beta'))).toEqual(['Future launch']);
@@ -65,6 +74,26 @@ describe('listing events', () => {
     expect(titles(await team.api.get('/api/events?start_date=2026-06-15'))).toEqual(['Today all day', 'Future launch', 'Future 100% sale_day']);
     expect(titles(await team.api.get('/api/events?end_date=2026-06-16T00:00:00Z'))).toEqual(['Past meetup', 'Today all day']);
     expect(titles(await team.api.get('/api/events?start_date=2026-06-01&end_date=2026-06-30'))).toEqual(['Past meetup', 'Ongoing conference', 'Today all day']);
+  });
+
+  it('end_date compares the real end, as range=past does: an all-day event has not ended before the midnight after its last day', async () => {
+    const own = await gw.newTeam();
+    const cal = (await own.api.post('/api/calendars', { name: 'Ends', timezone: 'UTC' })).body.data;
+    const make = (title: string, extra: Record<string, unknown>) =>
+      own.api.post(`/api/calendars/${cal.public_id}/events`, { title, timezone: 'UTC', ...extra });
+    await make('All day today', { is_all_day: true, date_start: '2026-06-15', date_end: '2026-06-15' });
+    await make('All day today, New York', { is_all_day: true, date_start: '2026-06-15', date_end: '2026-06-15', timezone: 'America/New_York' });
+    await make('Timed, ends 11:00', { date_start: '2026-06-15 10:00', date_end: '2026-06-15 11:00' });
+    // It is 12:00 UTC on the 15th: the all-day events are still under way, the timed one is over.
+    expect(titles(await own.api.get('/api/events?range=past'))).toEqual(['Timed, ends 11:00']);
+    expect(titles(await own.api.get('/api/events?range=upcoming'))).toEqual(['All day today', 'All day today, New York']);
+    expect(titles(await own.api.get('/api/events?end_date=2026-06-15'))).toEqual([]);
+    expect(titles(await own.api.get(`/api/events?end_date=${encodeURIComponent(gw.clock.now().toISOString())}`))).toEqual(['Timed, ends 11:00']);
+    // An event that ends at the bound has ended by then; one a second later has not.
+    expect(titles(await own.api.get('/api/events?end_date=2026-06-15T11:00:00Z'))).toEqual(['Timed, ends 11:00']);
+    expect(titles(await own.api.get('/api/events?end_date=2026-06-15T10:59:59Z'))).toEqual([]);
+    expect(titles(await own.api.get('/api/events?end_date=2026-06-16'))).toEqual(['All day today', 'Timed, ends 11:00']);
+    expect(titles(await own.api.get('/api/events?end_date=2026-06-16T04:00:00Z'))).toEqual(['All day today', 'All day today, New York', 'Timed, ends 11:00']);
   });
 
   it.each([
@@ -98,6 +127,27 @@ describe('listing events', () => {
     expect(big.body.errors).toEqual({ per_page: ['The per page field must not be greater than 200.'] });
     const forged = await team.api.get(`/api/events?cursor=${Buffer.from('["x",1]').toString('base64url')}`);
     expect(forged.body.errors).toEqual({ cursor: ['The cursor field is invalid.'] });
+  });
+
+  it('reads an empty filter value as not given, on both listings', async () => {
+    const all = titles(await team.api.get('/api/events'));
+    const empty = await team.api.get('/api/events?range=&search=&calendar=&start_date=&end_date=&rsvp=&invites=&status=&per_page=&cursor=');
+    expect(empty.status).toBe(200);
+    expect(titles(empty)).toEqual(all);
+    expect(empty.body.meta).toEqual({ per_page: 50, next_cursor: null });
+    const scoped = await team.api.get(`/api/calendars/${calA.public_id}/events?calendar=&range=`);
+    expect(titles(scoped)).toEqual(['Past meetup', 'Ongoing conference', 'Today all day']);
+  });
+
+  it('gives a bad or repeated filter value one message', async () => {
+    const res = await team.api.get('/api/events?range=upcoming&range=past&status=done&rsvp=maybe&start_date=2026-06-01&start_date=2026-06-02');
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      range: ['The selected range is invalid.'],
+      status: ['The selected status is invalid.'],
+      rsvp: ['The rsvp field must be true or false.'],
+      start_date: ['The start date field must be a string.'],
+    });
   });
 });
 

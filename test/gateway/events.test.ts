@@ -103,6 +103,40 @@ describe('creating an event', () => {
     expect(res.body.data).toMatchObject({ date_start: '2026-07-14T19:00:00+02:00', date_end: '2026-07-14T20:00:00+02:00', timezone_readable: 'CEST / GMT+02:00' });
   });
 
+  it('prints offsets of local mean time (not whole minutes) rounded to the minute, with the wall time to match', async () => {
+    // Monrovia kept -00:44:30 until 1972; Berlin's year-1000 offset is +00:53:28.
+    const isoOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
+    const res = await team.api.post(eventsPath(), { ...timed, date_start: '1971-06-01T10:00:00Z', date_end: '1971-06-01T11:00:00Z', timezone: 'Africa/Monrovia' });
+    expect(res.status).toBe(200);
+    const e = res.body.data;
+    expect(e.date_start).toMatch(isoOffset);
+    expect(e.date_end).toMatch(isoOffset);
+    expect(Date.parse(e.date_start)).toBe(Date.parse('1971-06-01T10:00:00Z'));
+    expect(Date.parse(e.date_end)).toBe(Date.parse('1971-06-01T11:00:00Z'));
+    expect(e.date_start).toBe('1971-06-01T09:16:00-00:44');
+    expect(e.timezone_readable).toBe('GMT-00:44 / GMT-00:44');
+    expect(e.date_range_formatted).toBe('Tue Jun 1, 1971 9:16 AM - 10:16 AM (GMT-00:44)');
+    // Wall time without an offset is read with the offset the API prints.
+    const wall = await team.api.post(eventsPath(), { ...timed, date_start: '1971-06-01 09:16', date_end: '1971-06-01 10:16', timezone: 'Africa/Monrovia' });
+    expect(wall.body.data).toMatchObject({ date_start: e.date_start, date_end: e.date_end });
+    const berlin = await team.api.post(eventsPath(), { ...timed, date_start: '1000-06-01T10:00:00Z', date_end: '1000-06-01T10:30:00Z', timezone: 'Europe/Berlin' });
+    expect(berlin.body.data).toMatchObject({ date_start: '1000-06-01T10:53:00+00:53', timezone_readable: 'GMT+00:53 / GMT+00:53' });
+    expect(Date.parse(berlin.body.data.date_end)).toBe(Date.parse('1000-06-01T10:30:00Z'));
+    const page = await fetch(res.body.data.public_url);
+    expect(await page.text()).toContain('GMT-00:44');
+  });
+
+  it('stores and answers the IANA spelling of a zone sent in another case', async () => {
+    const res = await team.api.post(eventsPath(), { ...timed, timezone: 'europe/berlin' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ timezone: 'Europe/Berlin', date_start: '2026-07-14T13:00:00+02:00', timezone_readable: 'CEST / GMT+02:00' });
+    expect((await gw.db('events').where({ uid: res.body.data.uid }).first()).timezone).toBe('Europe/Berlin');
+    const put = await team.api.put(`${eventsPath()}/${res.body.data.public_id}`, { ...timed, timezone: 'AMERICA/NEW_YORK' });
+    expect(put.body.data.timezone).toBe('America/New_York');
+    const simple = await team.api.post('/api/events', { title: 'Simple', start: '2026-07-14 13:00', timezone: 'utc' });
+    expect(simple.body.data.timezone).toBe('UTC');
+  });
+
   it('shows UTC events with +00:00, never Z', async () => {
     const res = await team.api.post(eventsPath(), { ...timed, timezone: 'UTC' });
     expect(res.body.data.date_start).toBe('2026-07-14T13:00:00+00:00');
@@ -130,6 +164,48 @@ describe('creating an event', () => {
       recurrence_rule: 'FREQ=WEEKLY;BYDAY=TU;COUNT=10',
       recurrence_text: 'every week on Tuesday, 10 times',
     });
+    const secondly = await team.api.post(eventsPath(), { ...timed, recurrence_rule: 'FREQ=SECONDLY;INTERVAL=15' });
+    expect(secondly.status).toBe(200);
+    expect(secondly.body.data).toMatchObject({ recurrence_rule: 'FREQ=SECONDLY;INTERVAL=15', recurrence_text: 'every 15 seconds' });
+  });
+
+  it('stores an UNTIL in the form RFC 5545 requires beside the start: UTC for timed events, a date for all-day ones', async () => {
+    const berlin = { ...timed, date_start: '2027-01-05 10:00', date_end: '2027-01-05 11:00', timezone: 'Europe/Berlin' };
+    // A date: the end of that day in the event's zone (23:59:59 CET = 22:59:59Z).
+    const byDate = await team.api.post(eventsPath(), { ...berlin, recurrence_rule: 'FREQ=DAILY;UNTIL=20270110' });
+    expect(byDate.status).toBe(200);
+    expect(byDate.body.data).toMatchObject({ recurrence_rule: 'FREQ=DAILY;UNTIL=20270110T225959Z', recurrence_text: 'every day until January 10, 2027' });
+    // A floating time: wall time in the event's zone.
+    const floating = await team.api.post(eventsPath(), { ...berlin, recurrence_rule: 'FREQ=DAILY;UNTIL=20270110T100000;BYHOUR=10' });
+    expect(floating.body.data.recurrence_rule).toBe('FREQ=DAILY;UNTIL=20270110T090000Z;BYHOUR=10');
+    // West of UTC the instant falls on the next UTC day; the text still names the event's day.
+    const newYork = await team.api.post(eventsPath(), { ...timed, recurrence_rule: 'FREQ=WEEKLY;UNTIL=20270110' });
+    expect(newYork.body.data).toMatchObject({ recurrence_rule: 'FREQ=WEEKLY;UNTIL=20270111T045959Z', recurrence_text: 'every week until January 10, 2027' });
+    const utc = await team.api.post(eventsPath(), { ...berlin, recurrence_rule: 'FREQ=DAILY;UNTIL=20270110T090000Z' });
+    expect(utc.body.data.recurrence_rule).toBe('FREQ=DAILY;UNTIL=20270110T090000Z');
+    // All-day: a date-time becomes its date (a UTC one, its date in the event's zone).
+    const allDay = { title: 'Holidays', is_all_day: true, date_start: '2027-01-05', date_end: '2027-01-05', timezone: 'America/New_York' };
+    const dayFloating = await team.api.post(eventsPath(), { ...allDay, recurrence_rule: 'FREQ=DAILY;UNTIL=20270110T100000' });
+    expect(dayFloating.body.data.recurrence_rule).toBe('FREQ=DAILY;UNTIL=20270110');
+    const dayUtc = await team.api.post(eventsPath(), { ...allDay, recurrence_rule: 'FREQ=DAILY;UNTIL=20270111T030000Z' });
+    expect(dayUtc.body.data.recurrence_rule).toBe('FREQ=DAILY;UNTIL=20270110');
+    // A PUT that makes the event all-day brings a kept rule along.
+    const put = await team.api.put(`${eventsPath()}/${byDate.body.data.public_id}`, { ...berlin, is_all_day: true, date_start: '2027-01-05', date_end: '2027-01-05' });
+    expect(put.body.data.recurrence_rule).toBe('FREQ=DAILY;UNTIL=20270110');
+
+    const ics = await (await fetch(`${floating.body.data.public_url}/ics`)).text();
+    expect(ics).toContain('DTSTART;TZID=Europe/Berlin:20270105T100000');
+    expect(ics).toContain('RRULE:FREQ=DAILY;UNTIL=20270110T090000Z;BYHOUR=10');
+    const dayIcs = await (await fetch(`${dayFloating.body.data.public_url}/ics`)).text();
+    expect(dayIcs).toContain('RRULE:FREQ=DAILY;UNTIL=20270110\r\n');
+
+    // A rule stored before UNTIL was fitted on write is fitted where it is published.
+    const older = (await team.api.post(eventsPath(), { ...berlin, title: 'Stored long ago' })).body.data;
+    await gw.db('events').where({ uid: older.uid }).update({ recurrence_rule: 'FREQ=DAILY;UNTIL=20270110' });
+    const olderIcs = await (await fetch(`${older.public_url}/ics`)).text();
+    expect(olderIcs).toContain('RRULE:FREQ=DAILY;UNTIL=20270110T225959Z\r\n');
+    const google = new URL((await fetch(`${older.public_url}/google`, { redirect: 'manual' })).headers.get('location') as string);
+    expect(google.searchParams.get('recur')).toBe('RRULE:FREQ=DAILY;UNTIL=20270110T225959Z');
   });
 
   it('keeps safe HTML in descriptions and removes scripts', async () => {
@@ -211,6 +287,25 @@ describe('validation (422, nothing written)', () => {
     expect(after[0].count).toBe(before[0].count);
   });
 
+  it('takes an empty busy_type as null, like the other nullable fields, and gives other bad values one message', async () => {
+    const res = await team.api.post(eventsPath(), { ...timed, busy_type: '' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.busy_type).toBeNull();
+    const busy = (await team.api.post(eventsPath(), { ...timed, busy_type: 'busy' })).body.data;
+    const cleared = await team.api.put(`${eventsPath()}/${busy.public_id}`, { ...timed, busy_type: '' });
+    expect(cleared.body.data.busy_type).toBeNull();
+    for (const bad of [5, ['busy']]) {
+      const wrong = await team.api.post(eventsPath(), { ...timed, busy_type: bad });
+      expect(wrong.body.errors).toEqual({ busy_type: ['The selected busy type is invalid.'] });
+    }
+  });
+
+  it('does not call an optional field sent empty "required"', async () => {
+    const res = await team.api.post(eventsPath(), { ...timed, access_code: '' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({ access_code: ['The access code field must not be empty.'] });
+  });
+
   it('reports every failing field at once, date order included', async () => {
     const res = await team.api.post(eventsPath(), { date_start: '2026-07-14 13:00', date_end: '2026-07-14 12:00', timezone: 'UTC', busy_type: 'x', reminder_before: -5 });
     expect(res.status).toBe(422);
@@ -229,11 +324,86 @@ describe('validation (422, nothing written)', () => {
     expect(bad.body).toEqual({ message: 'The request body is not valid JSON.' });
     const form = await team.api.request('POST', eventsPath(), { raw: 'title=x', contentType: 'application/x-www-form-urlencoded' });
     expect(form.status).toBe(415);
+    const latin1 = await team.api.request('POST', eventsPath(), { raw: '{"title":"x"}', contentType: 'application/json; charset=iso-8859-1' });
+    expect(latin1.status).toBe(415);
+    expect(latin1.body).toEqual({ message: 'Unsupported content type: send a UTF-8 encoded body.' });
     const huge = await team.api.post(eventsPath(), { ...timed, description: 'x'.repeat(1_100_000) });
     expect(huge.status).toBe(413);
     const array = await team.api.request('POST', eventsPath(), { raw: '[1,2]' });
     expect(array.status).toBe(422);
     expect(array.body.errors).toEqual({ body: ['The request body must be a JSON object.'] });
+  });
+
+  it('answers every JSON body that is not an object with the same 422, on every route that takes a body', async () => {
+    const created = (await team.api.post(eventsPath(), timed)).body.data;
+    const before = await gw.db('events').where({ team_id: team.teamId }).count<{ count: number }[]>('* as count');
+    for (const raw of ['"str"', 'null', '5', 'true', '[]', ' [1,2] ']) {
+      for (const [method, path] of [
+        ['POST', eventsPath()],
+        ['PUT', `${eventsPath()}/${created.public_id}`],
+        ['DELETE', `/api/events/${created.public_id}`],
+        ['POST', '/api/calendars'],
+      ]) {
+        const res = await team.api.request(method, path, { raw });
+        expect([raw, method, path, res.status, res.body]).toEqual([
+          raw,
+          method,
+          path,
+          422,
+          { message: 'The request body must be a JSON object.', errors: { body: ['The request body must be a JSON object.'] } },
+        ]);
+      }
+    }
+    const after = await gw.db('events').where({ team_id: team.teamId }).count<{ count: number }[]>('* as count');
+    expect(after[0].count).toBe(before[0].count);
+    expect((await team.api.get(`/api/events/${created.public_id}`)).status).toBe(200);
+  });
+
+  it('answers 400 for a JSON body that is not valid UTF-8, instead of storing U+FFFD', async () => {
+    const before = await gw.db('events').where({ team_id: team.teamId }).count<{ count: number }[]>('* as count');
+    const json = JSON.stringify({ ...timed, title: 'Bad XX bytes' });
+    const raw = Buffer.from(json, 'utf8');
+    const at = raw.indexOf('XX');
+    raw[at] = 0xff;
+    raw[at + 1] = 0xfe;
+    const res = await team.api.request('POST', eventsPath(), { raw });
+    expect([res.status, res.body]).toEqual([400, { message: 'The request body is not valid UTF-8.' }]);
+    // A lone surrogate half encoded in bytes (CESU-8) is not UTF-8 either; escapes are fine.
+    const cesu = await team.api.request('POST', eventsPath(), { raw: Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]) });
+    expect(cesu.status).toBe(400);
+    const after = await gw.db('events').where({ team_id: team.teamId }).count<{ count: number }[]>('* as count');
+    expect(after[0].count).toBe(before[0].count);
+    const fine = await team.api.request('POST', eventsPath(), { raw: Buffer.from(JSON.stringify({ ...timed, title: 'Grüße 👋 \u00e9' }), 'utf8') });
+    expect([fine.status, fine.body.data?.title]).toEqual([200, 'Grüße 👋 é']);
+  });
+
+  it('refuses a title of spaces as it refuses an empty one, and keeps the spaces around a real title', async () => {
+    for (const title of ['', '   ', '\u00a0\t']) {
+      const res = await team.api.post(eventsPath(), { ...timed, title });
+      expect([res.status, res.body.errors]).toEqual([422, { title: ['The title field is required.'] }]);
+      const simple = await team.api.post('/api/events', { title, start: '2026-07-14 13:00' });
+      expect([simple.status, simple.body.errors]).toEqual([422, { title: ['The title field is required.'] }]);
+    }
+    const created = (await team.api.post(eventsPath(), { ...timed, title: '  Padded  ' })).body.data;
+    expect(created.title).toBe('  Padded  ');
+    const put = await team.api.put(`${eventsPath()}/${created.public_id}`, { ...timed, title: ' ' });
+    expect([put.status, put.body.errors]).toEqual([422, { title: ['The title field is required.'] }]);
+  });
+
+  it('counts the 255 characters of a title in characters (255 emoji fit, 256 do not)', async () => {
+    const title = '🎉'.repeat(255);
+    const ok = await team.api.post(eventsPath(), { ...timed, title, location: '📍'.repeat(255), internal_name: 'é'.repeat(255) });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.title).toBe(title);
+    expect((await gw.db('events').where({ uid: ok.body.data.uid }).first()).title).toBe(title);
+    const over = await team.api.post(eventsPath(), { ...timed, title: `${title}🎉`, location: '📍'.repeat(256) });
+    expect([over.status, over.body.errors]).toEqual([
+      422,
+      { title: ['The title field must not be greater than 255 characters.'], location: ['The location field must not be greater than 255 characters.'] },
+    ]);
+    const search = await team.api.get(`/api/events?search=${encodeURIComponent('🎉'.repeat(255))}`);
+    expect(search.status).toBe(200);
+    expect(search.body.data.map((e: { public_id: string }) => e.public_id)).toContain(ok.body.data.public_id);
   });
 });
 

@@ -159,6 +159,9 @@ describe('validation (422, nothing written)', () => {
     ['text empty', { text: '' }, '', { text: ['The text field is required.'] }],
     ['text too short (after trimming)', { text: '   tea at 3   ' }, '', { text: ['The text field must be at least 10 characters.'] }],
     ['text too long', { text: 'x'.repeat(8001) }, '', { text: ['The text field must not be greater than 8000 characters.'] }],
+    // Characters are code points: an emoji is one character (two UTF-16 units).
+    ['text too short in characters (6 emoji)', { text: '🎉'.repeat(6) }, '', { text: ['The text field must be at least 10 characters.'] }],
+    ['text too long in characters (8001 emoji)', { text: '🎉'.repeat(8001) }, '', { text: ['The text field must not be greater than 8000 characters.'] }],
     ['text not a string', { text: 12345678901 }, '', { text: ['The text field must be a string.'] }],
     ['timezone unknown', { text: 'Lunch tomorrow at noon', timezone: 'Mars/Olympus' }, '', { timezone: ['The timezone field must be a valid timezone.'] }],
     ['reference_date not a date', { text: 'Lunch tomorrow at noon', reference_date: 'yesterday' }, '', { reference_date: ['The reference date field must be a valid date.'] }],
@@ -173,6 +176,23 @@ describe('validation (422, nothing written)', () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ message: Object.values(errors)[0][0], errors });
     expect(await teamRows(fresh.teamId).first()).toBeUndefined();
+  });
+
+  it('counts text length in characters, not UTF-16 units', async () => {
+    const fresh = await gw.newTeam();
+    for (const text of ['🎉'.repeat(10), `Party on 2026-07-01 ${'🎉'.repeat(4001)}`, '🎉'.repeat(8000)]) {
+      const res = await fresh.api.post('/api/events/extract', { text, timezone: 'UTC' });
+      expect(res.status).toBe(202);
+    }
+    expect((await teamRows(fresh.teamId)).map((r: { text: string }) => [...r.text].length).sort((a, b) => a - b)).toEqual([10, 4021, 8000]);
+  });
+
+  it('takes an empty timezone as none given', async () => {
+    const fresh = await gw.newTeam();
+    await fresh.api.post('/api/calendars', { name: 'Berlin', timezone: 'Europe/Berlin' });
+    const res = await fresh.api.post('/api/events/extract?wait=10', { text: 'Lunch tomorrow at noon', timezone: '', reference_date: '2026-06-20T10:00:00Z' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.result).toMatchObject({ timezone: 'Europe/Berlin', date_start: '2026-06-21T12:00:00+02:00' });
   });
 
   it('lists every failing field at once', async () => {

@@ -122,6 +122,33 @@ describe('adding invitees', () => {
     expect((await team.api.get(eventPath(evt))).body.data.has_calendar_invites).toBe(false);
   });
 
+  it('refuses drafts, pending and rejected events with a 409 (their page is a 404), and stores nothing', async () => {
+    const draft = (
+      await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Draft plan', date_start: '2026-09-01 10:00', date_end: '2026-09-01 11:00', timezone: 'Europe/Berlin', is_draft: true })
+    ).body.data as { public_id: string; uid: string; public_url: string };
+    expect((await fetch(draft.public_url)).status).toBe(404);
+    const refused = await team.api.post(invitesPath(draft), { invitees: [{ email: 'ann@example.test' }] });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ message: 'Publish the event before inviting people.' });
+    expect((await team.api.get(invitesPath(draft))).body.data).toEqual([]);
+    expect(await deliveriesOf(draft)).toEqual([]);
+    expect((await team.api.get(eventPath(draft))).body.data.has_calendar_invites).toBe(false);
+    // published, it takes them
+    await team.api.put(eventPath(draft), { title: 'Draft plan', date_start: '2026-09-01 10:00', date_end: '2026-09-01 11:00', timezone: 'Europe/Berlin', is_draft: false });
+    const added = await team.api.post(invitesPath(draft), { invitees: [{ email: 'ann@example.test' }] });
+    expect(added.status).toBe(200);
+    expect(added.body.meta).toEqual({ added: 1, already_invited: 0 });
+
+    for (const status of ['pending', 'rejected']) {
+      const evt = await newEvent();
+      await gw.db('events').where({ uid: evt.uid }).update({ status });
+      const res = await team.api.post(invitesPath(evt), { invitees: [{ email: 'bob@example.test' }] });
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ message: 'Approve the event before inviting people.' });
+      expect(await deliveriesOf(evt)).toEqual([]);
+    }
+  });
+
   it('takes 1 to 500 invitees per call', async () => {
     const evt = await newEvent();
     expect((await team.api.post(invitesPath(evt), { invitees: [] })).body.errors).toEqual({ invitees: ['The invitees field must have at least 1 item.'] });
@@ -194,6 +221,34 @@ describe('updates, cancellations and SEQUENCE', () => {
     // The cancellation's job holds the event as it was: the event itself is gone.
     expect((await jobOf(rows[4].id))?.data).toMatchObject({ kind: 'cancellation', event: { title: 'Planning (moved)', sequence: 3 }, messages: [{ deliveryId: rows[4].id }, { deliveryId: rows[5].id }] });
     expect((await team.api.get(eventPath(evt))).status).toBe(404);
+  });
+
+  it('takes notify_invitees as a query flag on both delete paths, and refuses a value that is not a boolean or disagrees with the body', async () => {
+    const first = await newEvent();
+    const second = await newEvent();
+    for (const evt of [first, second]) await team.api.post(invitesPath(evt), { invitees: [{ email: 'q1@example.test' }, { email: 'q2@example.test' }] });
+
+    const maybe = await team.api.delete(`${eventPath(first)}?notify_invitees=maybe`);
+    expect(maybe.status).toBe(422);
+    expect(maybe.body.errors).toEqual({ notify_invitees: ['The notify invitees field must be true or false.'] });
+    const shortMaybe = await team.api.delete(`/api/events/${first.public_id}?notify_invitees=maybe`);
+    expect(shortMaybe.status).toBe(422);
+    const disagree = await team.api.delete(`${eventPath(first)}?notify_invitees=true`, { notify_invitees: false });
+    expect(disagree.status).toBe(422);
+    expect(disagree.body.errors).toEqual({ notify_invitees: ['The notify invitees field must have the same value in the query and the body.'] });
+    expect((await team.api.get(eventPath(first))).status).toBe(200); // nothing was deleted
+
+    const full = await team.api.delete(`${eventPath(first)}?notify_invitees=true`);
+    expect(full.body).toEqual({ data: { public_id: first.public_id, deleted: true, invitees_notified: 2 } });
+    const short = await team.api.delete(`/api/events/${second.public_id}?notify_invitees=1`, { notify_invitees: 'true' });
+    expect(short.body.data).toMatchObject({ deleted: true, invitees_notified: 2 });
+    for (const evt of [first, second]) {
+      expect((await deliveriesOf(evt)).filter((r) => r.kind === 'cancellation').map((r) => r.email)).toEqual(['q1@example.test', 'q2@example.test']);
+    }
+    const params = (path: string) =>
+      ((gw.openapi.paths as Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>>)[path].delete.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+    expect(params('/api/calendars/{cal}/events/{evt}')).toContain('notify_invitees');
+    expect(params('/api/events/{evt}')).toContain('notify_invitees');
   });
 
   it('gives a removed invitee a cancellation above everything sent, and later messages above that', async () => {

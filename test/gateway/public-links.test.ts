@@ -139,6 +139,66 @@ describe('long descriptions', () => {
   });
 });
 
+describe('long titles and locations', () => {
+  const PARAMS = {
+    google: { title: 'text', location: 'location', description: 'details' },
+    outlook_web: { title: 'subject', location: 'location', description: 'body' },
+    office365: { title: 'subject', location: 'location', description: 'body' },
+    yahoo: { title: 'TITLE', location: 'in_loc', description: 'DESC' },
+  } as const;
+  // 255 characters (UTF-16 units, as the field limit counts them) of CJK with emoji: a
+  // surrogate pair or a ZWJ sequence sits at every possible cut.
+  const cjk = (seed: string) => Array.from({ length: 400 }, (_, i) => (i % 7 === 3 ? '🎉' : i % 11 === 5 ? '👩‍💻' : seed[i % seed.length])).join('').slice(0, 255).replace(/[\uD800-\uDBFF]$/, '会');
+  const title = cjk('年度会议北京上海');
+  const location = cjk('中关村大街一号会议中心');
+  const description = `<p>${cjk('议程与讨论安排')}${cjk('晚餐和交流')}</p>`;
+
+  /** The decoded text without the ellipsis that marks a cut, checked to be a prefix of the original. */
+  function expectPrefix(value: string | null, original: string): string {
+    expect(value).not.toBeNull();
+    const kept = (value as string).replace(/…$/, '');
+    expect(original.startsWith(kept)).toBe(true);
+    if (kept !== original) expect(value).toMatch(/…$/);
+    return kept;
+  }
+
+  it.each(Object.keys(PARAMS))('%s: a 255-character CJK title and location stay under 2000 characters, cut at characters', async (key) => {
+    const { links, data } = await createEvent({ ...timed, title, location, description });
+    const url = await redirectOf(links[key]);
+    expect(url.href.length).toBeLessThanOrEqual(2000);
+    const names = PARAMS[key as keyof typeof PARAMS];
+    const q = url.searchParams;
+    // The description goes first (down to the link back), then the location, then the title.
+    expect(q.get(names.description)).toContain(`More: ${data.public_url}`);
+    expect(q.get(names.location)).toBeNull();
+    expect(expectPrefix(q.get(names.title), title).length).toBeGreaterThan(100);
+  });
+
+  it.each(Object.keys(PARAMS))('%s: a shorter title is kept whole and the location is cut', async (key) => {
+    const shortTitle = title.slice(0, 60);
+    const { links } = await createEvent({ ...timed, title: shortTitle, location, description });
+    const url = await redirectOf(links[key]);
+    expect(url.href.length).toBeLessThanOrEqual(2000);
+    const names = PARAMS[key as keyof typeof PARAMS];
+    expect(url.searchParams.get(names.title)).toBe(shortTitle);
+    expect(expectPrefix(url.searchParams.get(names.location), location).length).toBeGreaterThan(0);
+  });
+
+  it.each(Object.keys(PARAMS))('%s: a long CJK description without spaces is cut between characters', async (key) => {
+    const text = cjk('议程与讨论安排晚餐');
+    const { links, data } = await createEvent({ ...timed, title: 'Short', location: 'Room 1', description: Array.from({ length: 4 }, () => text).join('') });
+    const url = await redirectOf(links[key]);
+    expect(url.href.length).toBeLessThanOrEqual(2000);
+    const names = PARAMS[key as keyof typeof PARAMS];
+    const got = url.searchParams.get(names.description) as string;
+    expect(got).toContain(data.public_url);
+    const kept = got.split('…')[0];
+    expect(kept.length).toBeGreaterThan(0);
+    expect(text.repeat(4).startsWith(kept)).toBe(true);
+    expect(url.searchParams.get(names.location)).toBe('Room 1');
+  });
+});
+
 describe('ICS downloads', () => {
   it.each(['ics', 'apple', 'outlook'])('%s: RFC 5545 text a real parser reads back', async (key) => {
     const { links, data } = await createEvent({ ...timed, reminder_before: 30 });
@@ -191,6 +251,8 @@ describe('auto', () => {
   ])('%s', async (_name, ua, expected) => {
     const { links, data } = await createEvent(timed);
     const res = await fetch(links.auto, { redirect: 'manual', headers: { 'User-Agent': ua } });
+    // Whatever it answers, a cache in front must not give it to another kind of browser.
+    expect(res.headers.get('vary')).toMatch(/User-Agent/);
     if (expected === 'ics') {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
@@ -234,7 +296,26 @@ describe('pages, embed and short links', () => {
     expect(res.headers.get('content-security-policy')).toContain('frame-ancestors *');
     const body = await res.text();
     expect(body).toContain('&lt;b&gt;x&lt;/b&gt;');
-    expect(body).toContain('target="_blank"');
+    // every link opens in a new tab, the title's too, each with one rel
+    const anchors = body.match(/<a\s[^>]*>/g) ?? [];
+    expect(anchors).toHaveLength(8);
+    for (const a of anchors) {
+      expect(a).toContain('target="_blank"');
+      expect(a.match(/\srel=/g)).toHaveLength(1);
+    }
+    expect(body).toContain(`<a href="${data.public_url}" target="_blank" rel="noopener">&lt;b&gt;x&lt;/b&gt;</a>`);
+    expect(body).toContain(`<a href="${data.public_url}/google" target="_blank" rel="noopener nofollow">Google</a>`);
+  });
+
+  it('the event and calendar pages give each link one rel attribute', async () => {
+    const own = await gw.newTeam();
+    const c = (await own.api.post('/api/calendars', { name: 'Rels', timezone: 'UTC' })).body.data;
+    const e = (await own.api.post(`/api/calendars/${c.public_id}/events`, { ...timed, date_start: '2030-07-14 13:00', date_end: '2030-07-14 14:00', location: 'https://meet.example.com/x' })).body.data;
+    for (const url of [e.public_url, c.public_url]) {
+      const anchors = (await fetch(url).then((r) => r.text())).match(/<a\s[^>]*>/g) ?? [];
+      expect(anchors.length).toBeGreaterThan(7);
+      for (const a of anchors) expect((a.match(/\srel=/g) ?? []).length).toBeLessThanOrEqual(1);
+    }
   });
 
   it('/l/{short_link} redirects to the event or calendar page; unknown ones are 404', async () => {

@@ -122,4 +122,27 @@ describe('when Redis is away', () => {
       await redis.stop();
     }
   });
+
+  it('the unlock limit still checks no more than five guesses of a burst, counted per process', async () => {
+    const redis = await TestRedisServer.start();
+    const away = await startGateway({ REDIS_URL: redis.url });
+    try {
+      const team = await away.newTeam();
+      const cal = (await team.api.post('/api/calendars', { name: 'Away', timezone: 'UTC' })).body.data;
+      const created = await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Locked', date_start: '2030-05-01 19:00', date_end: '2030-05-01 20:00', timezone: 'UTC', access_code: 'sesame-42' });
+      expect(created.status).toBe(200);
+      const e = created.body.data;
+      await redis.kill();
+      const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => away.anon.post(`/e/${e.uid}/unlock`, { access_code: `wrong-${i}` })));
+      const statuses = burst.map((res) => res.status);
+      expect(statuses.filter((s) => s === 403)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+      const right = await away.anon.post(`/e/${e.uid}/unlock`, { access_code: 'sesame-42' });
+      expect(right.status).toBe(429);
+      expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await away.close();
+      await redis.stop();
+    }
+  });
 });

@@ -57,9 +57,53 @@ describe('RSVPs on the event page', () => {
     expect(Object.keys(bad.body.errors).sort()).toEqual(['answer', 'email', 'name']);
     const big = await fetch(`${e.public_url}/rsvp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(9000), email: 'a@b.co', answer: 'yes' }) });
     expect(big.status).toBe(413);
+  });
+
+  it('an event without RSVPs answers 409 (its page is there, it takes no answers)', async () => {
     const closed = await event({ has_rsvp: false });
-    expect((await answer(closed.uid, { name: 'A', email: 'a@example.com', answer: 'yes' })).status).toBe(404);
+    expect((await fetch(closed.public_url)).status).toBe(200);
     expect(await fetch(closed.public_url).then((r) => r.text())).not.toContain('/rsvp');
+    const json = await answer(closed.uid, { name: 'A', email: 'a@example.com', answer: 'yes' });
+    expect(json.status).toBe(409);
+    expect(json.body).toEqual({ message: 'This event does not take RSVPs.' });
+    const page = await fetch(`${closed.public_url}/rsvp`, { method: 'POST', body: new URLSearchParams({ name: 'A', email: 'a@example.com', answer: 'yes' }), redirect: 'manual' });
+    expect(page.status).toBe(409);
+    expect(await page.text()).toContain('This event does not take RSVPs.');
+    // a protected one tells nothing before access
+    const locked = await event({ has_rsvp: false, access_code: 'secret-code' });
+    expect((await answer(locked.uid, { name: 'A', email: 'a@example.com', answer: 'yes' })).status).toBe(403);
+    expect((await answer('AAAAAAAAAAAAAAAA', { name: 'A', email: 'a@example.com', answer: 'yes' })).status).toBe(404);
+    const list = await team.api.get(`/api/calendars/${cal.public_id}/events/${closed.public_id}/rsvps`);
+    expect(list.body.data).toEqual([]);
+  });
+
+  it('takes form-urlencoded or JSON: any other content type is a 415, not missing fields', async () => {
+    const e = await event();
+    const json = await gw.anon.request('POST', `/e/${e.uid}/rsvp`, { raw: 'name=A&email=a@example.com&answer=yes', contentType: 'text/plain' });
+    expect(json.status).toBe(415);
+    expect(json.body).toEqual({ message: 'Unsupported content type: send application/x-www-form-urlencoded or application/json.' });
+    const multipart = new FormData();
+    for (const [k, v] of Object.entries({ name: 'A', email: 'a@example.com', answer: 'yes' })) multipart.set(k, v);
+    const page = await fetch(`${e.public_url}/rsvp`, { method: 'POST', body: multipart, redirect: 'manual' });
+    expect(page.status).toBe(415);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect((await team.api.get(`/api/events/${e.public_id}`)).body.data.rsvp_counts).toEqual({ yes: 0, maybe: 0, no: 0 });
+  });
+
+  it('names follow the invitees\' rule: no line breaks or other control characters', async () => {
+    const e = await event();
+    for (const name of ['Ada\r\nBcc: all@example.com', 'Ada\nLovelace', 'Ada\u0000', 'Ada\u0007Lovelace', 'Ada\tLovelace', 'Ada\u007f']) {
+      const res = await answer(e.uid, { name, email: 'ada@example.com', answer: 'yes' });
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.body.errors)).toEqual(['name']);
+      expect(res.body.errors.name).toContain('The name field format is invalid.');
+    }
+    // the same name is refused for an invitee
+    const invite = await team.api.post(`/api/calendars/${cal.public_id}/events/${e.public_id}/invites`, { invitees: [{ email: 'ada@example.com', name: 'Ada\r\nBcc: all@example.com' }] });
+    expect(invite.status).toBe(422);
+    const ok = await answer(e.uid, { name: '  Ada Lovelace, née Byron  ', email: 'ada@example.com', answer: 'yes' });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.name).toBe('Ada Lovelace, née Byron');
   });
 
   it('rsvp_limit caps the yes answers, also under 50 simultaneous answers', async () => {

@@ -5,7 +5,8 @@ let gw: TestGateway;
 let team: TestTeam;
 
 beforeAll(async () => {
-  gw = await startGateway();
+  // The per-address limit is tested on a gateway of its own (below): every test here subscribes from 127.0.0.1.
+  gw = await startGateway({ SUBSCRIBE_RATE_PER_10_MINUTES: '100000' });
   team = await gw.newTeam();
 });
 afterAll(() => gw.close());
@@ -39,6 +40,18 @@ describe('subscribing', () => {
     expect(decodeURIComponent(res.headers.get('location') as string)).toContain(list[0].feed_url.replace(/^https?:\/\//, ''));
   });
 
+  it.each(['outlook_web', 'office365'])('%s: a long CJK calendar name is cut so the link stays under 2000 characters', async (platform) => {
+    const name = Array.from({ length: 200 }, (_, i) => (i % 9 === 4 ? '📅' : '日历会议北京'[i % 6])).join('').slice(0, 255);
+    const cal = await calendarWithEvent({ name });
+    const res = await subscribeVia(cal, platform);
+    const location = new URL(res.headers.get('location') as string);
+    expect(location.href.length).toBeLessThanOrEqual(2000);
+    const shown = location.searchParams.get('name') as string;
+    expect(shown).toMatch(/…$/);
+    expect(name.startsWith(shown.slice(0, -1))).toBe(true);
+    expect(location.searchParams.get('url')).toMatch(/\/feeds\/\w{32}\.ics$/);
+  });
+
   it('bots are sent to the public feed without being recorded; unknown platforms and calendars are 404', async () => {
     const cal = await calendarWithEvent();
     const bot = await subscribeVia(cal, 'ics', { 'User-Agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' });
@@ -69,6 +82,84 @@ describe('subscribing', () => {
     const json = await gw.anon.post(`/c/${cal.uid}/subscribe/apple`, { name: 'x' });
     expect(json.status).toBe(422);
     expect(Object.keys(json.body.errors)).toEqual(['email']);
+    // A name follows the invitees' rule: no control characters (no line breaks).
+    const broken = await gw.anon.post(`/c/${cal.uid}/subscribe/apple`, { name: 'Ada\r\nBcc: x@evil.test', email: 'ada2@example.com' });
+    expect(broken.status).toBe(422);
+    expect(Object.keys(broken.body.errors)).toEqual(['name']);
+  });
+
+  it('the details form takes form-urlencoded or JSON: any other content type is a 415, not missing fields', async () => {
+    const cal = await calendarWithEvent({ ask_subscriber_details: true });
+    const path = `/c/${cal.uid}/subscribe/google`;
+    const json = await gw.anon.request('POST', path, { raw: 'name=Ada&email=ada@example.com', contentType: 'text/plain' });
+    expect(json.status).toBe(415);
+    expect(json.body).toEqual({ message: 'Unsupported content type: send application/x-www-form-urlencoded or application/json.' });
+    const multipart = new FormData();
+    multipart.set('name', 'Ada');
+    multipart.set('email', 'ada@example.com');
+    for (const init of [{ body: multipart }, { body: 'name=Ada&email=ada@example.com', headers: { ...BROWSER, 'Content-Type': 'text/plain' } }]) {
+      const page = await fetch(gw.baseUrl + path, { method: 'POST', redirect: 'manual', headers: BROWSER, ...init });
+      expect(page.status).toBe(415);
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    }
+    expect((await team.api.get(`/api/calendars/${cal.public_id}/subscribers`)).body.data).toHaveLength(0);
+  });
+});
+
+describe('the per-address limit', () => {
+  it('records a few subscribers per address, then sends the visitor on with the public feed, recording nothing', async () => {
+    const strict = await startGateway({ SUBSCRIBE_RATE_PER_10_MINUTES: '2', QUEUE_PREFIX: `{sub-strict-${Date.now()}}` });
+    try {
+      const own = await strict.newTeam();
+      const make = async (opts: Record<string, unknown> = {}) =>
+        (await own.api.post('/api/calendars', { name: 'Meetups', timezone: 'UTC', ...opts })).body.data as { public_id: string; uid: string; public_url: string };
+      const cal = await make();
+      const count = async (c: { public_id: string }) => (await own.api.get(`/api/calendars/${c.public_id}/subscribers`)).body.data.length;
+
+      // Bots and the details form record nothing, so they are not counted.
+      await subscribeVia(cal, 'ics', { 'User-Agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' });
+      const first = await subscribeVia(cal, 'ics');
+      expect(first.status).toBe(302);
+      expect(first.headers.get('location')).toMatch(/\/feeds\/\w{32}\.ics$/);
+      expect([first.headers.get('x-ratelimit-limit'), first.headers.get('x-ratelimit-remaining')]).toEqual(['2', '1']);
+      expect((await subscribeVia(cal, 'google')).headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(await count(cal)).toBe(2);
+
+      const over = await Promise.all([subscribeVia(cal, 'ics'), subscribeVia(cal, 'apple'), subscribeVia(cal, 'google')]);
+      expect(over.map((r) => r.status)).toEqual([302, 302, 302]);
+      expect(over[0].headers.get('location')).toBe(`${cal.public_url}.ics`);
+      expect(over[1].headers.get('location')).toBe(`${cal.public_url.replace(/^http:/, 'webcal:')}.ics`);
+      expect(decodeURIComponent(over[2].headers.get('location') as string)).toContain(`webcal://${cal.public_url.replace(/^http:\/\//, '')}.ics`);
+      expect(over[0].headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(await count(cal)).toBe(2);
+
+      // The limit is the address's, across calendars, and holds for the details form too.
+      const asking = await make({ ask_subscriber_details: true });
+      expect((await subscribeVia(asking, 'google')).status).toBe(200);
+      const sent = await fetch(`${asking.public_url}/subscribe/ics`, { method: 'POST', body: new URLSearchParams({ name: 'Ada', email: 'ada@example.com' }), redirect: 'manual', headers: BROWSER });
+      expect(sent.status).toBe(303);
+      expect(sent.headers.get('location')).toBe(`${asking.public_url}.ics`);
+      expect(await count(asking)).toBe(0);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('behind a load balancer', () => {
+  it('TRUST_PROXY=1 counts each client apart (the address the proxy forwards)', async () => {
+    const proxied = await startGateway({ SUBSCRIBE_RATE_PER_10_MINUTES: '1', TRUST_PROXY: '1', QUEUE_PREFIX: `{sub-proxy-${Date.now()}}` });
+    try {
+      const own = await proxied.newTeam();
+      const cal = (await own.api.post('/api/calendars', { name: 'Meetups', timezone: 'UTC' })).body.data;
+      const from = (address: string) => subscribeVia(cal, 'ics', { ...BROWSER, 'X-Forwarded-For': address });
+      expect((await from('203.0.113.1')).headers.get('location')).toMatch(/\/feeds\/\w{32}\.ics$/);
+      expect((await from('203.0.113.1')).headers.get('location')).toBe(`${cal.public_url}.ics`);
+      expect((await from('203.0.113.2')).headers.get('location')).toMatch(/\/feeds\/\w{32}\.ics$/);
+      expect((await own.api.get(`/api/calendars/${cal.public_id}/subscribers`)).body.data).toHaveLength(2);
+    } finally {
+      await proxied.close();
+    }
   });
 });
 

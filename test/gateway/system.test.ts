@@ -1,4 +1,5 @@
 import { startGateway, type TestGateway } from '../helpers/gateway';
+import { OpenApiConformance } from '../helpers/openapi-conformance';
 
 let gw: TestGateway;
 
@@ -58,6 +59,17 @@ describe('health, docs and unknown paths', () => {
     expect(Object.keys(create.responses['429'].headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After']);
   });
 
+  it('declares on every operation exactly the path parameters its path names', () => {
+    expect(gw.conformance.pathParameterProblems()).toEqual([]);
+    const broken = new OpenApiConformance({
+      paths: { '/api/things/{thing}': { get: { parameters: [{ name: 'thing', in: 'path' }, { name: 'other', in: 'path' }], responses: {} }, post: { responses: {} } } },
+    });
+    expect(broken.pathParameterProblems()).toEqual([
+      'GET /api/things/{thing} declares path parameters [other, thing], its path names [thing]',
+      'POST /api/things/{thing} declares path parameters [], its path names [thing]',
+    ]);
+  });
+
   it('the response checker used by every test rejects a body that breaks the document', () => {
     const problems = gw.conformance.check('GET', '/api/calendars', 200, 'application/json', { data: [{ uid: 1 }] });
     expect(problems.length).toBeGreaterThan(0);
@@ -106,5 +118,19 @@ describe('health, docs and unknown paths', () => {
     expect(await page.text()).toContain('This address does not take DELETE');
     // Unknown paths stay 404, whatever the method.
     expect((await team.api.request('PATCH', '/api/nothing-here', { unchecked: true })).status).toBe(404);
+  });
+
+  it('answers OPTIONS on a path it serves with 204 and Allow, no body, no token needed', async () => {
+    const events = await fetch(`${gw.baseUrl}/api/events`, { method: 'OPTIONS' });
+    expect([events.status, events.headers.get('allow'), events.headers.get('content-type'), await events.text()]).toEqual([204, 'GET, HEAD, POST', null, '']);
+    const cal = await fetch(`${gw.baseUrl}/api/calendars/cal_AAAAAAAAAAAAAAAA`, { method: 'OPTIONS' });
+    expect([cal.status, cal.headers.get('allow')]).toEqual([204, 'DELETE, GET, HEAD, PUT']);
+    const invites = await fetch(`${gw.baseUrl}/api/calendars/cal_A/events/evt_B/invites/inv_C`, { method: 'OPTIONS' });
+    expect([invites.status, invites.headers.get('allow')]).toEqual([204, 'DELETE']);
+    const page = await fetch(`${gw.baseUrl}/e/someEventUid01`, { method: 'OPTIONS' });
+    expect([page.status, page.headers.get('allow'), await page.text()]).toEqual([204, 'GET, HEAD', '']);
+    // Unknown paths stay a JSON 404.
+    const unknown = await fetch(`${gw.baseUrl}/api/nothing-here`, { method: 'OPTIONS', headers: { Accept: 'application/json' } });
+    expect([unknown.status, await unknown.json()]).toEqual([404, { message: 'Not found.' }]);
   });
 });

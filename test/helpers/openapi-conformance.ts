@@ -2,13 +2,18 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>> };
+type DocOperation = {
+  parameters?: Array<{ name: string; in: string }>;
+  responses: Record<string, { content?: Record<string, { schema?: object }> }>;
+};
+type Doc = { paths: Record<string, Record<string, DocOperation>> };
 
 interface Operation {
   method: string;
   template: string;
   pattern: RegExp;
-  responses: Record<string, { content?: Record<string, { schema?: object }> }>;
+  pathParams: string[];
+  responses: DocOperation['responses'];
 }
 
 /**
@@ -25,13 +30,23 @@ export class OpenApiConformance {
     for (const [template, methods] of Object.entries(doc.paths)) {
       const pattern = new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
       for (const [method, op] of Object.entries(methods)) {
-        this.ops.push({ method: method.toUpperCase(), template, pattern, responses: op.responses });
+        const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
+        this.ops.push({ method: method.toUpperCase(), template, pattern, pathParams, responses: op.responses });
       }
     }
     // Literal paths before templated ones (/api/events/extract before /api/events/{evt}),
     // and the more specific template first (/c/{uid}.ics before /c/{uid}).
     const literalLength = (t: string) => t.replace(/\{[^}]+\}/g, '').length;
     this.ops.sort((a, b) => (a.template.includes('{') ? 1 : 0) - (b.template.includes('{') ? 1 : 0) || literalLength(b.template) - literalLength(a.template));
+  }
+
+  /** Operations whose declared path parameters are not exactly the {names} in their path. */
+  pathParameterProblems(): string[] {
+    const list = (names: string[]) => `[${[...names].sort().join(', ')}]`;
+    return this.ops
+      .map((op) => ({ op, named: [...op.template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]) }))
+      .filter(({ op, named }) => list(op.pathParams) !== list(named))
+      .map(({ op, named }) => `${op.method} ${op.template} declares path parameters ${list(op.pathParams)}, its path names ${list(named)}`);
   }
 
   /** Returns a list of problems (empty when the exchange conforms). */

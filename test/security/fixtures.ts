@@ -13,7 +13,7 @@ export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100
 
 /**
  * A queue prefix of the file's own: no other test's worker takes its jobs and its rate-limit
- * counters are its own. The RSVP and smart-link limits are out of the way (they are tested
+ * counters are its own. The RSVP, subscribe and smart-link limits are out of the way (they are tested
  * elsewhere); teams are on the unlimited plan for the same reason.
  */
 export function securityPrefix(name: string): string {
@@ -24,6 +24,7 @@ export function startSecurityGateway(name: string, env: Record<string, string> =
   return startGateway({
     QUEUE_PREFIX: securityPrefix(name),
     RSVP_RATE_PER_10_MINUTES: '1000000',
+    SUBSCRIBE_RATE_PER_10_MINUTES: '1000000',
     SMART_LINK_RATE_PER_MINUTE: '1000000',
     ...env,
   });

@@ -1,15 +1,15 @@
 import Joi from 'joi';
-import { bool, shortLink, timezone } from '../http/validation';
+import { bool, shortLink, text, timezone } from '../http/validation';
 
 const isoMicros = () => Joi.string().description('ISO 8601 UTC with microseconds, e.g. 2026-03-05T10:00:00.123456Z');
 
 const writable = {
-  name: Joi.string().max(255),
-  internal_name: Joi.string().max(255).allow(null, ''),
-  description: Joi.string().max(20000).allow(null, ''),
+  name: text(255),
+  internal_name: text(255).allow(null, ''),
+  description: text(20000).allow(null, ''),
   timezone: timezone(),
   week_begins: Joi.number().integer().min(0).max(6).description('First day of the week: 0 = Sunday … 6 = Saturday'),
-  short_link: shortLink().allow(null),
+  short_link: shortLink().allow(null, '').description('Empty or null: none'),
   ask_subscriber_details: bool().description('Ask people for their name and email before they subscribe'),
 };
 

@@ -41,7 +41,7 @@ export async function createCalendar(db: Knex, teamId: number, input: CalendarIn
       description: sanitizeDescription(input.description ?? ''),
       timezone: input.timezone,
       week_begins: input.week_begins ?? 1,
-      short_link: input.short_link ?? null,
+      short_link: emptyToNull(input.short_link) ?? null,
       ask_subscriber_details: input.ask_subscriber_details ?? false,
     });
     if (input.short_link && !(await claimShortLink(trx, input.short_link, { calendarId: row.id }))) throw shortLinkTaken();
@@ -60,8 +60,9 @@ export async function updateCalendar({ db, caches }: CalendarsDeps, teamId: numb
     if (input.week_begins !== undefined) changes.week_begins = input.week_begins;
     if (input.ask_subscriber_details !== undefined) changes.ask_subscriber_details = input.ask_subscriber_details;
     if (input.short_link !== undefined) {
-      if (!(await replaceShortLink(trx, { calendarId: current.id }, current.short_link, input.short_link))) throw shortLinkTaken();
-      changes.short_link = input.short_link;
+      const next = emptyToNull(input.short_link) ?? null;
+      if (!(await replaceShortLink(trx, { calendarId: current.id }, current.short_link, next))) throw shortLinkTaken();
+      changes.short_link = next;
     }
     return updateCalendarRow(trx, current.id, changes);
   });
@@ -74,7 +75,7 @@ export async function deleteCalendar({ db, caches }: CalendarsDeps, teamId: numb
     // Locked so no event can be added between the check and the delete (creators take a share lock).
     const current = await requireCalendar(trx, teamId, calPublicId, 'update');
     if (await hasLiveEvents(trx, current.id)) {
-      throw conflict('The calendar still has events; delete or move them first.');
+      throw conflict('The calendar still has events; delete them first.');
     }
     await trx('short_links').where({ calendar_id: current.id }).delete();
     await softDeleteCalendar(trx, current.id);

@@ -31,7 +31,9 @@ const toJsonSchema = (schema: Joi.Schema): JsonSchema => {
 /** `/api/calendars/:cal` → `/api/calendars/{cal}` */
 export const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 
-function parameters(schema: Joi.ObjectSchema | undefined, where: 'path' | 'query') {
+type Parameter = { name: string; in: 'path' | 'query'; required: boolean; description?: string; schema: JsonSchema };
+
+function parameters(schema: Joi.ObjectSchema | undefined, where: 'path' | 'query'): Parameter[] {
   if (!schema) return [];
   const json = toJsonSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, prop]) => {
@@ -44,6 +46,15 @@ function parameters(schema: Joi.ObjectSchema | undefined, where: 'path' | 'query
       schema: rest,
     };
   });
+}
+
+/**
+ * Exactly the parameters the path names, in its order (OpenAPI requires each one, and no
+ * other): described by the route's params schema where it declares them, else a string.
+ */
+function pathParameters(path: string, schema: Joi.ObjectSchema | undefined): Parameter[] {
+  const declared = parameters(schema, 'path');
+  return [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => declared.find((p) => p.name === name) ?? { name, in: 'path', required: true, schema: { type: 'string' } });
 }
 
 const RATE_LIMIT_HEADERS = {
@@ -109,7 +120,7 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): JsonSchema
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: route.tags,
-      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+      parameters: [...pathParameters(path, route.params), ...parameters(route.query, 'query')],
       responses,
       ...(route.auth ? { security: [{ bearerAuth: [] }] } : { security: [] }),
     };

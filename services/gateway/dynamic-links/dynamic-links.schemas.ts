@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { bool, dateInput, rrule, timezone } from '../http/validation';
+import { bool, dateInput, rrule, text, timezone } from '../http/validation';
 
 export const DYN_SERVICES = ['google', 'apple', 'outlook', 'outlook_web', 'office365', 'yahoo', 'ics'] as const;
 export type DynService = (typeof DYN_SERVICES)[number];
@@ -26,23 +26,26 @@ export const dynamicLinkSchema = Joi.object({
   created_at: Joi.string().required(),
 }).meta({ title: 'DynamicLink' });
 
-export const createDynamicLinkBody = Joi.object({ name: Joi.string().max(255).allow(null, '') }).unknown(true);
+export const createDynamicLinkBody = Joi.object({ name: text(255).allow(null, '') }).unknown(true);
 
 const common = {
-  title: Joi.string().max(255).required(),
+  title: text(255).required(),
   timezone: timezone().default('UTC'),
-  description: Joi.string().max(10000).allow(''),
-  location: Joi.string().max(255).allow(''),
+  description: text(10000).allow(''),
+  location: text(255).allow(''),
 };
+
+/** A rule for an event that is not stored: its UNTIL is fitted as a stored event's is. */
+const recurring = () => rrule().description('RFC 5545 RRULE; its UNTIL is fitted to the start as for stored events (timed: UTC, all-day: a date)');
 
 export const dynQuery = Joi.object({
   uid: Joi.string().max(100).required().description('The dk_… key'),
   ...common,
   start: dateInput().required(),
   end: dateInput(),
-  duration: Joi.number().integer().min(0).max(525600).description('Minutes; wins over end'),
+  duration: Joi.number().integer().min(0).max(525600).description('Minutes; wins over end (all-day: whole days, at least one)'),
   all_day: bool(),
-  recurring: rrule(),
+  recurring: recurring(),
   alarm: Joi.number().integer().min(0).max(525600).description('Minutes before the start'),
   service: Joi.string().valid(...DYN_SERVICES).description('Go straight to this platform'),
 }).unknown(true);
@@ -54,7 +57,7 @@ export const dynAddEventQuery = Joi.object({
   end: Joi.string().max(40),
   date_format: Joi.string().valid('MM/DD/YYYY', 'DD/MM/YYYY').default('MM/DD/YYYY'),
   all_day_event: bool(),
-  recurring: rrule(),
+  recurring: recurring(),
   alarm_reminder: Joi.number().integer().min(0).max(525600),
   service: Joi.string()
     .valid(...Object.keys(ADDEVENT_SERVICES), ...DYN_SERVICES)

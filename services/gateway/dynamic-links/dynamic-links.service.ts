@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { parseDateInput, pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
-import { plusMinutesIso, resolveEventTimes } from '../../../shared/calendar/event-times';
+import { lastDayAfterMinutes, plusMinutesIso, resolveEventTimes } from '../../../shared/calendar/event-times';
 import type { EventView } from '../../../shared/calendar/event-view';
 import { sanitizeDescription } from '../../../shared/calendar/html';
+import { normalizeUntil } from '../../../shared/calendar/recurrence';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { AppContext } from '../context';
@@ -62,7 +63,8 @@ export async function resolveKey(deps: Deps, publicKey: string): Promise<Dynamic
 
 /**
  * The event a dynamic link describes, or a 422 naming each bad value. Defaults: one hour
- * (all-day: the same day); `duration` wins over `end`; a bare-date start is all-day.
+ * (all-day: the same day; a duration in whole days); `duration` wins over `end`; a bare-date
+ * start is all-day; the rule's UNTIL is normalized as for stored events.
  */
 export function dynamicEventView(input: DynamicEventInput, pageUrl: string, nowMs: number): EventView {
   const start = parseDateInput(input.start);
@@ -70,7 +72,8 @@ export function dynamicEventView(input: DynamicEventInput, pageUrl: string, nowM
   const isAllDay = input.allDay ?? start.kind === 'date';
   let end = input.end;
   if (isAllDay) {
-    end ??= input.start;
+    // As for smart links: a duration counts in whole days (at least one) and wins over end.
+    end = input.duration !== undefined ? lastDayAfterMinutes(start, input.timezone, input.duration) : (end ?? input.start);
   } else if (input.duration !== undefined || end === undefined) {
     end = plusMinutesIso(start, input.timezone, input.duration ?? 60);
   }
@@ -88,7 +91,8 @@ export function dynamicEventView(input: DynamicEventInput, pageUrl: string, nowM
     endMs: Date.parse(timing.times.date_end),
     isAllDay,
     timezone: input.timezone,
-    recurrenceRule: input.recurring ?? null,
+    // UNTIL in the form RFC 5545 wants beside this start, as stored events have it.
+    recurrenceRule: input.recurring ? normalizeUntil(input.recurring, { isAllDay, timezone: input.timezone }) : null,
     reminderBefore: input.alarm ?? null,
     busyType: null,
     sequence: 0,

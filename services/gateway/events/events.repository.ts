@@ -170,6 +170,23 @@ export async function listPublishedEvents(
   return q;
 }
 
+/**
+ * When an event of the calendar last left its feed (deleted, rejected, made a draft or
+ * protected: each of these updates the row), or null if none ever did; through the partial
+ * index of migration 0017.
+ */
+/** Events not in their calendar's feed: the predicate of the partial index of migration 0017, written the same. */
+const OFF_FEED_PREDICATE = "deleted_at IS NOT NULL OR status <> 'approved' OR is_draft OR access_code_hash IS NOT NULL";
+
+export async function lastOffFeedChange(db: Knex, calendarId: number): Promise<string | null> {
+  const row = await db('events')
+    .where({ calendar_id: calendarId })
+    .whereRaw(`(${OFF_FEED_PREDICATE})`)
+    .max<{ last: string | null }>('updated_at as last')
+    .first();
+  return row?.last ?? null;
+}
+
 export interface ListFilter {
   teamId: number;
   calendarId?: number;
@@ -201,7 +218,9 @@ export async function listEvents(db: Knex, f: ListFilter): Promise<EventWithCale
       q.where((w) => w.where('e.title', 'ilike', pattern).orWhere('e.internal_name', 'ilike', pattern));
     }
     if (f.startFrom) q.where('e.date_start', '>=', f.startFrom);
-    if (f.endBy) q.where('e.date_end', '<=', f.endBy);
+    // The real end, as range=past reads it: an all-day event's date_end is its last day's
+    // UTC midnight, but it ends at the midnight after that day in its zone (ends_at).
+    if (f.endBy) q.where('e.ends_at', '<=', f.endBy);
     if (f.rsvp !== undefined) q.where('e.has_rsvp', f.rsvp);
     if (f.invites !== undefined) q.where('e.has_calendar_invites', f.invites);
     if (f.status) q.where('e.status', f.status);

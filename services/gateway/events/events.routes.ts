@@ -6,6 +6,7 @@ import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import Joi from 'joi';
 import { eventPublicUrl } from '../../../shared/calendar/platforms';
+import { calendarParams } from '../calendars/calendars.schemas';
 import { errors, validationErrorSchema } from '../http/responses';
 import { signEventAccess } from '../public/signatures';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
@@ -15,6 +16,7 @@ import {
   calendarEventParams,
   createEventBody,
   deleteEventBody,
+  deleteEventQuery,
   deletedEventSchema,
   eventLimitSchema,
   eventListSchema,
@@ -25,6 +27,7 @@ import {
   singleEventSchema,
   updateEventBody,
   withHtmlQuery,
+  type DeleteEventFlags,
   type EventInput,
   type ListEventsQuery,
   type SimpleEventInput,
@@ -48,6 +51,16 @@ function datesInOrder(body: { date_start?: unknown; date_end?: unknown; timezone
   return 'errors' in result ? result.errors : {};
 }
 
+/** notify_invitees may come in the query or the body (API.md: query flags); both must agree. */
+function notifyFlagsAgree({ query, body }: { query: DeleteEventFlags; body: DeleteEventFlags }): FieldErrors {
+  const inQuery = query.notify_invitees;
+  const inBody = body.notify_invitees;
+  if (typeof inQuery !== 'boolean' || typeof inBody !== 'boolean' || inQuery === inBody) return {};
+  return { notify_invitees: ['The notify invitees field must have the same value in the query and the body.'] };
+}
+
+const notifyInvitees = (query: DeleteEventFlags, body: DeleteEventFlags) => query.notify_invitees ?? body.notify_invitees ?? false;
+
 export function eventRoutes(deps: AppContext): RouteSpec[] {
   const { config, db, clock } = deps;
   const base = config.publicBaseUrl;
@@ -55,6 +68,8 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
   const tags = ['Events'];
   const single200 = { description: 'The event with its links and HTML variants', body: singleEventSchema };
   const limit409 = { description: "The team's monthly event limit is reached (spec §7)", body: eventLimitSchema };
+  const deleteDescription =
+    '`notify_invitees` (query or body; when both are sent they must agree) `true` emails every invitee, and everyone whose RSVP is yes or maybe, a cancellation; `invitees_notified` says how many were queued.';
   const listDescription =
     'Ordered by date_start, then id. Pages by keyset: pass `meta.next_cursor` as `cursor` for the next page. Boolean flags take true, false, 1 or 0.';
 
@@ -104,18 +119,21 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       responses: { 200: single200, ...errors(401, 404, 503) },
       handler: async ({ params, query }, req) => single(await readEvent(deps, authOf(req).teamId, params.evt), query.with_html),
     }),
-    defineRoute<EvtParams, Record<string, never>, { notify_invitees: boolean }>({
+    defineRoute<EvtParams, DeleteEventFlags, DeleteEventFlags>({
       method: 'delete',
       path: '/api/events/:evt',
       operationId: 'deleteEventShort',
       summary: 'Delete an event (short form)',
+      description: deleteDescription,
       tags,
       auth: true,
       params: eventParams,
+      query: deleteEventQuery,
       body: deleteEventBody,
+      check: notifyFlagsAgree,
       responses: { 200: { description: 'Deleted', body: deletedEventSchema }, ...errors(400, 401, 404, 422, 503) },
-      handler: async ({ params, body }, req) => {
-        const result = await deleteEvent(deps, authOf(req).teamId, params.evt, { notifyInvitees: body.notify_invitees, requestId: req.id });
+      handler: async ({ params, query, body }, req) => {
+        const result = await deleteEvent(deps, authOf(req).teamId, params.evt, { notifyInvitees: notifyInvitees(query, body), requestId: req.id });
         return ok({ data: { public_id: result.publicId, deleted: true, invitees_notified: result.inviteesNotified } });
       },
     }),
@@ -143,7 +161,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       description: listDescription,
       tags,
       auth: true,
-      params: calendarEventParams.fork(['evt'], (s) => s.optional()),
+      params: calendarParams,
       query: listEventsQuery,
       responses: { 200: { description: 'A page of events', body: eventListSchema }, ...errors(401, 404, 422, 503) },
       handler: async ({ params, query }, req) => {
@@ -159,7 +177,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       description: 'Without an offset, date_start and date_end are wall time in `timezone`. For all-day events date_end is the inclusive last day.',
       tags,
       auth: true,
-      params: calendarEventParams.fork(['evt'], (s) => s.optional()),
+      params: calendarParams,
       query: withHtmlQuery,
       body: createEventBody,
       check: ({ body }) => datesInOrder(body),
@@ -202,7 +220,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       operationId: 'signedEventUrl',
       summary: 'A time-limited signed URL for a protected event',
       description:
-        'The URL is the event page with `expires` (unix seconds) and `signature` (HMAC-SHA256 with APP_KEY). One signed pair opens the page and every platform link of the event until it expires.',
+        'The URL is the event page with `expires` (unix seconds) and `signature` (HMAC-SHA256 with APP_KEY). One signed pair opens the page and every platform link of the event until it expires or the event\'s access code changes.',
       tags,
       auth: true,
       params: calendarEventParams,
@@ -222,25 +240,28 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
           return;
         }
         const expires = Math.floor(clock.now().getTime() / 1000) + body.expiry_days * 86_400;
-        const signature = signEventAccess(config.appKey, event.uid, expires);
+        // Bound to the code as it is now: a new code revokes the URL.
+        const signature = signEventAccess(config.appKey, { uid: event.uid, access_code_hash: event.access_code_hash }, expires);
         return ok({ url: `${eventPublicUrl(config.publicBaseUrl, event.uid)}?expires=${expires}&signature=${signature}` });
       },
     }),
-    defineRoute<CalEvtParams, Record<string, never>, { notify_invitees: boolean }>({
+    defineRoute<CalEvtParams, DeleteEventFlags, DeleteEventFlags>({
       method: 'delete',
       path: '/api/calendars/:cal/events/:evt',
       operationId: 'deleteEvent',
       summary: 'Delete an event',
-      description: '`notify_invitees: true` emails every invitee, and everyone whose RSVP is yes or maybe, a cancellation; `invitees_notified` says how many were queued.',
+      description: deleteDescription,
       tags,
       auth: true,
       params: calendarEventParams,
+      query: deleteEventQuery,
       body: deleteEventBody,
+      check: notifyFlagsAgree,
       responses: { 200: { description: 'Deleted', body: deletedEventSchema }, ...errors(400, 401, 404, 422, 503) },
-      handler: async ({ params, body }, req) => {
+      handler: async ({ params, query, body }, req) => {
         const result = await deleteEvent(deps, authOf(req).teamId, params.evt, {
           calPublicId: params.cal,
-          notifyInvitees: body.notify_invitees,
+          notifyInvitees: notifyInvitees(query, body),
           requestId: req.id,
         });
         return ok({ data: { public_id: result.publicId, deleted: true, invitees_notified: result.inviteesNotified } });

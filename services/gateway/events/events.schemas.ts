@@ -1,28 +1,30 @@
 import Joi from 'joi';
 import { calendarSchema } from '../calendars/calendars.schemas';
-import { bool, dateInput, httpUrl, rrule, shortLink, timezone } from '../http/validation';
+import { bool, dateInput, httpUrl, rrule, shortLink, text, timezone } from '../http/validation';
 
 /** Writable event fields (spec §4.4 plus API.md's extras), without presence rules. */
 export const eventFields = {
-  title: Joi.string().max(255),
-  internal_name: Joi.string().max(255).allow(null, ''),
+  title: text(255),
+  internal_name: text(255).allow(null, ''),
   is_draft: bool(),
-  description: Joi.string().max(50000).allow(null, '').description('HTML (sanitized) or plain text (becomes paragraphs)'),
-  location: Joi.string().max(255).allow(null, ''),
+  description: text(50000).allow(null, '').description('HTML (sanitized) or plain text (becomes paragraphs)'),
+  location: text(255).allow(null, ''),
   is_all_day: bool(),
-  recurrence_rule: rrule().allow(null, ''),
-  series_title: Joi.string().max(255).allow(null, ''),
+  recurrence_rule: rrule()
+    .allow(null, '')
+    .description('RFC 5545 RRULE (an RRULE: prefix is accepted). UNTIL is stored as RFC 5545 wants it beside the start: UTC for timed events (a date: the end of that day; a floating time: wall time in `timezone`), a date for all-day events.'),
+  series_title: text(255).allow(null, ''),
   has_rsvp: bool(),
   rsvp_limit: Joi.number().integer().min(1).max(1000000).allow(null),
   date_start: dateInput(),
   date_end: dateInput().description('On or after date_start. For all-day events, the inclusive last day.'),
   timezone: timezone(),
-  busy_type: Joi.string().valid('busy', 'free').allow(null),
+  busy_type: Joi.string().valid('busy', 'free').allow(null, '').description('Empty or null: not set'),
   reminder_before: Joi.number().integer().min(0).max(525600).allow(null).description('Minutes before the start'),
   short_link: shortLink().allow(null, ''),
   location_url: httpUrl().allow(null, ''),
   image_url: httpUrl().allow(null, ''),
-  access_code: Joi.string().min(4).max(64).allow(null).description('Write-only; protects the public pages. null removes it.'),
+  access_code: text(64).minChars(4).allow(null).description('Write-only; protects the public pages. null removes it.'),
 };
 
 export const createEventBody = Joi.object({
@@ -49,18 +51,27 @@ export const simpleEventBody = Joi.object({
 
 export const withHtmlQuery = Joi.object({ with_html: bool().description('Add html_snippets to the response') }).unknown(true);
 
-export const deleteEventBody = Joi.object({
-  notify_invitees: bool().default(false).description('Email a cancellation to every invitee and to everyone whose RSVP is yes or maybe'),
-})
-  .unknown(true)
-  .allow(null);
+const notifyInvitees = () =>
+  bool().description('Email a cancellation to every invitee and to everyone whose RSVP is yes or maybe (default false)');
+
+export const deleteEventBody = Joi.object({ notify_invitees: notifyInvitees() })
+  .unknown(true);
+
+/** The same flag as a query parameter (`?notify_invitees=true`); when both are sent they must agree. */
+export const deleteEventQuery = Joi.object({ notify_invitees: notifyInvitees() }).unknown(true);
+
+export interface DeleteEventFlags {
+  notify_invitees?: boolean;
+}
 
 export const listEventsQuery = Joi.object({
   range: Joi.string().valid('all', 'upcoming', 'past').default('all').description('upcoming: not yet ended; past: ended'),
-  search: Joi.string().max(255).allow('').description('Matches title or internal name'),
-  calendar: Joi.string().max(255).description('A cal_ id'),
+  search: text(255).allow('').description('Matches title or internal name'),
+  calendar: Joi.string().max(255).description('A cal_ id. On a calendar\'s own path it applies too: another calendar matches nothing.'),
   start_date: dateInput().description('Events starting at or after this date (UTC when no offset is given)'),
-  end_date: dateInput().description('Events ending at or before this date (UTC when no offset is given)'),
+  end_date: dateInput().description(
+    'Events that have ended by this date: their end at or before it (UTC when no offset is given), the end range=past uses. An all-day event ends at the midnight after its last day, in its zone.',
+  ),
   rsvp: bool(),
   invites: bool(),
   status: Joi.string().valid('approved', 'pending', 'rejected'),
@@ -170,7 +181,7 @@ export interface EventInput {
   date_start?: string;
   date_end?: string;
   timezone?: string;
-  busy_type?: 'busy' | 'free' | null;
+  busy_type?: 'busy' | 'free' | '' | null;
   reminder_before?: number | null;
   short_link?: string | null;
   location_url?: string | null;

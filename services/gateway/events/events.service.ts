@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs } from '../../../shared/calendar/dates';
 import { plusMinutesIso, resolveEventTimes, type TimesInput } from '../../../shared/calendar/event-times';
 import { sanitizeDescription } from '../../../shared/calendar/html';
+import { normalizeUntil } from '../../../shared/calendar/recurrence';
 import type { Knex } from '../../../shared/db/knex';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
@@ -12,7 +13,7 @@ import type { AppContext } from '../context';
 import { hasMailAudience, queueInviteMail } from '../invites/invite-mail.queue';
 import { raiseSequence } from '../invites/invites.repository';
 import { replaceShortLink } from '../public/short-links.repository';
-import { hashAccessCode } from './access-code';
+import { hashAccessCode, verifyAccessCode } from './access-code';
 import {
   type EventRow,
   type EventWithCalendar,
@@ -60,19 +61,33 @@ async function eventValues(
     if (v !== undefined) values[key] = v;
     else if (!current) values[key] = null;
   }
+  // The rule sent, or the one kept, fitted to the event's start as it is now (timed or all-day, its zone).
+  const rule = values.recurrence_rule !== undefined ? values.recurrence_rule : current?.recurrence_rule;
+  if (rule) values.recurrence_rule = normalizeUntil(rule, { isAllDay, timezone: input.timezone as string });
   if (input.description !== undefined) values.description = input.description ? sanitizeDescription(input.description) || null : null;
   else if (!current) values.description = null;
   for (const key of ['is_draft', 'has_rsvp'] as const) {
     if (input[key] !== undefined) values[key] = input[key];
   }
-  for (const key of ['busy_type', 'reminder_before', 'rsvp_limit'] as const) {
-    if (input[key] !== undefined) (values as Record<string, unknown>)[key] = input[key];
-    else if (!current) (values as Record<string, unknown>)[key] = null;
+  for (const key of ['reminder_before', 'rsvp_limit'] as const) {
+    if (input[key] !== undefined) values[key] = input[key];
+    else if (!current) values[key] = null;
   }
-  if (input.access_code !== undefined) {
-    values.access_code_hash = input.access_code === null ? null : await hashAccessCode(input.access_code);
-  }
+  if (input.busy_type !== undefined) values.busy_type = input.busy_type || null;
+  else if (!current) values.busy_type = null;
+  if (input.access_code !== undefined) values.access_code_hash = await accessCodeHash(input.access_code, current?.access_code_hash ?? null);
   return values;
+}
+
+/**
+ * The hash to store for the code sent: none for null; the stored one when the code is the
+ * same, so that sending it again revokes nothing; else a new salted hash, which revokes every
+ * signed URL and unlock made for the code before (their MACs cover the hash).
+ */
+async function accessCodeHash(code: string | null, stored: string | null): Promise<string | null> {
+  if (code === null) return null;
+  if (stored && (await verifyAccessCode(code, stored))) return stored;
+  return hashAccessCode(code);
 }
 
 const isShortLinkConflict = (err: unknown) =>
@@ -315,6 +330,11 @@ export async function listEvents(deps: EventsDeps, teamId: number, query: ListEv
     const cal = uid ? await findCalendar(deps.db, teamId, uid) : undefined;
     if (!cal) {
       if (calPublicId !== undefined) throw notFound('Calendar');
+      return { rows: [], nextCursor: null };
+    }
+    // On a calendar's own path the calendar filter still applies: an event is in one calendar,
+    // so naming another one matches nothing.
+    if (calPublicId !== undefined && query.calendar !== undefined && uidFromPublicId('cal_', query.calendar) !== cal.uid) {
       return { rows: [], nextCursor: null };
     }
     calendarId = cal.id;

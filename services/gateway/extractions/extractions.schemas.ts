@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { dateInput, timezone } from '../http/validation';
+import { dateInput, text, timezone } from '../http/validation';
 
 /** `POST /api/events/extract` (spec §4.8; API.md "Extraction"). */
 export interface ExtractInput {
@@ -9,8 +9,11 @@ export interface ExtractInput {
 }
 
 export const extractBody = Joi.object({
-  text: Joi.string().trim().min(10).max(8000).required().description('The free text: a sentence, an email, a pasted invitation (10–8000 characters)'),
-  timezone: timezone().description("IANA zone the text's times are in unless it names one. Default: the team's oldest calendar's zone, else UTC"),
+  text: text(8000).trim().minChars(10).required().description('The free text: a sentence, an email, a pasted invitation (10–8000 characters, trimmed; an emoji counts as one)'),
+  // Optional, so an empty one is as if not given (as smart-link form fields are).
+  timezone: timezone()
+    .empty('')
+    .description("IANA zone the text's times are in unless it names one. Default (also for an empty string): the team's oldest calendar's zone, else UTC"),
   reference_date: dateInput().description('When the text was written ("tomorrow" counts from here). Without an offset: wall time in timezone. Default: now'),
 }).unknown(true);
 

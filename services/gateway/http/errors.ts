@@ -3,6 +3,7 @@ import { AppError, badRequest, payloadTooLarge, unavailable, unsupportedMediaTyp
 import { isDbUnavailableError } from '../../../shared/db/knex';
 import { isRedisUnavailableError } from '../../../shared/queues/redis';
 import { errorPage, pageCsp } from '../public/views';
+import { NOT_UTF8 } from './body';
 
 /** Maps body-parser failures, outages and anything unexpected to the shapes of API.md. */
 export function toAppError(err: unknown): AppError | null {
@@ -13,9 +14,11 @@ export function toAppError(err: unknown): AppError | null {
       return payloadTooLarge();
     case 'entity.parse.failed':
       return badRequest('The request body is not valid JSON.');
+    case 'entity.encoding.invalid':
+      return badRequest(NOT_UTF8);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return unsupportedMediaType('UTF-8 encoded JSON');
+      return unsupportedMediaType('a UTF-8 encoded body');
     case 'request.aborted':
       return badRequest('The request was aborted.');
     case 'request.size.invalid':
@@ -58,24 +61,35 @@ export const apiNotFound: RequestHandler = (_req, res) => {
   res.status(404).json({ message: 'Not found.' });
 };
 
-/**
- * A path the service serves, asked with a method none of its routes take: 405 with `Allow`
- * (RFC 9110 §15.5.6) instead of a 404 that says the address does not exist. JSON, or a page
- * for a browser off `/api`, like the 404s beside it.
- */
-export function methodNotAllowed(routes: Array<{ method: string; path: string }>): RequestHandler {
+/** The methods the routes take on a path (HEAD with GET), or an empty set for a path none serves. */
+function allowedMethods(routes: Array<{ method: string; path: string }>): (path: string) => Set<string> {
   const byPath = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   for (const r of routes) {
     const entry = byPath.get(r.path) ?? { pattern: new RegExp(`^${r.path.replace(/\./g, '\\.').replace(/:[A-Za-z_]\w*/g, '[^/]+')}/?$`), methods: new Set<string>() };
     entry.methods.add(r.method.toUpperCase());
     byPath.set(r.path, entry);
   }
-  return (req, res, next) => {
+  return (path) => {
     const allowed = new Set<string>();
-    for (const { pattern, methods } of byPath.values()) if (pattern.test(req.path)) for (const m of methods) allowed.add(m);
-    if (!allowed.size || allowed.has(req.method) || (req.method === 'HEAD' && allowed.has('GET'))) return next();
+    for (const { pattern, methods } of byPath.values()) if (pattern.test(path)) for (const m of methods) allowed.add(m);
     if (allowed.has('GET')) allowed.add('HEAD');
-    const allow = [...allowed].sort().join(', ');
+    return allowed;
+  };
+}
+
+const allowHeader = (allowed: Set<string>) => [...allowed].sort().join(', ');
+
+/**
+ * A path the service serves, asked with a method none of its routes take: 405 with `Allow`
+ * (RFC 9110 §15.5.6) instead of a 404 that says the address does not exist. JSON, or a page
+ * for a browser off `/api`, like the 404s beside it.
+ */
+export function methodNotAllowed(routes: Array<{ method: string; path: string }>): RequestHandler {
+  const allowedOn = allowedMethods(routes);
+  return (req, res, next) => {
+    const allowed = allowedOn(req.path);
+    if (!allowed.size || allowed.has(req.method)) return next();
+    const allow = allowHeader(allowed);
     const message = `This address does not take ${req.method}: use ${allow}.`;
     res.status(405).set('Allow', allow);
     if (!req.path.startsWith('/api') && req.accepts(['html', 'json']) === 'html') {
@@ -83,5 +97,20 @@ export function methodNotAllowed(routes: Array<{ method: string; path: string }>
       return;
     }
     res.json({ message });
+  };
+}
+
+/**
+ * OPTIONS on a path the service serves: 204 with `Allow` and no body (Express's own answer
+ * is a 200 text/plain list, and spec §1 says responses are JSON). Mounted before the routes,
+ * which would otherwise answer it; a path none serves falls through to the 404.
+ */
+export function answerOptions(routes: Array<{ method: string; path: string }>): RequestHandler {
+  const allowedOn = allowedMethods(routes);
+  return (req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    const allowed = allowedOn(req.path);
+    if (!allowed.size) return next();
+    res.status(204).set('Allow', allowHeader(allowed)).end();
   };
 }

@@ -16,6 +16,19 @@ declare module 'express-serve-static-core' {
 }
 
 /**
+ * The path as logged: the credentials some paths carry are masked (a smart link's key, which
+ * lets anyone post to an unsigned link, to its first four characters; a subscriber's
+ * personal feed token entirely), so whoever reads the logs cannot use them. The query is
+ * never logged (it carries signatures).
+ */
+export function loggedPath(url: string): string {
+  const path = url.split('?')[0];
+  if (path.startsWith('/s/')) return path.replace(/^\/s\/([^/]{0,4})[^/]*/, '/s/$1…');
+  if (path.includes('/feeds/')) return path.replace(/\/feeds\/[^/]+$/, '/feeds/[redacted]');
+  return path;
+}
+
+/**
  * A request id on every request (a sane incoming X-Request-Id is kept, so a caller can
  * follow its own id), echoed in the response, and one structured log line per request
  * when it finishes. Shared by the Express app and the ingest path that runs beside it.
@@ -24,12 +37,14 @@ export function beginRequest(logger: Logger, req: IncomingMessage, res: ServerRe
   const incoming = req.headers['x-request-id'];
   const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
   res.setHeader('X-Request-Id', id);
+  // Taken now: routers rewrite req.url on the way (a mounted router strips its prefix).
+  const path = req.url ?? '';
   const started = process.hrtime.bigint();
   res.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const status = res.statusCode;
     observe(ms / 1000);
-    const url = (req.url ?? '').split('?')[0];
+    const url = loggedPath(path);
     const line = { reqId: id, method: req.method, url, status, ms: Math.round(ms * 100) / 100 };
     if (status >= 500) logger.error(line, 'request failed');
     else logger.info(line, 'request completed');

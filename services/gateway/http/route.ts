@@ -77,6 +77,17 @@ export interface MountOptions {
   rateLimit: (extra?: RouteSpec['limits']) => RequestHandler;
 }
 
+/**
+ * The query parameters that carry a value: `?range=` is a parameter not given (forms and URL
+ * builders send every field, filled or not), so it gets its default, and a required one is
+ * reported missing, instead of an empty value failing each of its rules.
+ */
+function givenQueryValues(query: Request['query']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) if (value !== '') out[key] = value;
+  return out;
+}
+
 /** Mounts the routes on an Express router with auth, validation and JSON replies. */
 export function mountRoutes(app: Router, routes: RouteSpec[], opts: MountOptions): void {
   // Two routers, chosen by one prefix test: a public page or feed request does not walk the
@@ -98,7 +109,7 @@ export function mountRoutes(app: Router, routes: RouteSpec[], opts: MountOptions
     if (route.before) chain.push(...route.before);
     chain.push(async (req: Request, res: Response, _next: NextFunction) => {
       const params = { value: req.params as Record<string, string>, errors: {} };
-      const query = validatePart<Record<string, unknown>>(route.query, { ...(req.query as object) });
+      const query = validatePart<Record<string, unknown>>(route.query, givenQueryValues(req.query));
       const hasBodySchema = route.body !== undefined;
       const rawBody = req.body === undefined && hasBodySchema ? {} : req.body;
       const body = validatePart<Record<string, unknown>>(route.body, rawBody);

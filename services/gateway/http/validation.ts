@@ -1,8 +1,9 @@
 import Joi from 'joi';
 import { parseDateInput } from '../../../shared/calendar/dates';
 import { checkRrule } from '../../../shared/calendar/recurrence';
-import { isValidTimeZone } from '../../../shared/calendar/time-zones';
+import { canonicalTimeZone } from '../../../shared/calendar/time-zones';
 import { type FieldErrors, mergeFieldErrors, validationFailed } from '../../../shared/errors/app-error';
+import { text } from '../../../shared/validation/text';
 
 /**
  * Request validation with joi: every field is checked (abortEarly off) and each failure is
@@ -11,12 +12,13 @@ import { type FieldErrors, mergeFieldErrors, validationFailed } from '../../../s
 
 const fieldName = (path: string) => path.replace(/_/g, ' ');
 
-function messageFor(detail: Joi.ValidationErrorItem, field: string): string {
+function messageFor(detail: Joi.ValidationErrorItem, field: string, optional: boolean): string {
   const name = fieldName(field);
   const ctx = detail.context ?? {};
   switch (detail.type) {
-    case 'any.required':
     case 'string.empty':
+      return optional ? `The ${name} field must not be empty.` : `The ${name} field is required.`;
+    case 'any.required':
       return `The ${name} field is required.`;
     case 'string.base':
       return `The ${name} field must be a string.`;
@@ -62,12 +64,43 @@ function messageFor(detail: Joi.ValidationErrorItem, field: string): string {
   }
 }
 
-/** Joi's error details as API.md field errors (`{"title": ["The title field is required."]}`). */
-export function toFieldErrors(error: Joi.ValidationError | undefined): FieldErrors {
+/** The schema of the field at `path` (object keys and array items), if it can be told. */
+function fieldSchema(schema: Joi.Schema, path: Array<string | number>): Joi.Schema | undefined {
+  let current: Joi.Schema | undefined = schema;
+  for (const step of path) {
+    if (!current) return undefined;
+    if (typeof step === 'number') {
+      // An array's single item schema (joi keeps them in its `items` term).
+      const items: Joi.Schema[] | undefined = (current as unknown as { $_terms: { items?: Joi.Schema[] } }).$_terms.items;
+      current = items?.length === 1 ? items[0] : undefined;
+    } else {
+      try {
+        current = current.extract(step);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return current;
+}
+
+// An enum's "The selected x is invalid." already says what these would: one message is clearer.
+const SAID_BY_ANY_ONLY = new Set(['string.empty', 'string.base']);
+
+/**
+ * Joi's error details as API.md field errors (`{"title": ["The title field is required."]}`).
+ * With the schema, an optional field sent empty is told it must not be empty rather than
+ * that it is required.
+ */
+export function toFieldErrors(error: Joi.ValidationError | undefined, schema?: Joi.Schema): FieldErrors {
   const out: FieldErrors = {};
-  for (const detail of error?.details ?? []) {
+  const details = error?.details ?? [];
+  const enumFailed = new Set(details.filter((d) => d.type === 'any.only').map((d) => d.path.join('.')));
+  for (const detail of details) {
     const field = detail.path.length ? detail.path.join('.') : 'body';
-    (out[field] ??= []).push(messageFor(detail, field));
+    if (SAID_BY_ANY_ONLY.has(detail.type) && enumFailed.has(detail.path.join('.'))) continue;
+    const optional = detail.type === 'string.empty' && schema !== undefined && fieldSchema(schema, detail.path)?.$_getFlag('presence') !== 'required';
+    (out[field] ??= []).push(messageFor(detail, field, optional));
   }
   return out;
 }
@@ -167,13 +200,13 @@ export function validatePart<T>(schema: Joi.Schema | undefined, input: unknown):
     let cached = emptyResults.get(schema);
     if (!cached) {
       const { value, error } = withOptions(schema).validate({});
-      cached = { value, errors: toFieldErrors(error) };
+      cached = { value, errors: toFieldErrors(error, schema) };
       emptyResults.set(schema, cached);
     }
     return { value: structuredClone(cached.value) as T, errors: cached.errors };
   }
   const { value, error } = withOptions(schema).validate(input);
-  return { value: value as T, errors: mergeFieldErrors(toFieldErrors(error), nullCharacterErrors(schema, input)) };
+  return { value: value as T, errors: mergeFieldErrors(toFieldErrors(error, schema), nullCharacterErrors(schema, input)) };
 }
 
 /** Throws one 422 holding every error from every part. */
@@ -187,11 +220,12 @@ export function throwIfErrors(...maps: FieldErrors[]): void {
 /** Booleans as API.md says: true, false, 1, 0 and the strings of those. */
 export const bool = () => Joi.boolean().truthy(1, '1').falsy(0, '0').strict(false);
 
+/** A zone name in any case; the value is its IANA spelling (`europe/berlin` → `Europe/Berlin`). */
 export const timezone = () =>
   Joi.string()
     .max(64)
-    .custom((value: string, helpers) => (isValidTimeZone(value) ? value : helpers.error('timezone.invalid')))
-    .description('IANA time zone name, e.g. America/New_York');
+    .custom((value: string, helpers) => canonicalTimeZone(value) ?? helpers.error('timezone.invalid'))
+    .description('IANA time zone name, e.g. America/New_York (any case; answered in the IANA spelling)');
 
 export const dateInput = () =>
   Joi.string()
@@ -207,6 +241,15 @@ export const rrule = () =>
       return result.ok ? result.rule : helpers.error('rrule.invalid', { reason: result.reason });
     })
     .description('RFC 5545 RRULE, e.g. FREQ=WEEKLY;BYDAY=TU;COUNT=10 (an RRULE: prefix is accepted)');
+
+/** Free text of at most `max` characters (code points, not UTF-16 units). */
+export { text };
+
+/**
+ * A person's name (invitee, RSVP, subscriber): free text without control characters, which
+ * have no place in a name that can end up in a mail header or an ATTENDEE's CN.
+ */
+export const personName = () => text(255).trim().pattern(/^[^\u0000-\u001f\u007f]*$/); // eslint-disable-line no-control-regex
 
 export const httpUrl = () => Joi.string().max(2048).uri({ scheme: ['http', 'https'] });
 

@@ -7,6 +7,7 @@ import {
   addedInviteesSchema,
   addInviteesBody,
   type AddInviteesInput,
+  eventInvitesParams,
   inviteeListSchema,
   inviteParams,
   listInvitesQuery,
@@ -20,7 +21,6 @@ type InvParams = CalEvtParams & { inv: string };
 
 export function inviteRoutes(deps: AppContext): RouteSpec[] {
   const tags = ['Invites'];
-  const eventParams = inviteParams.fork(['inv'], (s) => s.optional());
   const target = (params: CalEvtParams, req: Parameters<typeof authOf>[0]) => ({
     teamId: authOf(req).teamId,
     calPublicId: params.cal,
@@ -34,12 +34,12 @@ export function inviteRoutes(deps: AppContext): RouteSpec[] {
       operationId: 'addInvitees',
       summary: 'Invite people to an event',
       description:
-        '1–500 invitees per call, deduplicated by email (case-insensitive). Each new invitee is queued an invitation email with the event as an iTIP REQUEST; people already invited are left as they are. Sets `has_calendar_invites`. Every bad entry is reported (`invitees.N.email`) and nothing is stored.',
+        '1–500 invitees per call, deduplicated by email (case-insensitive). Each new invitee is queued an invitation email with the event as an iTIP REQUEST; people already invited are left as they are. Sets `has_calendar_invites`. A draft is a 409 (publish it first), as is a pending or rejected event (approve it first): the invitation links to the event page, which those do not have. Every bad entry is reported (`invitees.N.email`) and nothing is stored.',
       tags,
       auth: true,
-      params: eventParams,
+      params: eventInvitesParams,
       body: addInviteesBody,
-      responses: { 200: { description: 'The named invitees, with their last delivery', body: addedInviteesSchema }, ...errors(400, 401, 404, 413, 415, 422, 503) },
+      responses: { 200: { description: 'The named invitees, with their last delivery', body: addedInviteesSchema }, ...errors(400, 401, 404, 409, 413, 415, 422, 503) },
       handler: async ({ params, body }, req) => {
         const result = await addInvitees(deps, target(params, req), body.invitees, req.id);
         return ok({ data: result.invitees.map(toInviteeJson), meta: { added: result.added, already_invited: result.alreadyInvited } });
@@ -53,7 +53,7 @@ export function inviteRoutes(deps: AppContext): RouteSpec[] {
       description: 'In the order they were added, each with its last delivery. Pages by keyset: pass `meta.next_cursor` as `cursor`.',
       tags,
       auth: true,
-      params: eventParams,
+      params: eventInvitesParams,
       query: listInvitesQuery,
       responses: { 200: { description: 'A page of invitees', body: inviteeListSchema }, ...errors(401, 404, 422, 503) },
       handler: async ({ params, query }, req) => {

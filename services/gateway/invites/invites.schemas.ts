@@ -1,26 +1,25 @@
 import Joi from 'joi';
 import { MAIL_KINDS } from '../../../shared/queues/mail-jobs';
+import { personName } from '../http/validation';
 
 export const MAX_INVITEES_PER_CALL = 500;
-
-// Control characters have no place in a name that ends up in a mail header.
-const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f]*$/; // eslint-disable-line no-control-regex
 
 export const inviteeInput = Joi.object({
   // TLDs unchecked: private and reserved domains (example.test, corp.internal) are real recipients.
   email: Joi.string().trim().max(254).email({ tlds: { allow: false } }).required(),
-  name: Joi.string().trim().max(255).pattern(NO_CONTROL_CHARS).allow(null, ''),
+  name: personName().allow(null, ''),
 }).unknown(true);
 
 export const addInviteesBody = Joi.object({
   invitees: Joi.array().items(inviteeInput).min(1).max(MAX_INVITEES_PER_CALL).required().description('Deduplicated by email (case-insensitive)'),
 }).unknown(true);
 
-export const inviteParams = Joi.object({
+export const eventInvitesParams = Joi.object({
   cal: Joi.string().required().description('cal_… public id'),
   evt: Joi.string().required().description('evt_… public id'),
-  inv: Joi.string().required().description('inv_… public id'),
 });
+
+export const inviteParams = eventInvitesParams.keys({ inv: Joi.string().required().description('inv_… public id') });
 
 export const listInvitesQuery = Joi.object({
   per_page: Joi.number().integer().min(1).max(500).default(100),

@@ -1,4 +1,4 @@
-import { notFound, validationFailed } from '../../../shared/errors/app-error';
+import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { AppContext } from '../context';
 import { requireEvent } from '../events/events.service';
@@ -44,6 +44,16 @@ function dedupe(entries: InviteeInput[]): Array<{ email: string; name: string | 
 }
 
 /**
+ * An invitation goes out at once and links to the event page, which a draft, pending or
+ * rejected event does not have yet (404): such events are refused rather than inviting
+ * people to a page they cannot open.
+ */
+function assertInvitable(event: { is_draft: boolean; status: string }): void {
+  if (event.is_draft) throw conflict('Publish the event before inviting people.');
+  if (event.status !== 'approved') throw conflict('Approve the event before inviting people.');
+}
+
+/**
  * Adds invitees and queues each new one an invitation, in one transaction with the event
  * locked: invitees already on the list are left alone (nothing sent twice), and a Redis
  * outage stores nothing. SEQUENCE: an invitation carries the event's current SEQUENCE,
@@ -55,6 +65,7 @@ export async function addInvitees(deps: InvitesDeps, t: Target, entries: Invitee
   const result = await deps.db.transaction(async (trx) => {
     const found = await requireEvent(trx, t.teamId, t.evtPublicId, { calPublicId: t.calPublicId, lock: true });
     const { event } = found;
+    assertInvitable(event);
     const existing = await findInviteesByEmail(trx, event.id, wanted.map((w) => w.email));
     const known = new Set(existing.map((r) => r.email.toLowerCase()));
     const fresh = wanted.filter((w) => !known.has(w.email.toLowerCase()));

@@ -4,7 +4,7 @@ import { toIcsEvent } from '../../../shared/calendar/event-view';
 import { buildIcs, icsFileName } from '../../../shared/calendar/ics';
 import type { CalendarRow } from '../calendars/calendars.repository';
 import type { EventWithCalendar } from '../events/events.repository';
-import { listPublishedEvents } from '../events/events.repository';
+import { lastOffFeedChange, listPublishedEvents } from '../events/events.repository';
 import { eventView, type PublicDeps } from './public.service';
 
 export interface Feed {
@@ -29,13 +29,18 @@ export async function calendarFeed(deps: PublicDeps, calendar: CalendarRow): Pro
   const cached = deps.caches.feeds.get(calendar.uid);
   if (cached) return cached;
   const startedAt = deps.caches.feeds.begin();
-  const rows = await listPublishedEvents(deps.db, calendar.id);
+  const [rows, lastChange] = await Promise.all([listPublishedEvents(deps.db, calendar.id), lastOffFeedChange(deps.db, calendar.id)]);
   const base = deps.config.publicBaseUrl;
   const body = buildIcs(
     rows.map((event) => toIcsEvent(eventView({ event, calendar } as EventWithCalendar, base))),
     { uidHost: new URL(base).host, calendarName: calendar.name, refreshMinutes: FEED_REFRESH_MINUTES },
   );
-  const lastModifiedMs = Math.max(pgTimestampToMillis(calendar.updated_at), ...rows.map((r) => pgTimestampToMillis(r.updated_at)));
+  // An event leaving the feed changes it too, not only those in it.
+  const lastModifiedMs = Math.max(
+    pgTimestampToMillis(calendar.updated_at),
+    lastChange ? pgTimestampToMillis(lastChange) : 0,
+    ...rows.map((r) => pgTimestampToMillis(r.updated_at)),
+  );
   const feed: Feed = {
     calendarId: calendar.id,
     fileName: icsFileName(calendar.name),

@@ -1,4 +1,4 @@
-import express, { type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import Joi from 'joi';
 import { serialize as serializeCookie } from 'cookie';
 import { calendarPublicUrl } from '../calendars/calendars.presenter';
@@ -6,14 +6,18 @@ import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { verifyAccessCode } from '../events/access-code';
 import { listPublishedEvents } from '../events/events.repository';
-import { messageSchema } from '../http/responses';
-import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../http/rate-limits';
+import { formOrJsonBody } from '../http/body';
+import { messageSchema, validationErrorSchema } from '../http/responses';
+import { verdictHeaders } from '../http/rate-limits';
 import { defineRoute, type RouteSpec } from '../http/route';
+import { validatePart } from '../http/validation';
 import { calendarFeed, notModified } from './calendar-feed';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
+import { validationFailed } from '../../../shared/errors/app-error';
 import { accessTo, eventCard, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
 import { findShortLink } from './short-links.repository';
 import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
+import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
 import { calendarPage, embedPage, eventPage, lockedPage, messagePage, pageCsp } from './views';
 
 const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
@@ -49,21 +53,14 @@ const protectedResponses = {
   404: pageError('Unknown, draft, pending, rejected or deleted event'),
 };
 
-/** Wrong access codes allowed per event and address before a pause. */
-export const UNLOCK_ATTEMPTS = 5;
-const UNLOCK_WINDOW_SECONDS = 15 * 60;
+const unlockFields = Joi.object({ access_code: Joi.string().max(64).required() }).unknown(true);
 
 export function publicRoutes(ctx: AppContext): RouteSpec[] {
   const base = ctx.config.publicBaseUrl;
   const uidHost = new URL(base).host;
   const tags = ['Public pages'];
-  const unlockLimiter = sharedLimiter(ctx.redis, {
-    keyPrefix: `${ctx.config.queuePrefix}:rl:unlock`,
-    points: UNLOCK_ATTEMPTS,
-    durationSeconds: UNLOCK_WINDOW_SECONDS,
-  });
-  const formBody = express.urlencoded({ extended: false, limit: '4kb' });
-  const jsonBody = express.json({ limit: '4kb' });
+  const unlockLimits = new UnlockLimits(ctx.redis, ctx.config.queuePrefix);
+  const unlockBody = formOrJsonBody('4kb');
 
   return [
     defineRoute<{ uid: string }>({
@@ -118,14 +115,14 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
           return sendHtml(res, 200, embedPage(card), { personal: access.personal, frameable: true });
         }
+        // auto's answer depends on the visitor's browser: caches must key it by User-Agent.
+        if (params.key === 'auto') res.set('Vary', 'User-Agent');
         const key = params.key === 'auto' ? autoKey(req) : params.key;
         if (key === null || !isPlatformKey(key)) {
           res.set('Cache-Control', 'private, no-store').redirect(302, view.pageUrl + access.query);
           return;
         }
         deliver(res, key, view, { uidHost, personal: access.personal, webUrl: (platform) => webUrlOf(found, base, platform) });
-        // auto depends on the visitor's browser
-        if (params.key === 'auto') res.set('Vary', 'User-Agent');
       },
     }),
     defineRoute<{ uid: string }, Record<string, never>, { access_code?: string }>({
@@ -133,22 +130,25 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       path: '/e/:uid/unlock',
       operationId: 'unlockEvent',
       summary: 'Open a protected event with its access code',
-      description: `Form or JSON field \`access_code\`. The right code sets an HttpOnly cookie for this event (${UNLOCK_COOKIE_SECONDS / 3600} h) and answers 303 to the page (JSON: 200). ${UNLOCK_ATTEMPTS} wrong codes per event and address in ${UNLOCK_WINDOW_SECONDS / 60} minutes answer 429.`,
+      description: `Form or JSON field \`access_code\`. The right code sets an HttpOnly cookie for this event (${UNLOCK_COOKIE_SECONDS / 3600} h) and answers 303 to the page (JSON: 200). ${UNLOCK_ATTEMPTS} wrong codes per event and address (an IPv6 address counts as its /64) in ${UNLOCK_WINDOW_SECONDS / 60} minutes answer 429, and so do ${UNLOCK_EVENT_ATTEMPTS} per event from all addresses together in ${UNLOCK_WINDOW_SECONDS / 60} minutes or ${UNLOCK_EVENT_DAILY_ATTEMPTS} in a day; a right code does not count.`,
       tags,
       auth: false,
       page: true,
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
       params: uidParam,
-      body: Joi.object({ access_code: Joi.string().max(64).allow('') }).unknown(true),
-      before: [formBody, jsonBody],
+      // Types only here; the rules are checked below, so that a browser gets the code form again.
+      body: Joi.object({ access_code: Joi.string().allow('') }).unknown(true),
+      before: unlockBody,
       responses: {
         200: { description: 'Unlocked (JSON requests)', body: Joi.object({ data: Joi.object({ unlocked: Joi.boolean().valid(true).required() }).required() }) },
         303: { description: 'Unlocked: to the event page' },
         403: pageError('Wrong code (the access-code page again; JSON with Accept: application/json)'),
         404: pageError('Unknown or unpublished event'),
+        415: pageError('A body that is neither form-urlencoded nor JSON (not counted as a wrong code)'),
+        422: { description: 'No access code, or one over 64 characters: the access-code page again (JSON with Accept: application/json); not counted as a wrong code', contentType: 'text/html', body: validationErrorSchema },
         429: pageError('Too many wrong codes (`Retry-After`)'),
       },
-      handler: async ({ params, body }, req, res) => {
+      handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
         if (!found) return notFound(req, res, 'Event');
         const hash = found.event.access_code_hash;
@@ -156,26 +156,31 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           res.redirect(303, `/e/${params.uid}`);
           return;
         }
-        const key = `${params.uid}:${req.ip}`;
-        const state = await unlockLimiter.get(key);
-        if (state && state.consumedPoints >= UNLOCK_ATTEMPTS) {
-          rateLimitHeaders(res, UNLOCK_ATTEMPTS, state, true);
+        // A request without a code is not a guess: refused before the wrong-code count.
+        const input = validatePart<{ access_code: string }>(unlockFields, req.body ?? {});
+        if (Object.keys(input.errors).length) {
+          if (wantsJson(req)) throw validationFailed(input.errors);
+          return locked(req, res, params.uid, Object.values(input.errors).flat()[0], 422);
+        }
+        // Counted before the (slow) check, so a burst of guesses cannot all get through.
+        const event = { uid: found.event.uid, access_code_hash: hash };
+        const attempt = await unlockLimits.take(event, req.ip);
+        if (attempt.verdict.over) {
+          verdictHeaders(res, attempt.verdict);
           if (wantsJson(req)) {
             res.status(429).json({ message: 'Too Many Attempts.' });
             return;
           }
           return locked(req, res, params.uid, 'Too many wrong codes: try again later.', 429);
         }
-        const code = typeof body.access_code === 'string' ? body.access_code : '';
-        if (!code || !(await verifyAccessCode(code, hash))) {
-          const after = await unlockLimiter.penalty(key, 1).catch((r: unknown) => (r instanceof RateLimiterRes ? r : null));
-          if (after) rateLimitHeaders(res, UNLOCK_ATTEMPTS, after, false);
+        if (!(await verifyAccessCode(input.value.access_code, hash))) {
+          verdictHeaders(res, attempt.verdict);
           return locked(req, res, params.uid, 'That access code is not right.');
         }
-        await unlockLimiter.delete(key);
+        await attempt.giveBack();
         res.set(
           'Set-Cookie',
-          serializeCookie(unlockCookieName(params.uid), unlockCookieValue(ctx.config.appKey, params.uid, ctx.clock.now().getTime()), {
+          serializeCookie(unlockCookieName(params.uid), unlockCookieValue(ctx.config.appKey, event, ctx.clock.now().getTime()), {
             httpOnly: true,
             secure: base.startsWith('https://'),
             sameSite: 'lax',
@@ -193,21 +198,33 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       path: '/l/:slug',
       operationId: 'shortLink',
       summary: 'A short link: 302 to the page of the event or calendar that owns it',
+      description:
+        'An event that is not public (draft, pending, rejected, deleted) answers like an unknown link. A protected event answers 403 (the access-code page; JSON with Accept: application/json) unless the link carries a valid `expires` + `signature` pair for it, which the redirect then carries on.',
       tags,
       auth: false,
       page: true,
       params: Joi.object({ slug: Joi.string().required() }),
-      responses: { 302: { description: 'To the event or calendar page' }, 404: pageError('Unknown short link') },
+      responses: {
+        302: { description: 'To the event or calendar page' },
+        403: protectedResponses[403],
+        404: pageError('Unknown short link, or one of an event or calendar that is not public'),
+      },
       handler: async ({ params }, req, res) => {
         // Only what a short link can be reaches the database (the pattern of short_link).
         const target = SHORT_LINK_PATTERN.test(params.slug) ? await findShortLink(ctx.db, params.slug) : null;
-        const row = target?.eventId
-          ? await ctx.db('events').where({ id: target.eventId }).whereNull('deleted_at').first('uid')
-          : target?.calendarId
-            ? await ctx.db('calendars').where({ id: target.calendarId }).whereNull('deleted_at').first('uid')
-            : undefined;
-        if (!row) return notFound(req, res, 'Link');
-        res.set('Cache-Control', 'public, max-age=60').redirect(302, target?.eventId ? `${base}/e/${row.uid}` : calendarPublicUrl(base, row.uid));
+        if (target?.calendarUid) {
+          const calendar = await findPublicCalendar(ctx.db, target.calendarUid);
+          if (!calendar) return notFound(req, res, 'Link');
+          res.set('Cache-Control', 'public, max-age=60').redirect(302, calendarPublicUrl(base, calendar.uid));
+          return;
+        }
+        // A hidden event's link must not tell its uid, nor that it exists: as an unknown link.
+        const found = target?.eventUid ? await findPublishedEvent(ctx, target.eventUid) : null;
+        if (!found) return notFound(req, res, 'Link');
+        // The unlock cookie is scoped to /e/{uid}, so only a signed pair opens a protected event here.
+        const access = accessTo(ctx, req, found.event);
+        if (!access.granted) return locked(req, res, found.event.uid);
+        res.set('Cache-Control', cacheControl(access.personal)).redirect(302, `${base}/e/${found.event.uid}${access.query}`);
       },
     }),
     defineRoute<{ uid: string }>({

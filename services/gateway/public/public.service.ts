@@ -5,7 +5,7 @@ import { WEB_PLATFORMS, type WebPlatform } from '../../../shared/calendar/platfo
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { formatDateRange } from '../../../shared/calendar/format';
 import { eventLinks, eventPublicUrl } from '../../../shared/calendar/platforms';
-import { recurrenceText } from '../../../shared/calendar/recurrence';
+import { normalizeUntil, recurrenceText } from '../../../shared/calendar/recurrence';
 import { offsetString, zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
 import { UID_PATTERN } from '../../../shared/ids/ids';
 import type { AppContext } from '../context';
@@ -35,18 +35,21 @@ export type Access = { granted: true; query: string; personal: boolean } | { gra
 
 /**
  * Who may see a protected event: a request carrying a valid signed pair (which the page's
- * buttons then carry on), or a browser holding the unlock cookie. Unprotected: everyone.
+ * buttons then carry on), or a browser holding the unlock cookie, either made for the code
+ * the event has now. Unprotected: everyone.
  */
 export function accessTo(deps: PublicDeps, req: Request, e: EventRow): Access {
   if (!e.access_code_hash) return { granted: true, query: '', personal: false };
+  // The cached row carries the code's hash, which both MACs cover: no query beyond the event's.
+  const locked = { uid: e.uid, access_code_hash: e.access_code_hash };
   const now = deps.clock.now().getTime();
   const { expires, signature } = req.query as Record<string, unknown>;
-  if (verifyEventAccess(deps.config.appKey, e.uid, expires, signature, now)) {
+  if (verifyEventAccess(deps.config.appKey, locked, expires, signature, now)) {
     const query = `?expires=${encodeURIComponent(String(expires))}&signature=${encodeURIComponent(String(signature))}`;
     return { granted: true, query, personal: true };
   }
   const cookies = req.headers.cookie ? parseCookies(req.headers.cookie) : {};
-  if (verifyUnlockCookie(deps.config.appKey, e.uid, cookies[unlockCookieName(e.uid)], now)) return { granted: true, query: '', personal: true };
+  if (verifyUnlockCookie(deps.config.appKey, locked, cookies[unlockCookieName(e.uid)], now)) return { granted: true, query: '', personal: true };
   return { granted: false };
 }
 
@@ -89,7 +92,8 @@ export function eventView({ event: e }: EventWithCalendar, baseUrl: string): Eve
     endMs: pgTimestampToMillis(e.date_end),
     isAllDay: e.is_all_day,
     timezone: e.timezone,
-    recurrenceRule: e.recurrence_rule,
+    // Fitted on write; rows stored before that are fitted here, where the rule is published.
+    recurrenceRule: e.recurrence_rule ? normalizeUntil(e.recurrence_rule, { isAllDay: e.is_all_day, timezone: e.timezone }) : null,
     reminderBefore: e.reminder_before,
     busyType: e.busy_type,
     sequence: e.sequence,
@@ -104,7 +108,7 @@ export function eventCard(v: EventView, links: Record<string, string>): EventCar
     title: v.title,
     when: formatDateRange({ isAllDay: v.isAllDay, startMs: v.startMs, endMs: v.endMs, zone: v.timezone }),
     zone: v.isAllDay ? null : `${v.timezone.replace(/_/g, ' ')}, GMT${offsetString(zoneOffsetMinutes(v.timezone, v.startMs))}`,
-    repeats: v.recurrenceRule ? recurrenceText(v.recurrenceRule) : null,
+    repeats: v.recurrenceRule ? recurrenceText(v.recurrenceRule, v.timezone) : null,
     location: v.location,
     locationUrl: v.locationUrl,
     descriptionHtml: v.descriptionHtml,

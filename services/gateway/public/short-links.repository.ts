@@ -36,10 +36,12 @@ export async function replaceShortLink(
   return next === null ? true : claimShortLink(trx, next, owner);
 }
 
-export async function findShortLink(
-  db: Knex,
-  slug: string,
-): Promise<{ eventId: number | null; calendarId: number | null } | null> {
-  const row = await db('short_links').where({ slug: slug.toLowerCase() }).first('event_id', 'calendar_id');
-  return row ? { eventId: row.event_id, calendarId: row.calendar_id } : null;
+/** The uid of the event or calendar holding the slug (deleted or not: callers decide what is public). */
+export async function findShortLink(db: Knex, slug: string): Promise<{ eventUid: string | null; calendarUid: string | null } | null> {
+  const row = await db('short_links as s')
+    .leftJoin('events as e', 'e.id', 's.event_id')
+    .leftJoin('calendars as c', 'c.id', 's.calendar_id')
+    .where('s.slug', slug.toLowerCase())
+    .first('e.uid as event_uid', 'c.uid as calendar_uid');
+  return row ? { eventUid: row.event_uid ?? null, calendarUid: row.calendar_uid ?? null } : null;
 }

@@ -2,10 +2,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * Signed access to protected events, with APP_KEY (the same in every process):
- * - signed URLs: `expires` (unix seconds) + `signature` = HMAC-SHA256 of "event:{uid}:{expires}";
- *   one pair opens the event page and every platform link of that event until it expires;
- * - unlock cookies: "{expires}.{hmac of unlock:{uid}:{expires}}", set after the right code.
- * Comparisons are constant-time.
+ * - signed URLs: `expires` (unix seconds) + `signature` = HMAC-SHA256 of
+ *   "event:{uid}:{expires}:{access_code_hash}"; one pair opens the event page and every
+ *   platform link of that event until it expires;
+ * - unlock cookies: "{expires}.{hmac of unlock:{uid}:{expires}:{access_code_hash}}", set
+ *   after the right code.
+ * Both cover the event's stored code hash (salted afresh for every code set), so a new code
+ * revokes every pair and cookie made before it. Comparisons are constant-time.
  */
 const mac = (key: string, message: string) => createHmac('sha256', key).update(message).digest('base64url');
 
@@ -19,31 +22,39 @@ function sameMac(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function signEventAccess(appKey: string, uid: string, expires: number): string {
-  return mac(appKey, `event:${uid}:${expires}`);
+/** The event as access to it is signed: its uid and its current code's hash. */
+export interface ProtectedEvent {
+  uid: string;
+  access_code_hash: string;
+}
+
+export function signEventAccess(appKey: string, event: ProtectedEvent, expires: number): string {
+  return mac(appKey, `event:${event.uid}:${expires}:${event.access_code_hash}`);
 }
 
 /** `expires` exactly as it was signed: unix seconds in canonical form (no sign, no leading zero). */
 const CANONICAL_SECONDS = /^[1-9]\d{0,11}$/;
 
 /** True for an untampered, unexpired pair, written exactly as it was issued. */
-export function verifyEventAccess(appKey: string, uid: string, expires: unknown, signature: unknown, nowMs: number): boolean {
+export function verifyEventAccess(appKey: string, event: ProtectedEvent, expires: unknown, signature: unknown, nowMs: number): boolean {
   if (typeof expires !== 'string' || typeof signature !== 'string' || !CANONICAL_SECONDS.test(expires) || signature.length > 100) return false;
   if (Number(expires) * 1000 <= nowMs) return false;
-  return sameMac(signature, signEventAccess(appKey, uid, Number(expires)));
+  return sameMac(signature, signEventAccess(appKey, event, Number(expires)));
 }
 
 export const UNLOCK_COOKIE_SECONDS = 12 * 3600;
 export const unlockCookieName = (uid: string) => `unlock_${uid}`;
 
-export function unlockCookieValue(appKey: string, uid: string, nowMs: number): string {
+const unlockMac = (appKey: string, event: ProtectedEvent, expires: string | number) => mac(appKey, `unlock:${event.uid}:${expires}:${event.access_code_hash}`);
+
+export function unlockCookieValue(appKey: string, event: ProtectedEvent, nowMs: number): string {
   const expires = Math.floor(nowMs / 1000) + UNLOCK_COOKIE_SECONDS;
-  return `${expires}.${mac(appKey, `unlock:${uid}:${expires}`)}`;
+  return `${expires}.${unlockMac(appKey, event, expires)}`;
 }
 
-export function verifyUnlockCookie(appKey: string, uid: string, value: string | undefined, nowMs: number): boolean {
+export function verifyUnlockCookie(appKey: string, event: ProtectedEvent, value: string | undefined, nowMs: number): boolean {
   const m = /^([1-9]\d{0,11})\.([A-Za-z0-9_-]{10,100})$/.exec(value ?? '');
   if (!m) return false;
   if (Number(m[1]) * 1000 <= nowMs) return false;
-  return sameMac(m[2], mac(appKey, `unlock:${uid}:${m[1]}`));
+  return sameMac(m[2], unlockMac(appKey, event, m[1]));
 }

@@ -97,15 +97,23 @@ function where(card: EventCard): SafeHtml | string {
   return html`<p class="meta"><b>Where</b> ${withBreaks}</p>`;
 }
 
+/** Link attributes: one `rel` (a second one is invalid HTML, and browsers keep only the first). */
+const linkAttrs = (target: string | undefined, rel: string[]) =>
+  target ? html` target="${target}" rel="${['noopener', ...rel].join(' ')}"` : rel.length ? html` rel="${rel.join(' ')}"` : '';
+
 export function buttons(links: Record<string, string>, opts: { small?: boolean; target?: string } = {}): SafeHtml {
-  const target = opts.target ? html` target="${opts.target}" rel="noopener"` : '';
   return html`<ul class="buttons${opts.small ? ' small' : ''}" aria-label="Add to calendar">${PLATFORMS.map(
-    (p) => html`<li><a href="${links[p.key]}"${target} rel="nofollow">${p.label}</a></li>`,
+    (p) => html`<li><a href="${links[p.key]}"${linkAttrs(opts.target, ['nofollow'])}>${p.label}</a></li>`,
   )}</ul>`;
 }
 
-function eventDetails(card: EventCard, headingLevel: 1 | 2): SafeHtml {
-  const heading = headingLevel === 1 ? html`<h1>${card.title}</h1>` : html`<h2><a href="${card.pageUrl}">${card.title}</a></h2>`;
+/**
+ * The event's heading: on its own page a title, in lists and widgets a link to the page
+ * (`links.event_page`, which carries the signed pair when the widget was opened with one).
+ */
+function eventDetails(card: EventCard, headingLevel: 1 | 2, opts: { target?: string } = {}): SafeHtml {
+  const heading =
+    headingLevel === 1 ? html`<h1>${card.title}</h1>` : html`<h2><a href="${card.links.event_page ?? card.pageUrl}"${linkAttrs(opts.target, [])}>${card.title}</a></h2>`;
   return html`${heading}
 <p class="meta"><b>When</b> ${card.when}${card.zone ? html` <span class="muted">(${card.zone})</span>` : ''}</p>
 ${card.repeats ? html`<p class="meta"><b>Repeats</b> ${card.repeats}</p>` : ''}
@@ -161,7 +169,7 @@ ${extra?.rsvp ? rsvpSection(extra.rsvp) : ''}`,
 export function embedPage(card: EventCard): string {
   return layout(
     { title: card.title },
-    html`<article class="card">${eventDetails(card, 2)}${buttons(card.links, { small: true, target: '_blank' })}</article>`,
+    html`<article class="card">${eventDetails(card, 2, { target: '_blank' })}${buttons(card.links, { small: true, target: '_blank' })}</article>`,
   );
 }
 

@@ -1,8 +1,10 @@
-import express, { type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import Joi from 'joi';
-import { AppError, validationFailed } from '../../../shared/errors/app-error';
+import { AppError, conflict, validationFailed } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
+import { formOrJsonBody } from '../http/body';
+import { limitAddress } from '../http/client-address';
 import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../http/rate-limits';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
@@ -13,6 +15,7 @@ import { countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsv
 import { allRsvps, csvLine, deleteRsvp, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
 
 const RSVP_WINDOW_SECONDS = 10 * 60;
+const NO_RSVPS = 'This event does not take RSVPs.';
 
 const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
 const CSP = pageCsp();
@@ -26,8 +29,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
   // Answers one address may send in ten minutes, across events (spam guard).
   const RSVP_ATTEMPTS = ctx.config.rsvpRatePer10Minutes;
   const limiter = sharedLimiter(ctx.redis, { keyPrefix: `${ctx.config.queuePrefix}:rl:rsvp`, points: RSVP_ATTEMPTS, durationSeconds: RSVP_WINDOW_SECONDS });
-  const formBody = express.urlencoded({ extended: false, limit: '8kb' });
-  const jsonBody = express.json({ limit: '8kb' });
+  const rsvpBodyParsers = formOrJsonBody('8kb');
   const eventParams = Joi.object({ cal: Joi.string().required(), evt: Joi.string().required() });
 
   return [
@@ -36,28 +38,30 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       path: '/e/:uid/rsvp',
       operationId: 'rsvpToEvent',
       summary: 'Answer an event: yes, maybe or no (no token)',
-      description: `Form or JSON: \`name\`, \`email\`, \`answer\`. One answer per email per event: answering again replaces it. When \`rsvp_limit\` yes answers are in, a new yes is a 409. Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
+      description: `Form-urlencoded or JSON (anything else is a 415): \`name\`, \`email\`, \`answer\`. One answer per email per event: answering again replaces it. A published event without \`has_rsvp\` is a 409. When \`rsvp_limit\` yes answers are in, a new yes is a 409. Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
       tags,
       auth: false,
       page: true,
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
       params: Joi.object({ uid: Joi.string().required() }),
       body: rsvpBody.fork(['name', 'email', 'answer'], (s) => s.optional()),
-      before: [formBody, jsonBody],
+      before: rsvpBodyParsers,
       responses: {
         200: { description: 'Saved (JSON requests)', body: dataOf(rsvpSchema) },
         303: { description: 'Saved: back to the event page with a thank-you note' },
         403: { description: 'Protected event without access', contentType: 'text/html', body: messageSchema },
-        404: { description: 'Unknown or unpublished event, or one without RSVPs', contentType: 'text/html', body: messageSchema },
-        409: { description: 'The event is full (`{"message"}`)', contentType: 'text/html', body: messageSchema },
+        404: { description: 'Unknown or unpublished event', contentType: 'text/html', body: messageSchema },
+        409: { description: 'The event takes no RSVPs (`has_rsvp` false), or it is full (`{"message"}`)', contentType: 'text/html', body: messageSchema },
+        413: { description: 'Body over 8 KB', contentType: 'text/html', body: messageSchema },
+        415: { description: 'A body that is neither form-urlencoded nor JSON', contentType: 'text/html', body: messageSchema },
         422: { description: 'Missing or invalid name, email or answer', contentType: 'text/html', body: validationErrorSchema },
         429: { description: 'Too many answers from this address (`Retry-After`)', contentType: 'text/html', body: messageSchema },
       },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
-        if (!found || !found.event.has_rsvp) {
+        if (!found) {
           if (wantsJson(req)) res.status(404).json({ message: 'Event not found.' });
-          else page(res, 404, errorPage(404, 'This event does not exist or takes no answers.'));
+          else page(res, 404, errorPage(404, 'This event does not exist.'));
           return;
         }
         const access = accessTo(ctx, req, found.event);
@@ -66,8 +70,13 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
           else page(res, 403, lockedPage(params.uid));
           return;
         }
+        // The event exists and its page is open: what it refuses is the answer, not the address.
+        if (!found.event.has_rsvp) {
+          if (wantsJson(req)) throw conflict(NO_RSVPS);
+          return page(res, 409, errorPage(409, NO_RSVPS));
+        }
         try {
-          const state = await limiter.consume(req.ip ?? 'unknown');
+          const state = await limiter.consume(limitAddress(req.ip));
           rateLimitHeaders(res, RSVP_ATTEMPTS, state, false);
         } catch (err) {
           if (!(err instanceof RateLimiterRes)) throw err;

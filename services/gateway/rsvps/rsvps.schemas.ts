@@ -1,10 +1,12 @@
 import Joi from 'joi';
+import { personName } from '../http/validation';
 
 export const RSVP_ANSWERS = ['yes', 'maybe', 'no'] as const;
 export type RsvpAnswer = (typeof RSVP_ANSWERS)[number];
 
 export const rsvpBody = Joi.object({
-  name: Joi.string().trim().min(1).max(255).required(),
+  // The invitees' rule: the name goes into the confirmation's To header and ATTENDEE CN.
+  name: personName().min(1).required(),
   email: Joi.string().trim().lowercase().max(255).email({ tlds: false }).required(),
   answer: Joi.string().valid(...RSVP_ANSWERS).required(),
 }).unknown(true);

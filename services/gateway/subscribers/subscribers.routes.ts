@@ -1,4 +1,4 @@
-import express, { type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { isbot } from 'isbot';
 import Joi from 'joi';
 import { validationFailed } from '../../../shared/errors/app-error';
@@ -6,6 +6,9 @@ import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
+import { formOrJsonBody } from '../http/body';
+import { limitAddress } from '../http/client-address';
+import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../http/rate-limits';
 import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { validatePart } from '../http/validation';
@@ -33,6 +36,7 @@ import {
 } from './subscribers.service';
 
 const CSP = pageCsp();
+const SUBSCRIBE_WINDOW_SECONDS = 10 * 60;
 const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
 
 /** What the form shows again after a refusal: only the strings that were sent. */
@@ -46,8 +50,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
   const base = ctx.config.publicBaseUrl;
   const tags = ['Subscribers'];
   const publicTags = ['Public pages'];
-  const formBody = express.urlencoded({ extended: false, limit: '4kb' });
-  const jsonBody = express.json({ limit: '4kb' });
+  const detailsBody = formOrJsonBody('4kb');
   const subscribeParams = Joi.object({ uid: Joi.string().required().description('The calendar uid'), platform: Joi.string().valid(...SUBSCRIBE_PLATFORMS).required() });
 
   function notFound(req: Request, res: Response): void {
@@ -55,6 +58,31 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
     if (wantsJson(req)) res.json({ message: 'Calendar not found.' });
     else res.set('Content-Security-Policy', CSP).type('html').send('<!doctype html><title>Not found</title><p>This calendar does not exist.</p>');
   }
+
+  // Subscribers one address may record in ten minutes, across calendars: each is a row, and
+  // link prefetchers or a script would otherwise add one per request.
+  const SUBSCRIBE_RECORDS = ctx.config.subscribeRatePer10Minutes;
+  const recordLimiter = sharedLimiter(ctx.redis, { keyPrefix: `${ctx.config.queuePrefix}:rl:subscribe`, points: SUBSCRIBE_RECORDS, durationSeconds: SUBSCRIBE_WINDOW_SECONDS });
+
+  /**
+   * Counts a subscriber about to be recorded against the request's address (X-RateLimit-*
+   * either way). Past the limit the visitor is not refused: a person still gets the calendar,
+   * through its public feed, and only the row (and so the personal feed) is left out.
+   */
+  async function mayRecord(req: Request, res: Response): Promise<boolean> {
+    try {
+      rateLimitHeaders(res, SUBSCRIBE_RECORDS, await recordLimiter.consume(limitAddress(req.ip)), false);
+      return true;
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      rateLimitHeaders(res, SUBSCRIBE_RECORDS, err, false);
+      return false;
+    }
+  }
+
+  /** The platform's subscribe address for the calendar's public feed (nothing recorded). */
+  const publicFeedRedirect = (platform: SubscribePlatform, calendar: { uid: string; name: string }) =>
+    platformSubscribeUrl(platform, `${calendarPublicUrl(base, calendar.uid)}.ics`, calendar.name);
 
   async function calendarFor(req: Request, res: Response, uid: string, platform: string) {
     const calendar = (SUBSCRIBE_PLATFORMS as readonly string[]).includes(platform) ? await findPublicCalendar(ctx.db, uid) : undefined;
@@ -125,14 +153,14 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'subscribeToCalendar',
       summary: 'Subscribe to a calendar: records a subscriber with a personal feed, then 302 to the platform',
       description:
-        'Google gets `cid=`, Outlook.com and Office 365 `addfromweb`, Apple a `webcal://` address, `ics` the feed itself. A calendar with `ask_subscriber_details` first shows a form for name and email (sent back with POST). Bots are sent to the public feed without being recorded.',
+        `Google gets \`cid=\`, Outlook.com and Office 365 \`addfromweb\`, Apple a \`webcal://\` address, \`ics\` the feed itself. A calendar with \`ask_subscriber_details\` first shows a form for name and email (sent back with POST). Bots are sent to the public feed without being recorded. Each address may record SUBSCRIBE_RATE_PER_10_MINUTES subscribers in ${SUBSCRIBE_WINDOW_SECONDS / 60} minutes (\`X-RateLimit-*\`); beyond that it is sent to the platform with the calendar's public feed, not recorded.`,
       tags: publicTags,
       auth: false,
       page: true,
       params: subscribeParams,
       responses: {
         200: { description: 'The name-and-email form (calendars that ask)', contentType: 'text/html' },
-        302: { description: "To the platform's subscribe page for the personal feed" },
+        302: { description: "To the platform's subscribe page for the personal feed (for the public feed: bots, and past the address's limit)" },
         404: { description: 'Unknown calendar or platform', contentType: 'text/html', body: messageSchema },
       },
       handler: async ({ params }, req, res) => {
@@ -140,11 +168,15 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
         if (!calendar) return;
         res.set('Cache-Control', 'no-store');
         if (isbot(req.headers['user-agent'] ?? '')) {
-          res.redirect(302, platformSubscribeUrl(params.platform, `${calendarPublicUrl(base, calendar.uid)}.ics`, calendar.name));
+          res.redirect(302, publicFeedRedirect(params.platform, calendar));
           return;
         }
         if (calendar.ask_subscriber_details) {
           res.status(200).set('Content-Security-Policy', CSP).type('html').send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0]));
+          return;
+        }
+        if (!(await mayRecord(req, res))) {
+          res.redirect(302, publicFeedRedirect(params.platform, calendar));
           return;
         }
         res.redirect(302, (await subscribe(ctx, calendar, params.platform)).redirect);
@@ -155,6 +187,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       path: '/c/:uid/subscribe/:platform',
       operationId: 'subscribeToCalendarWithDetails',
       summary: 'Subscribe, giving the name and email the calendar asks for',
+      description: 'Counted against the same per-address limit as the GET: beyond it the visitor is sent to the platform with the public feed and nothing is recorded.',
       tags: publicTags,
       auth: false,
       page: true,
@@ -162,10 +195,11 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       params: subscribeParams,
       // Types only here; the rules are checked below, so that the form comes back with them.
       body: subscriberDetailsTypes,
-      before: [formBody, jsonBody],
+      before: detailsBody,
       responses: {
-        303: { description: "To the platform's subscribe page for the personal feed" },
+        303: { description: "To the platform's subscribe page for the personal feed (for the public feed past the address's limit)" },
         404: { description: 'Unknown calendar or platform', contentType: 'text/html', body: messageSchema },
+        415: { description: 'A body that is neither form-urlencoded nor JSON', contentType: 'text/html', body: messageSchema },
         422: { description: 'Missing or invalid name or email (the form again; JSON when asked)', contentType: 'text/html', body: validationErrorSchema },
       },
       handler: async ({ params }, req, res) => {
@@ -181,8 +215,13 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
             .send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], Object.values(fieldErrors).flat(), typedDetails(req.body)));
           return;
         }
+        res.set('Cache-Control', 'no-store');
+        if (!(await mayRecord(req, res))) {
+          res.redirect(303, publicFeedRedirect(params.platform, calendar));
+          return;
+        }
         const details = calendar.ask_subscriber_details ? { name: value.name, email: value.email } : {};
-        res.set('Cache-Control', 'no-store').redirect(303, (await subscribe(ctx, calendar, params.platform, details)).redirect);
+        res.redirect(303, (await subscribe(ctx, calendar, params.platform, details)).redirect);
       },
     }),
     defineRoute<{ uid: string; token: string }>({

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { personName } from '../http/validation';
 
 export const SUBSCRIBE_PLATFORMS = ['google', 'apple', 'outlook_web', 'office365', 'ics'] as const;
 export type SubscribePlatform = (typeof SUBSCRIBE_PLATFORMS)[number];
@@ -38,6 +39,6 @@ export const subscriberDetailsTypes = Joi.object({
 
 /** Asked on the subscribe page when the calendar wants to know who subscribes. */
 export const subscriberDetailsBody = Joi.object({
-  name: Joi.string().trim().min(1).max(255).required(),
+  name: personName().min(1).required(),
   email: Joi.string().trim().max(255).email({ tlds: false }).required(),
 }).unknown(true);

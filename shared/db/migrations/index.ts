@@ -15,6 +15,7 @@ import * as rsvpDeclines from './0013_rsvp_declines';
 import * as guestRemovals from './0014_guest_removals';
 import * as submissionRetention from './0015_submission_retention';
 import * as extractionRetention from './0016_extraction_retention';
+import * as feedRemovals from './0017_feed_removals';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,4 +44,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0014_guest_removals', guestRemovals],
   ['0015_submission_retention', submissionRetention],
   ['0016_extraction_retention', extractionRetention],
+  ['0017_feed_removals', feedRemovals],
 ];

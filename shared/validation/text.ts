@@ -1,0 +1,83 @@
+import Joi from 'joi';
+
+/**
+ * joi strings for free text. Their length limits count characters (Unicode code points),
+ * as the spec's "Max 255 characters" means and as Postgres counts them, not UTF-16 code
+ * units (in which an emoji is two). The limits keep joi's rule names and error codes
+ * (`string.max` and `string.min` with `limit`), so the messages stay the same and the
+ * OpenAPI document still says maxLength/minLength, which JSON Schema counts in code points
+ * as well. A required one that is only whitespace counts as empty.
+ */
+export interface TextSchema extends Joi.StringSchema<string> {
+  /** At most `limit` characters. */
+  maxChars(limit: number): this;
+  /** At least `limit` characters. */
+  minChars(limit: number): this;
+}
+
+interface TextRoot {
+  string(): TextSchema;
+}
+
+const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
+
+/** Characters in a string: its UTF-16 length less one for each surrogate pair. */
+export function characterCount(value: string): number {
+  return value.length - (value.match(SURROGATE_PAIR)?.length ?? 0);
+}
+
+interface LimitRule {
+  name: 'max' | 'min';
+  operator: '<=' | '>=';
+}
+
+function withinLimit(value: string, limit: number, operator: LimitRule['operator']): boolean {
+  // A string has no more characters than UTF-16 units: most values are decided without counting.
+  if (operator === '<=') return value.length <= limit || characterCount(value) <= limit;
+  return value.length >= limit && characterCount(value) >= limit;
+}
+
+const limitArg = {
+  name: 'limit',
+  assert: (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0,
+  message: 'must be a non-negative integer',
+};
+
+// joi's own max and min do the same with method 'length'; its types omit method and operator.
+const limitRule = (name: LimitRule['name'], limit: number) =>
+  ({ name, method: 'characters', args: { limit }, operator: name === 'max' ? '<=' : '>=' }) as Joi.AddRuleOptions;
+
+const Text = Joi.extend((joi: Joi.Root) => ({
+  type: 'string',
+  base: joi.string(),
+  // A required text of nothing but whitespace is as missing as an empty one, and gets the
+  // same answer ("The title field is required."). Other values keep their spaces.
+  validate(value: unknown, { schema, error }: { schema: Joi.Schema; error: (code: string) => Joi.ErrorReport }) {
+    if (typeof value === 'string' && value !== '' && schema.$_getFlag('presence') === 'required' && value.trim() === '') {
+      return { value, errors: [error('string.empty')] };
+    }
+    return undefined;
+  },
+  rules: {
+    characters: {
+      method: false,
+      args: [limitArg],
+      validate(value: string, helpers: Joi.CustomHelpers, { limit }: { limit: number }, { name, operator }: LimitRule) {
+        return withinLimit(value, limit, operator) ? value : helpers.error(`string.${name}`, { limit, value });
+      },
+    },
+    maxChars: {
+      method(this: Joi.Schema, limit: number) {
+        return this.$_addRule(limitRule('max', limit));
+      },
+    },
+    minChars: {
+      method(this: Joi.Schema, limit: number) {
+        return this.$_addRule(limitRule('min', limit));
+      },
+    },
+  },
+})) as TextRoot;
+
+/** A string of at most `max` characters. */
+export const text = (max: number): TextSchema => Text.string().maxChars(max);
