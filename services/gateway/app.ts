@@ -10,13 +10,14 @@ import { eventRoutes } from './events/events.routes';
 import { ExtractionWaiter } from './extractions/extraction-waiter';
 import { extractionRoutes } from './extractions/extractions.routes';
 import { apiRateLimit, authenticate } from './http/auth';
+import type { TrustProxy } from './http/client-address';
 import { PlanRateLimits } from './http/rate-limits';
 import { HttpMetrics } from './http/http-metrics';
 import { Metrics } from '../../shared/metrics/metrics';
 import { queueDepthGauge } from '../../shared/metrics/queue-metrics';
 import { inviteRoutes } from './invites/invites.routes';
 import { jsonBody } from './http/body';
-import { apiNotFound, errorHandler, methodNotAllowed } from './http/errors';
+import { answerOptions, apiNotFound, errorHandler, methodNotAllowed } from './http/errors';
 import { requestContext } from './http/request-context';
 import { listenForInvalidations } from '../../shared/cache/invalidation';
 import { BatchedCounter } from './counters';
@@ -107,6 +108,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
       'Calendars and events over JSON, with add-to-calendar links for every platform. Authenticate with `Authorization: Bearer <token>`. Errors: `{"message": …}`; validation errors (422) add `errors: {field: [messages]}`.',
     serverUrl: deps.config.publicBaseUrl,
   });
+  app.use(answerOptions(routes));
   mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens), rateLimit: apiRateLimit(limits) });
 
   if (deps.config.adminToken) app.use(queueBoard(queues.all(), deps.config.adminToken));
@@ -117,7 +119,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     else res.status(404).json({ message: 'Not found.' });
   });
   app.use(errorHandler);
-  const ingest = createIngest(ctx);
+  // The ingest path finds a client's address as req.ip does, with the same TRUST_PROXY.
+  const ingest = createIngest(ctx, { trustProxy: app.get('trust proxy fn') as TrustProxy });
   const handler: RequestListener = (req, res) => (ingest.matches(req) ? ingest.handle(req, res) : app(req, res));
   const close = async () => {
     await ingest.close();

@@ -65,6 +65,60 @@ describe('formats', () => {
     expect(t).toMatchObject({ date_start: '2030-09-14T06:00:00-04:00', date_end: '2030-09-14T06:15:00-04:00' });
   });
 
+  it('all-day: duration counts in whole days (at least one) and wins over end', async () => {
+    const { link } = await newLink(gw, team, { default_duration: 4320 });
+    const days = async (fields: Record<string, string>) => {
+      const res = await submitForm(link.url, { title: `All day ${JSON.stringify(fields)}`, is_all_day: '1', ...fields });
+      expect(res.status).toBe(202);
+      const evt = (await team.api.get(`/api/events/${(await outcomeOf(team, res.body.data.id)).event_public_id}`)).body.data;
+      expect(evt.is_all_day).toBe(true);
+      return [evt.date_start.slice(0, 10), evt.date_end.slice(0, 10)];
+    };
+    expect(await days({ start: '2027-06-03', duration: '2880' })).toEqual(['2027-06-03', '2027-06-04']);
+    expect(await days({ start: '2027-06-03', duration: '1441' })).toEqual(['2027-06-03', '2027-06-04']);
+    expect(await days({ start: '2027-06-03', duration: '1440' })).toEqual(['2027-06-03', '2027-06-03']);
+    expect(await days({ start: '2027-06-03', duration: '30' })).toEqual(['2027-06-03', '2027-06-03']);
+    expect(await days({ start: '2027-06-03', duration: '0' })).toEqual(['2027-06-03', '2027-06-03']);
+    expect(await days({ start: '2027-06-03', end: '2027-06-10', duration: '2880' })).toEqual(['2027-06-03', '2027-06-04']);
+    // A start with a time: its day in the zone, then whole days from there.
+    expect(await days({ start: '2027-06-03T23:30:00', timezone: 'Asia/Tokyo', duration: '4320' })).toEqual(['2027-06-03', '2027-06-05']);
+    // Neither end nor duration: the start day alone (the link's default_duration is for timed events).
+    expect(await days({ start: '2027-06-03' })).toEqual(['2027-06-03', '2027-06-03']);
+    const late = await submitForm(link.url, { title: 'x', is_all_day: '1', start: '9999-12-31', duration: '2880' });
+    expect([late.status, late.body.errors]).toEqual([422, { start: ["The start field must leave room for the event's duration before the year 10000."] }]);
+  });
+
+  it('takes descriptions as long as the API does (50000 characters)', async () => {
+    const { link } = await newLink(gw, team);
+    const long = 'Agenda '.repeat(4000); // 28000 characters, more than the 10000 once allowed here
+    const res = await submitForm(link.url, { title: 'Long description', start: '2030-03-11 09:00', description: long });
+    expect(res.status).toBe(202);
+    const evt = (await team.api.get(`/api/events/${(await outcomeOf(team, res.body.data.id)).event_public_id}`)).body.data;
+    expect(evt.description).toBe(`<p>${long.trim()}</p>`);
+    const over = await submitForm(link.url, { title: 'Too long', start: '2030-03-11 09:00', description: 'x'.repeat(50001) });
+    expect([over.status, over.body.errors]).toEqual([422, { description: ['The description field must not be greater than 50000 characters.'] }]);
+  });
+
+  it('stores the zone sent in any case in its IANA spelling', async () => {
+    const { link } = await newLink(gw, team);
+    const res = await submitForm(link.url, { title: 'Zoned', start: '2030-06-01 09:00', timezone: 'europe/paris' });
+    expect(res.status).toBe(202);
+    const evt = (await team.api.get(`/api/events/${(await outcomeOf(team, res.body.data.id)).event_public_id}`)).body.data;
+    expect(evt).toMatchObject({ timezone: 'Europe/Paris', date_start: '2030-06-01T09:00:00+02:00' });
+  });
+
+  it('counts a title in characters: 255 emoji are accepted and become the event, 256 are refused', async () => {
+    const { link } = await newLink(gw, team);
+    const title = '🎉'.repeat(255);
+    const res = await submitForm(link.url, { title, start: '2030-06-01 09:00', location: '📍'.repeat(255), internal_name: 'é'.repeat(255) });
+    expect(res.status).toBe(202);
+    const outcome = await outcomeOf(team, res.body.data.id);
+    expect(outcome.status).toBe('processed');
+    expect((await team.api.get(`/api/events/${outcome.event_public_id}`)).body.data).toMatchObject({ title, location: '📍'.repeat(255) });
+    const over = await submitForm(link.url, { title: `${title}🎉`, start: '2030-06-01 09:00' });
+    expect([over.status, over.body.errors]).toEqual([422, { title: ['The title field must not be greater than 255 characters.'] }]);
+  });
+
   it('escapes hostile content on every public surface', async () => {
     const { link } = await newLink(gw, team);
     const res = await submitForm(link.url, { ...form, title: '<script>alert(1)</script>', description: '<img src=x onerror=alert(1)>hi' });
@@ -125,6 +179,17 @@ describe('refusals queue nothing', () => {
     expect(await jobIds()).toEqual(before);
   });
 
+  it('a title of only white space is a missing title (422, nothing queued)', async () => {
+    const before = await jobIds();
+    const missing = await submitForm(link.url, { start: '2030-01-02 10:00' });
+    const spaces = await submitForm(link.url, { title: '   ', start: '2030-01-02 10:00' });
+    expect([spaces.status, spaces.body]).toEqual([422, missing.body]);
+    expect(spaces.body).toEqual({ message: 'The title field is required.', errors: { title: ['The title field is required.'] } });
+    const json = await fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title: ' \t\n\u00a0', start: '2030-01-02 10:00' }) });
+    expect([json.status, await json.json()]).toEqual([422, missing.body]);
+    expect(await jobIds()).toEqual(before);
+  });
+
   it('404 for an unknown, inactive or deleted link', async () => {
     const before = await jobIds();
     expect((await submitForm(`${gw.baseUrl}/s/NoSuchKeyNoSuchKeyNoSuch`, form)).status).toBe(404);
@@ -152,7 +217,20 @@ describe('refusals queue nothing', () => {
     expect(text.status).toBe(415);
     const bad = await fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"title":' });
     expect(bad.status).toBe(400);
+    // Valid JSON that is not an object: the API's 422, with the field errors.
+    for (const body of ['"str"', 'null', '5', '[]']) {
+      const res = await fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+      expect([body, res.status, await res.json()]).toEqual([body, 422, { message: 'The request body must be a JSON object.', errors: { body: ['The request body must be a JSON object.'] } }]);
+    }
+    const notUtf8 = Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","start":"2030-01-01 10:00"}')]);
+    const latin = await fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: notUtf8 });
+    expect([latin.status, await latin.json()]).toEqual([400, { message: 'The request body is not valid UTF-8.' }]);
     expect(await jobIds()).toEqual(before);
+  });
+
+  it('a title of spaces is missing', async () => {
+    const res = await submitForm(link.url, { ...form, title: '   ' });
+    expect([res.status, res.body.errors]).toEqual([422, { title: ['The title field is required.'] }]);
   });
 });
 
@@ -204,6 +282,137 @@ describe('signed links (Standard Webhooks)', () => {
     } finally {
       gw.clock.reset();
     }
+  });
+});
+
+describe('signed links and the rate limit', () => {
+  const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+  function signed(secret: string, body: string) {
+    const id = `msg_${Math.random().toString(36).slice(2)}`;
+    const ts = Math.floor(Date.now() / 1000);
+    return { 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': signPayload(secret, id, ts, body) };
+  }
+
+  it("unsigned requests do not use up a signed link's limit; past the per-address limit they get 429", async () => {
+    // A prefix of its own: the bad-signature count is per address, and every test posts from 127.0.0.1.
+    const strict = await startGateway({ SMART_LINK_BAD_SIGNATURES_PER_MINUTE: '4', QUEUE_PREFIX: `{sl-badsig-${Date.now()}}` });
+    try {
+      const own = await strict.newTeam({ limits: { smart_link_per_minute: 2 } });
+      const { link } = await newLink(strict, own, { signed: true });
+      const body = JSON.stringify({ title: 'Signed after a flood', start: '2030-05-05 10:00' });
+      const refused = [];
+      for (let i = 0; i < 6; i++) refused.push(await post(link.url, body, i % 2 ? signed('whsec_' + Buffer.from('not the secret at all!!!').toString('base64'), body) : {}));
+      expect(refused.map((r) => r.status)).toEqual([401, 401, 401, 401, 429, 429]);
+      expect(await refused[0].json()).toEqual({ message: 'Invalid signature.' });
+      expect([refused[0].headers.get('x-ratelimit-limit'), refused[0].headers.get('x-ratelimit-remaining')]).toEqual(['4', '3']);
+      expect(await refused[4].json()).toEqual({ message: 'Too Many Attempts.' });
+      expect(refused[4].headers.get('x-ratelimit-limit')).toBe('4');
+      expect(Number(refused[4].headers.get('retry-after'))).toBeGreaterThan(0);
+
+      // The sender's own signed requests still have the link's whole budget (2), from the
+      // same address that was cut off for bad signatures.
+      const first = await post(link.url, body, signed(link.signing_secret, body));
+      expect(first.status).toBe(202);
+      expect([first.headers.get('x-ratelimit-limit'), first.headers.get('x-ratelimit-remaining')]).toEqual(['2', '1']);
+      expect((await post(link.url, body, signed(link.signing_secret, body))).status).toBe(202);
+      // and the link's limit still holds for them
+      expect((await post(link.url, body, signed(link.signing_secret, body))).status).toBe(429);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('a burst of unsigned requests past the link limit leaves a correctly signed one accepted', async () => {
+    const own = await gw.newTeam({ limits: { smart_link_per_minute: 3 } });
+    const { link } = await newLink(gw, own, { signed: true });
+    const body = JSON.stringify({ title: 'Signed', start: '2030-05-06 10:00' });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await post(link.url, body)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401]);
+    const ok = await post(link.url, body, signed(link.signing_secret, body));
+    expect(ok.status).toBe(202);
+    expect(ok.headers.get('x-ratelimit-remaining')).toBe('2');
+    // Unsigned links count every request, as before.
+    const open = (await newLink(gw, own)).link;
+    const plain = [];
+    for (let i = 0; i < 4; i++) plain.push((await submitForm(open.url, { title: '' })).status);
+    expect(plain).toEqual([422, 422, 422, 429]);
+  });
+});
+
+describe('charsets', () => {
+  const latin1 = (text: string) => Buffer.from(text, 'latin1');
+  async function postRaw(url: string, contentType: string, body: Buffer, headers: Record<string, string> = {}) {
+    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': contentType, ...headers }, body });
+    return { status: res.status, body: (await res.json()) as { data: { id: string }; message?: string } };
+  }
+  const eventOf = async (submission: string) => (await team.api.get(`/api/events/${(await outcomeOf(team, submission)).event_public_id}`)).body.data;
+
+  it('reads a form in the charset it declares: percent-encoded bytes and bare bytes alike', async () => {
+    const { link } = await newLink(gw, team);
+    // \xFC is a bare ü byte, not percent-encoded.
+    const body = latin1('title=Caf%E9&start=2030-04-01+10%3A00&location=Z\xFCrich');
+    const res = await postRaw(link.url, 'application/x-www-form-urlencoded; charset=iso-8859-1', body);
+    expect(res.status).toBe(202);
+    expect(await eventOf(res.body.data.id)).toMatchObject({ title: 'Café', location: 'Zürich', date_start: '2030-04-01T10:00:00-04:00' });
+
+    // Where windows-1252 differs from ISO-8859-1: € and curly quotes.
+    const cp1252 = await postRaw(link.url, 'application/x-www-form-urlencoded; charset=windows-1252', latin1('title=%80+%93quoted%94&start=2030-04-01'));
+    expect((await eventOf(cp1252.body.data.id)).title).toBe('€ “quoted”');
+
+    const sjis = await postRaw(link.url, 'application/x-www-form-urlencoded;charset="Shift_JIS"', latin1('title=%89%EF%8Bc&start=2030-04-02'));
+    expect(sjis.status).toBe(202);
+    expect((await eventOf(sjis.body.data.id)).title).toBe('会議');
+
+    const utf8 = await postRaw(link.url, 'application/x-www-form-urlencoded; charset=UTF-8', latin1('title=Caf%C3%A9+utf8&start=2030-04-03'));
+    expect((await eventOf(utf8.body.data.id)).title).toBe('Café utf8');
+  });
+
+  it('answers 415 for a charset it does not know, queueing nothing', async () => {
+    const { link } = await newLink(gw, team);
+    const before = await jobIds();
+    const res = await postRaw(link.url, 'application/x-www-form-urlencoded; charset=klingon', latin1('title=Caf%E9&start=2030-04-01'));
+    expect([res.status, res.body.message]).toEqual([415, 'Unsupported charset "klingon": send UTF-8, or name a charset such as ISO-8859-1, windows-1252 or Shift_JIS.']);
+    const multipart = await postRaw(link.url, 'multipart/form-data; boundary=XyZ; charset=klingon', latin1('--XyZ--\r\n'));
+    expect(multipart.status).toBe(415);
+    expect(await jobIds()).toEqual(before);
+  });
+
+  it('verifies a signature over the bytes as sent, before any decoding', async () => {
+    const { link } = await newLink(gw, team, { signed: true });
+    const body = latin1('title=Sign%E9\xE9&start=2030-04-04');
+    const id = `msg_${Math.random().toString(36).slice(2)}`;
+    const ts = Math.floor(Date.now() / 1000);
+    const headers = (signedBody: Buffer) => ({ 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': signPayload(link.signing_secret, id, ts, signedBody) });
+    const type = 'application/x-www-form-urlencoded; charset=iso-8859-1';
+    // Signed over the text re-encoded as UTF-8: not the bytes sent.
+    expect((await postRaw(link.url, type, body, headers(Buffer.from(body.toString('latin1'), 'utf8')))).status).toBe(401);
+    const res = await postRaw(link.url, type, body, headers(body));
+    expect(res.status).toBe(202);
+    expect((await eventOf(res.body.data.id)).title).toBe('Signéé');
+  });
+
+  it('reads multipart parts in their own charset, else the one the request declares', async () => {
+    const { link } = await newLink(gw, team);
+    const part = (name: string, value: Buffer, type?: string) =>
+      Buffer.concat([latin1(`--XyZ\r\nContent-Disposition: form-data; name="${name}"\r\n${type ? `Content-Type: ${type}\r\n` : ''}\r\n`), value, latin1('\r\n')]);
+    const own = Buffer.concat([
+      part('title', latin1('Caf\xE9'), 'text/plain; charset=iso-8859-1'),
+      part('location', Buffer.from('Zürich', 'utf8')),
+      part('start', latin1('2030-04-05')),
+      latin1('--XyZ--\r\n'),
+    ]);
+    const res = await postRaw(link.url, 'multipart/form-data; boundary=XyZ', own);
+    expect(res.status).toBe(202);
+    expect(await eventOf(res.body.data.id)).toMatchObject({ title: 'Café', location: 'Zürich' });
+
+    const declared = Buffer.concat([part('title', latin1('D\xE9clar\xE9')), part('start', latin1('2030-04-06')), latin1('--XyZ--\r\n')]);
+    const byRequest = await postRaw(link.url, 'multipart/form-data; boundary=XyZ; charset=iso-8859-1', declared);
+    expect((await eventOf(byRequest.body.data.id)).title).toBe('Déclaré');
+
+    const unknown = Buffer.concat([part('title', latin1('x'), 'text/plain; charset=klingon'), part('start', latin1('2030-04-06')), latin1('--XyZ--\r\n')]);
+    expect((await postRaw(link.url, 'multipart/form-data; boundary=XyZ', unknown)).status).toBe(415);
   });
 });
 

@@ -93,6 +93,53 @@ describe('submission status', () => {
     expect((await other.api.get(`/api/smart-link-submissions/${res.body.data.id}`)).status).toBe(404);
     expect((await team.api.get('/api/smart-link-submissions/sls_AAAAAAAAAAAAAAAA')).status).toBe(404);
   });
+
+  it('lists a link\'s queued submissions with status=queued, newest first, page by page', async () => {
+    // A gateway on a queue prefix of its own: no worker of any suite takes these jobs.
+    const idle = await startGateway({ QUEUE_PREFIX: `${gw.config.queuePrefix.slice(0, -1)}_idle}` });
+    const queue = new Queue(smartLinkJob.queue, { connection: idle.redis, prefix: idle.config.queuePrefix });
+    try {
+      const { link } = await newLink(gw, team);
+      const other = (await newLink(gw, team)).link;
+      const url = (l: { key: string }) => `${idle.baseUrl}/s/${l.key}`;
+      const ids: string[] = [];
+      const start = Date.UTC(2030, 0, 1, 9);
+      for (let i = 0; i < 5; i++) {
+        idle.clock.set(new Date(start + i * 1000));
+        ids.push((await submitForm(url(link), { title: `Q${i}`, start: '2030-01-01 10:00' })).body.data.id);
+        await submitForm(url(other), { title: `Other ${i}`, start: '2030-01-01 10:00' });
+      }
+      // Received in the same millisecond as the last: the id breaks the tie.
+      ids.push((await submitForm(url(link), { title: 'Q5', start: '2030-01-01 10:00' })).body.data.id);
+      const newest = [ids[0], ids[1], ids[2], ids[3], ...[ids[4], ids[5]].sort()].reverse();
+
+      const list = (query: string) => idle.anon.as(team.token).get(`/api/smart-links/${link.id}/submissions?${query}`);
+      const page1 = await list('status=queued&per_page=4');
+      expect(page1.status).toBe(200);
+      expect(page1.body.data.map((s: { id: string }) => s.id)).toEqual(newest.slice(0, 4));
+      expect(page1.body.data[0]).toEqual({ id: newest[0], status: 'queued', event_public_id: null, error: null, received_at: '2030-01-01T09:00:04.000000Z', processed_at: null });
+      const page2 = await list(`status=queued&per_page=4&cursor=${page1.body.meta.next_cursor}`);
+      expect(page2.body).toEqual({ data: newest.slice(4).map((id) => expect.objectContaining({ id, status: 'queued' })), meta: { per_page: 4, next_cursor: null } });
+      // Recorded listings and queued listings page separately: one's cursor is not the other's.
+      expect((await list(`status=processed&cursor=${page1.body.meta.next_cursor}`)).status).toBe(422);
+      expect((await list(`status=queued&cursor=${Buffer.from('["2030-01-01 09:00:00+00",1]').toString('base64url')}`)).status).toBe(422);
+      // Without a status: the records, and none is written yet.
+      expect((await list('')).body.data).toEqual([]);
+
+      // Once its record is written the submission is no longer queued, though its job is still there.
+      const job = await queue.getJob(ids[2].slice(4));
+      await writeBatch(gw.db, [job?.data as SmartLinkJob], new Date());
+      const after = await list('status=queued');
+      expect(after.body.data.map((s: { id: string }) => s.id)).toEqual(newest.filter((id) => id !== ids[2]));
+      expect((await list('')).body.data.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([[ids[2], 'processed']]);
+
+      expect((await (await gw.newTeam()).api.get(`/api/smart-links/${link.id}/submissions?status=queued`)).status).toBe(404);
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+      await idle.close();
+    }
+  });
 });
 
 describe('the batch writer', () => {

@@ -116,5 +116,12 @@ export function listSubmissions(
   return q;
 }
 
+/** Which of these submissions of a link have their record written. */
+export async function recordedSubmissionUids(db: Knex, linkId: number, uids: string[]): Promise<Set<string>> {
+  if (!uids.length) return new Set();
+  const rows = await db('smart_link_submissions').where('smart_link_id', linkId).whereRaw('uid = ANY(?)', [uids]).select('uid');
+  return new Set(rows.map((r) => r.uid as string));
+}
+
 export const findSubmission = (db: Knex, teamId: number, uid: string): Promise<SubmissionRow | undefined> =>
   submissionSelect(db).where({ 'x.uid': uid, 'x.team_id': teamId }).first();

@@ -4,6 +4,7 @@ import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { SUBMISSION_LIMIT_BYTES } from './ingest/body';
+import { QUEUED_SCAN_LIMIT } from './queued-submissions';
 import { SIGNATURE_TOLERANCE_SECONDS } from './ingest/signature';
 import {
   createSmartLinkBody,
@@ -24,7 +25,6 @@ import {
   requireSmartLink,
   rotateSecret,
   toSmartLinkJson,
-  toSubmissionJson,
   updateSmartLink,
 } from './smart-links.service';
 
@@ -120,8 +120,8 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       method: 'get',
       path: '/api/smart-links/:sl/submissions',
       operationId: 'listSmartLinkSubmissions',
-      summary: "A link's recorded submissions, newest first",
-      description: 'Submissions the worker has recorded. One still waiting in the queue shows through GET /api/smart-link-submissions/{sls}.',
+      summary: "A link's submissions, newest first",
+      description: `Without \`status\`: the submissions the worker has recorded (processed, duplicate, failed). With \`status=queued\`: those still waiting in the queue, read from it; only the first ${QUEUED_SCAN_LIMIT} jobs of the queue (all links together: those being worked on, then the newest waiting) are looked at, so under a longer backlog a link's oldest queued submissions may be missing here, though GET /api/smart-link-submissions/{sls} still shows each as queued. Pages by \`cursor\` either way (a cursor belongs to the listing it came from).`,
       tags,
       auth: true,
       params: smartLinkParams,
@@ -138,7 +138,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: async ({ params, query }, req) => {
         const page = await listSubmissions(ctx, authOf(req).teamId, params.sl, query);
-        return ok({ data: page.rows.map(toSubmissionJson), meta: { per_page: query.per_page, next_cursor: page.nextCursor } });
+        return ok({ data: page.data, meta: { per_page: query.per_page, next_cursor: page.nextCursor } });
       },
     }),
     defineRoute<{ sls: string }>({
@@ -158,7 +158,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/s/:key',
       operationId: 'submitToSmartLink',
       summary: 'Create an event from a form or webhook (no token)',
-      description: `Form-urlencoded, multipart (no files) or JSON, up to ${SUBMISSION_LIMIT_BYTES / 1024} KiB. \`start\` (alias \`date_start\`) and \`end\` (alias \`date_end\`) like the API's dates; \`duration\` (minutes) wins over \`end\`; no end: the link's default duration; no timezone: the calendar's. Signed links need Standard Webhooks headers (\`webhook-id\`, \`webhook-timestamp\` within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes, \`webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{raw body}">\`). A repeated \`webhook-id\` or \`Idempotency-Key\` answers with the first submission's id and queues nothing; identical content to one link resolves to one event. Rate-limited per link (\`X-RateLimit-*\`). Open to scripts on any web page (CORS: every answer carries \`Access-Control-Allow-Origin: *\`; an \`OPTIONS\` preflight is answered 204).`,
+      description: `Form-urlencoded, multipart (no files) or JSON, up to ${SUBMISSION_LIMIT_BYTES / 1024} KiB. Forms are UTF-8 unless the \`Content-Type\` names another \`charset\` (\`iso-8859-1\`, \`windows-1252\`, \`Shift_JIS\`…; a multipart part may name its own); an unknown charset is a 415; JSON is UTF-8. \`start\` (alias \`date_start\`) and \`end\` (alias \`date_end\`) like the API's dates; \`duration\` (minutes) wins over \`end\`, and for an all-day event counts in whole days (ceil(duration / 1440), at least one; 2880 from 3 June: 3–4 June); no end: the link's default duration (all-day: the start day); no timezone: the calendar's. Signed links need Standard Webhooks headers (\`webhook-id\`, \`webhook-timestamp\` within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes, \`webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{raw body}">\`). A repeated \`webhook-id\` or \`Idempotency-Key\` answers with the first submission's id and queues nothing; identical content to one link resolves to one event. Rate-limited per link (\`X-RateLimit-*\`); on a signed link only requests with a valid signature count against it, and those without one are counted per client address instead (SMART_LINK_BAD_SIGNATURES_PER_MINUTE, then 429). Open to scripts on any web page (CORS: every answer carries \`Access-Control-Allow-Origin: *\`; an \`OPTIONS\` preflight is answered 204).`,
       tags,
       auth: false,
       docsOnly: true,
@@ -168,12 +168,12 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       responses: {
         202: { description: 'Stored in the queue', body: Joi.object({ data: Joi.object({ id: Joi.string().pattern(/^sls_/).required(), status: Joi.string().valid('queued').required() }).required() }) },
         400: { description: 'Malformed body', body: messageSchema },
-        401: { description: 'Missing or invalid signature (`{"message":"Invalid signature."}`)', body: messageSchema },
+        401: { description: 'Missing or invalid signature (`{"message":"Invalid signature."}`); `X-RateLimit-*` of the per-address limit on bad signatures', body: messageSchema },
         404: { description: 'Unknown or inactive link', body: messageSchema },
         413: { description: 'Body over the limit', body: messageSchema },
-        415: { description: 'Unsupported content type, or a file in the form', body: messageSchema },
+        415: { description: 'Unsupported content type or charset, or a file in the form', body: messageSchema },
         422: { description: 'Bad fields, every one listed; nothing queued', body: validationErrorSchema },
-        429: { description: "The link's rate limit (`Retry-After`)", body: messageSchema },
+        429: { description: "The link's rate limit, or too many bad signatures from this address (`Retry-After`)", body: messageSchema },
         503: { description: 'The queue cannot take it now (`Retry-After`); nothing was accepted', body: messageSchema },
       },
       handler: async () => undefined,

@@ -1,8 +1,9 @@
 import Joi from 'joi';
-import { bool, dateInput, timezone } from '../http/validation';
+import { bool, dateInput, text, timezone } from '../http/validation';
+import { QUEUED_SCAN_LIMIT } from './queued-submissions';
 
 const fields = {
-  name: Joi.string().max(255),
+  name: text(255),
   calendar: Joi.string().max(255).description('A cal_ id'),
   requires_approval: bool().description('Events start pending until approved'),
   signed: bool().description('Require a Standard Webhooks signature'),
@@ -59,22 +60,26 @@ export const submissionSchema = Joi.object({
 }).meta({ title: 'SmartLinkSubmission' });
 
 export const submissionsQuery = Joi.object({
-  status: Joi.string().valid('processed', 'duplicate', 'failed'),
+  status: Joi.string()
+    .valid('queued', 'processed', 'duplicate', 'failed')
+    .description(`queued: still in the queue (read from it, among its first ${QUEUED_SCAN_LIMIT} jobs); without a status: the recorded ones`),
   per_page: Joi.number().integer().min(1).max(200).default(50),
   cursor: Joi.string().pattern(/^[A-Za-z0-9_-]{1,200}$/).description('next_cursor of the previous page'),
 }).unknown(true);
 
 /** What a form or webhook sends to /s/{key} (unknown fields are ignored). */
 export const submissionFields = Joi.object({
-  title: Joi.string().max(255).required(),
+  // A title of only white space names nothing: text() answers it as a missing one.
+  title: text(255).required(),
   start: dateInput().required().description('Alias: date_start'),
   end: dateInput().description('Alias: date_end'),
-  duration: Joi.number().integer().min(0).max(525600).description('Minutes; wins over end'),
+  duration: Joi.number().integer().min(0).max(525600).description('Minutes; wins over end. All-day: whole days, ceil(duration / 1440), at least one'),
   timezone: timezone().description("Default: the calendar's"),
-  description: Joi.string().max(10000),
-  location: Joi.string().max(255),
+  // As the API's event create and the job contract take (the 64 KiB body still fits it).
+  description: text(50000),
+  location: text(255),
   is_all_day: bool(),
-  internal_name: Joi.string().max(255),
+  internal_name: text(255),
 }).unknown(true);
 
 export interface SubmissionFields {

@@ -4,6 +4,7 @@ import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { smartLinkJob } from '../../../shared/queues/smart-link.job';
 import { findCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
+import { queuedSubmissionsOf } from './queued-submissions';
 import { newSigningSecret, newSmartLinkKey, sealSecret } from './secrets';
 import {
   findSmartLink,
@@ -12,6 +13,7 @@ import {
   insertSmartLink,
   listSmartLinks,
   listSubmissions as listSubmissionRows,
+  recordedSubmissionUids,
   type SmartLinkRow,
   softDeleteSmartLink,
   type SubmissionKey,
@@ -20,7 +22,7 @@ import {
 } from './smart-links.repository';
 import type { SmartLinkInput } from './smart-links.schemas';
 
-type Deps = Pick<AppContext, 'db' | 'caches' | 'config' | 'clock' | 'queues'>;
+type Deps = Pick<AppContext, 'db' | 'redis' | 'caches' | 'config' | 'clock' | 'queues'>;
 
 const iso = (v: string | null) => (v ? pgTimestampToIsoMicros(v) : null);
 
@@ -123,14 +125,59 @@ export function toSubmissionJson(row: SubmissionRow) {
   };
 }
 
-export async function listSubmissions(deps: Deps, teamId: number, publicId: string, query: { status?: string; per_page: number; cursor?: string }) {
+/** A submission known only by its job in Redis: no record yet, so no event or processing time. */
+function unrecordedSubmissionJson(uid: string, receivedAt: string) {
+  return { id: `sls_${uid}`, status: 'queued' as const, event_public_id: null, error: null, received_at: iso(receivedAt), processed_at: null };
+}
+
+type SubmissionsQuery = { status?: string; per_page: number; cursor?: string };
+
+export async function listSubmissions(deps: Deps, teamId: number, publicId: string, query: SubmissionsQuery) {
   const link = await requireSmartLink(deps, teamId, publicId);
+  if (query.status === 'queued') return listQueuedSubmissions(deps, link.id, query);
   const before = query.cursor ? decodeSubmissionCursor(query.cursor) : undefined;
   const rows = await listSubmissionRows(deps.db, link.id, { status: query.status, before, limit: query.per_page + 1 });
   const more = rows.length > query.per_page;
   const page = more ? rows.slice(0, query.per_page) : rows;
   const last = page[page.length - 1];
-  return { rows: page, nextCursor: more ? Buffer.from(JSON.stringify([last.received_key, last.id])).toString('base64url') : null };
+  return { data: page.map(toSubmissionJson), nextCursor: more ? Buffer.from(JSON.stringify([last.received_key, last.id])).toString('base64url') : null };
+}
+
+/**
+ * Submissions still in the queue have no row yet (the worker writes it), so they are read
+ * from BullMQ: the link's jobs among the first QUEUED_SCAN_LIMIT queued ones, newest first
+ * (receipt time, then id), paged like the records. A job whose record is already written
+ * (its batch committed, the job not yet marked done) is not queued any more.
+ */
+async function listQueuedSubmissions(deps: Deps, linkId: number, query: SubmissionsQuery) {
+  const after = query.cursor ? decodeQueuedCursor(query.cursor) : undefined;
+  const queued = await queuedSubmissionsOf(deps.redis, deps.queues.producer(smartLinkJob).queue, linkId);
+  const recorded = await recordedSubmissionUids(deps.db, linkId, queued.map((q) => q.uid));
+  const newestFirst = (a: QueuedKey, b: QueuedKey) => (a[0] !== b[0] ? (a[0] < b[0] ? 1 : -1) : a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0);
+  const rows = queued
+    .filter((q) => !recorded.has(q.uid) && (!after || newestFirst(after, [q.receivedAt, q.uid]) < 0))
+    .sort((a, b) => newestFirst([a.receivedAt, a.uid], [b.receivedAt, b.uid]));
+  const page = rows.slice(0, query.per_page);
+  const last = page[page.length - 1];
+  return {
+    data: page.map((q) => unrecordedSubmissionJson(q.uid, q.receivedAt)),
+    nextCursor: rows.length > query.per_page ? Buffer.from(JSON.stringify([last.receivedAt, last.uid])).toString('base64url') : null,
+  };
+}
+
+/** Where a page of queued submissions ends: the last one's receipt time (as the job has it) and uid. */
+type QueuedKey = [receivedAt: string, uid: string];
+
+const JOB_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+
+function decodeQueuedCursor(cursor: string): QueuedKey {
+  try {
+    const [at, uid] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof at === 'string' && JOB_INSTANT.test(at) && typeof uid === 'string' && /^[0-9A-Za-z]{16}$/.test(uid)) return [at, uid];
+  } catch {
+    // fall through
+  }
+  throw validationFailed({ cursor: ['The cursor field is invalid.'] });
 }
 
 /** A timestamptz as Postgres writes it (`2026-11-21 05:58:59.123+00`). */
@@ -160,9 +207,8 @@ export async function getSubmission(deps: Deps, teamId: number, publicId: string
   const job = await deps.queues.producer(smartLinkJob).queue.getJob(uid);
   if (job && job.data.link.teamId === teamId) {
     const state = await job.getState();
-    const base = { id: publicId, event_public_id: null, received_at: job.data.receivedAt, processed_at: null };
-    if (state === 'failed') return { ...base, status: 'failed' as const, error: 'not_processed' };
-    if (state !== 'completed') return { ...base, status: 'queued' as const, error: null };
+    if (state === 'failed') return { ...unrecordedSubmissionJson(uid, job.data.receivedAt), status: 'failed' as const, error: 'not_processed' };
+    if (state !== 'completed') return unrecordedSubmissionJson(uid, job.data.receivedAt);
   }
   throw notFound('Submission');
 }

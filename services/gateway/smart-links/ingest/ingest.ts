@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { QueueEvents } from 'bullmq';
 import { parseDateInput, pgTimestampToMillis } from '../../../../shared/calendar/dates';
 import { isDbUnavailableError } from '../../../../shared/db/knex';
-import { plusMinutesIso, resolveEventTimes } from '../../../../shared/calendar/event-times';
+import { lastDayAfterMinutes, plusMinutesIso, resolveEventTimes } from '../../../../shared/calendar/event-times';
 import { AppError, type FieldErrors, tooManyRequests, unavailable } from '../../../../shared/errors/app-error';
 import { newUid } from '../../../../shared/ids/ids';
 import { type SmartLinkJob, smartLinkJob } from '../../../../shared/queues/smart-link.job';
@@ -11,12 +11,13 @@ import type { AppContext } from '../../context';
 import { validatePart } from '../../http/validation';
 import { isPlatformKey, type PlatformKey } from '../../public/deliver';
 import { beginRequest } from '../../http/request-context';
-import { verdictHeaders } from '../../http/rate-limits';
+import { clientAddress, limitAddress, type TrustProxy } from '../../http/client-address';
+import { rateLimitHeaders, RateLimiterRes, sharedLimiter, type LimitVerdict, verdictHeaders } from '../../http/rate-limits';
 import { derivedUid, openSecret } from '../secrets';
 import { findSmartLinkByKey, type IngestLink, type KeyedLink } from '../smart-links.repository';
 import { submissionFields, type SubmissionFields } from '../smart-links.schemas';
 import { BatchAdder } from './batch-add';
-import { parseFields, readBody } from './body';
+import { type BodyProblem, parseFields, readBody } from './body';
 import { verifyWebhook } from './signature';
 
 const PATH = /^\/s\/([A-Za-z0-9]{1,64})(?:\/([a-z_0-9]{1,20}))?\/?(?:\?.*)?$/;
@@ -77,8 +78,10 @@ function submissionTimes(fields: SubmissionFields, link: IngestLink): { times: R
   let end = fields.end;
   const endFromStart = Boolean(start) && (fields.duration !== undefined || end === undefined);
   if (start && endFromStart) {
-    const minutes = fields.duration ?? link.default_duration;
-    end = allDay ? fields.start : plusMinutesIso(start, zone, minutes);
+    // All-day: a duration counts in whole days (at least one); with neither it nor an end
+    // the event is the start day alone, as for the API's simplified create.
+    if (allDay) end = fields.duration === undefined ? fields.start : lastDayAfterMinutes(start, zone, fields.duration);
+    else end = plusMinutesIso(start, zone, fields.duration ?? link.default_duration);
   }
   const times = resolveEventTimes({ isAllDay: allDay, start: fields.start, end: end ?? fields.start, timezone: zone, startField: 'start', endField: 'end', endFromStart });
   return { times, zone, allDay };
@@ -87,11 +90,20 @@ function submissionTimes(fields: SubmissionFields, link: IngestLink): { times: R
 /**
  * POST /s/{key}: the hottest path. It runs beside Express (plain node:http) to keep the
  * per-request work small, with the same request ids, log lines and error bodies:
- * link from the cache → per-link rate limit (the plan's) → body (64 KiB) → signature → fields (joi) →
- * job added in a batch → 202 once Redis has stored it.
+ * link from the cache → per-link rate limit (the plan's) → body (64 KiB) → fields (joi) →
+ * job added in a batch → 202 once Redis has stored it. A signed link checks its signature
+ * before the rate limit instead (body → signature → limit), so only its sender's signed
+ * requests spend its budget.
  */
-export function createIngest(ctx: AppContext): Ingest {
+export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }): Ingest {
   const { config, logger, caches } = ctx;
+  // Per address, across every link: anyone who knows a signed link's URL can post to it, so
+  // bad signatures are counted here rather than against the link. Touched only on a failure.
+  const badSignatures = sharedLimiter(ctx.redis, {
+    keyPrefix: `${config.queuePrefix}:rl:bad-signature`,
+    points: config.smartLinkBadSignaturesPerMinute,
+    durationSeconds: 60,
+  });
   const producer = ctx.queues.producer(smartLinkJob);
   const adder = new BatchAdder(producer.queue, ctx.redis, logger);
   let queueEvents: QueueEvents | null = null;
@@ -120,18 +132,33 @@ export function createIngest(ctx: AppContext): Ingest {
       req.resume();
       return send(res, 404, { message: 'Smart link not found.' });
     }
-    // The limit check and the body read go on together: both wait on the network. A link
-    // of an unlimited plan is not counted at all.
-    const [verdict, raw] = await Promise.all([ctx.limits.take([{ scope: 'smart-link', key: link.id, perMinute: link.rate_per_minute }]), readBody(req)]);
+    const limit = [{ scope: 'smart-link', key: link.id, perMinute: link.rate_per_minute }];
+    let verdict: LimitVerdict | null;
+    let raw: Buffer | BodyProblem;
+    let nowMs: number;
+    if (link.signed) {
+      // Only a request that proves it comes from the link's sender is counted against the
+      // link: unsigned traffic to a known URL must not use up the sender's budget. The HMAC
+      // costs no round trip, so a valid request still makes one to Redis (the limit).
+      raw = await readBody(req);
+      if (!Buffer.isBuffer(raw)) return send(res, raw.status, { message: raw.message });
+      nowMs = ctx.clock.now().getTime();
+      if (!verifyWebhook(req.headers, raw, secretsOf(link, nowMs), nowMs)) return refuseSignature(req, res);
+      verdict = await ctx.limits.take(limit);
+    } else {
+      // The limit check and the body read go on together: both wait on the network.
+      [verdict, raw] = await Promise.all([ctx.limits.take(limit), readBody(req)]);
+      nowMs = ctx.clock.now().getTime();
+    }
+    // A link of an unlimited plan is not counted at all (no verdict).
     if (verdict) verdictHeaders(res, verdict);
     if (verdict?.over) return sendError(res, tooManyRequests(verdict.retryAfterSeconds));
     if (!Buffer.isBuffer(raw)) return send(res, raw.status, { message: raw.message });
-    const nowMs = ctx.clock.now().getTime();
-    if (link.signed && !verifyWebhook(req.headers, raw, secretsOf(link, nowMs), nowMs)) {
-      return send(res, 401, { message: 'Invalid signature.' });
-    }
     const parsed = await parseFields(req.headers['content-type'], raw);
-    if (!parsed.ok) return send(res, parsed.problem.status, { message: parsed.problem.message });
+    if (!parsed.ok) {
+      const { status, message, errors } = parsed.problem;
+      return send(res, status, errors ? { message, errors } : { message });
+    }
 
     const { value: fields, errors } = validatePart<SubmissionFields>(submissionFields, normalizeFields(parsed.fields));
     let problems: FieldErrors = errors;
@@ -181,6 +208,23 @@ export function createIngest(ctx: AppContext): Ingest {
       }
     }
     send(res, 202, { data: { id: `sls_${submission}`, status: 'queued' } });
+  }
+
+  /** 401 for a bad or missing signature, counted per address: 429 past the limit. */
+  async function refuseSignature(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const points = config.smartLinkBadSignaturesPerMinute;
+    let state: RateLimiterRes;
+    let over = false;
+    try {
+      state = await badSignatures.consume(limitAddress(clientAddress(req, opts.trustProxy)));
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      state = err;
+      over = true;
+    }
+    rateLimitHeaders(res, points, state, over);
+    if (over) return send(res, 429, { message: 'Too Many Attempts.' });
+    send(res, 401, { message: 'Invalid signature.' });
   }
 
   async function waitForOutcome(submission: string): Promise<{ event: string | null } | null> {
