@@ -7,6 +7,7 @@ import { ExtractionFailure, type ExtractionResult } from '../../services/extract
  */
 const NY_WINTER = '2026-03-05T10:00:00-05:00'; // a Thursday, three days before US DST starts
 const NY_AUTUMN = '2026-10-28T10:00:00-04:00'; // a Wednesday, four days before US DST ends
+const NY_NOVEMBER = '2026-11-21T10:00:00-05:00'; // a Saturday
 const NY_DECEMBER = '2026-12-01T10:00:00-05:00';
 const LONDON = '2026-03-25T10:00:00+00:00'; // a Wednesday, four days before BST starts
 
@@ -168,6 +169,31 @@ describe('repetition becomes an RRULE, starting on the first matching day', () =
     const r = read(text, 'America/New_York', NY_WINTER);
     expect(r.date_start).toBe(start);
     expect(r.recurrence_rule).toBe(rule);
+  });
+
+  it.each([
+    // Through the end of the month, written like "until March 1, 2027" (the day's end, in UTC).
+    ['Board meeting first Monday of every month at 6pm until March 2027', 'Board meeting', '2026-12-07T18:00:00-05:00', '2026-12-07T19:00:00-05:00', 'FREQ=MONTHLY;BYDAY=1MO;UNTIL=20270401T035959Z'],
+    ['Team call every Monday at 6pm until March 2027', 'Team call', '2026-11-23T18:00:00-05:00', '2026-11-23T19:00:00-05:00', 'FREQ=WEEKLY;BYDAY=MO;UNTIL=20270401T035959Z'],
+    ['Team call every Monday at 6pm until the end of March', 'Team call', '2026-11-23T18:00:00-05:00', '2026-11-23T19:00:00-05:00', 'FREQ=WEEKLY;BYDAY=MO;UNTIL=20270401T035959Z'],
+    ['Board meeting first Monday of every month at 6pm until March 1, 2027', 'Board meeting', '2026-12-07T18:00:00-05:00', '2026-12-07T19:00:00-05:00', 'FREQ=MONTHLY;BYDAY=1MO;UNTIL=20270302T045959Z'],
+  ])('until a month: %s', (text, title, start, end, rule) => {
+    expect(read(text, 'America/New_York', NY_NOVEMBER)).toMatchObject({ title, date_start: start, date_end: end, is_all_day: false, recurrence_rule: rule });
+  });
+
+  it('reads "until <month>" without a year as the next such month, through its last day', () => {
+    // All day: UNTIL is a date.
+    expect(read('Team call every Monday until May', 'America/New_York', NY_NOVEMBER)).toMatchObject({
+      title: 'Team call',
+      date_start: '2026-11-23',
+      is_all_day: true,
+      recurrence_rule: 'FREQ=WEEKLY;BYDAY=MO;UNTIL=20270531',
+    });
+    // The month still under way is this one.
+    expect(read('Standup every weekday at 9am through November', 'America/New_York', NY_NOVEMBER)).toMatchObject({
+      date_start: '2026-11-23T09:00:00-05:00',
+      recurrence_rule: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;UNTIL=20261201T045959Z',
+    });
   });
 
   it('keeps a frequency word that names the event in the title', () => {

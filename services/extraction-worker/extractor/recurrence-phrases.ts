@@ -3,7 +3,9 @@ import type { TextScan } from './text-scan';
 /**
  * Repetition in words ("every Wednesday", "Tuesdays and Thursdays", "every weekday",
  * "every other week", "monthly", "the first Monday of every month", "for 10 weeks") as the
- * parts of an RFC 5545 RRULE. "until <date>" is read later, with the dates.
+ * parts of an RFC 5545 RRULE. "until <month> [year]" is taken right after, by the rules
+ * extractor (takeUntilMonth), before chrono could read it as the start; "until <date>" is
+ * read later, with the dates.
  */
 export type Freq = 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
 

@@ -15,8 +15,8 @@ import { sentencesOf, titleFromHeader, titleFromSentence } from './titles';
 /**
  * The rule-based extractor: no network, no model, the same answer for the same input.
  * Phrases are understood in an order where each rule sees only what the earlier ones left:
- * sender lines, links, zones, repetition, durations, "all day", then dates (chrono), then
- * the place and, from what remains, the title.
+ * sender lines, links, zones, repetition (and a month it runs until), durations, "all day",
+ * then dates (chrono), then the place and, from what remains, the title.
  */
 export class RulesExtractor implements Extractor {
   readonly name = 'rules';
@@ -46,6 +46,35 @@ function markAllDay(scan: TextScan): boolean {
   return found;
 }
 
+/** The repetition's last day; without a day ("until March"), its last month, through its end. */
+interface Until {
+  /** Null when the text gave none: the first such month from the event's start. */
+  year: number | null;
+  month: number;
+  day: number | null;
+}
+
+const MONTH = String.raw`(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
+// "until March 2027", "through the end of June", "till May": a month, not followed by a day.
+const UNTIL_MONTH = new RegExp(
+  String.raw`\b(?:until|till|through|thru)[ ]+(?:(?:the[ ]+)?end[ ]+of[ ]+)?${MONTH}\b(?:,?[ ]+(?:of[ ]+)?(\d{4}))?(?![ ]*[,/-]?[ ]*(?:the[ ]+)?\d)`,
+  'gi',
+);
+const MONTH_PREFIXES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * "every Monday at 6pm until March 2027": read before chrono, which takes "6pm until March
+ * 2027" for a range from March back to 6pm and "until May" for no date at all.
+ */
+function takeUntilMonth(scan: TextScan): Until | null {
+  for (const m of scan.text.matchAll(UNTIL_MONTH)) {
+    if (scan.overlaps(m.index, m.index + m[0].length)) continue;
+    scan.mark('recurrence', m.index, m.index + m[0].length);
+    return { year: m[2] ? Number(m[2]) : null, month: MONTH_PREFIXES.indexOf(m[1].slice(0, 3).toLowerCase()) + 1, day: null };
+  }
+  return null;
+}
+
 /** "every Tuesday until June 30": the phrase after "until" ends the repetition, not the event. */
 function takeUntil(scan: TextScan, phrases: DatePhrase[]): DatePhrase | null {
   // chrono reads "at 4pm until December 15" as one range: its end is the repetition's.
@@ -63,9 +92,20 @@ function takeUntil(scan: TextScan, phrases: DatePhrase[]): DatePhrase | null {
   return until;
 }
 
-function untilValue(until: DatePhrase | null, timing: Timing): string | null {
+const untilOf = (p: DatePhrase | null): Until | null => (p ? { year: p.from.year, month: p.from.month, day: p.from.day } : null);
+
+function lastDay(until: Until, timing: Timing): DateTime {
+  const { zone } = timing;
+  if (until.day !== null) return DateTime.fromObject({ year: until.year ?? undefined, month: until.month, day: until.day }, { zone });
+  const start = (timing.isAllDay ? DateTime.fromISO(timing.startDay, { zone }) : DateTime.fromMillis(timing.startMs, { zone })).startOf('day');
+  const monthEnd = (year: number) => DateTime.fromObject({ year, month: until.month, day: 1 }, { zone }).endOf('month').startOf('day');
+  if (until.year !== null) return monthEnd(until.year);
+  return monthEnd(start.year) < start ? monthEnd(start.year + 1) : monthEnd(start.year);
+}
+
+function untilValue(until: Until | null, timing: Timing): string | null {
   if (!until) return null;
-  const day = DateTime.fromObject({ year: until.from.year, month: until.from.month, day: until.from.day }, { zone: timing.zone });
+  const day = lastDay(until, timing);
   // RFC 5545: UNTIL is a date for all-day events, else a UTC date-time (here: the day's end).
   return timing.isAllDay ? day.toFormat('yyyyLLdd') : day.endOf('day').toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'");
 }
@@ -99,11 +139,12 @@ export function extractWithRules(input: ExtractionInput): ExtractionResult {
   const urls = markUrls(scan);
   const zones = findZoneMentions(scan);
   const recurrence = findRecurrence(scan);
+  const untilMonth = recurrence ? takeUntilMonth(scan) : null;
   const duration = findDuration(scan);
   const allDayPhrase = markAllDay(scan);
   markDayPartNames(scan);
   const phrases = findDatePhrases(scan, input.timezone, input.referenceDate);
-  const until = recurrence ? takeUntil(scan, phrases) : null;
+  const until = recurrence ? (untilMonth ?? untilOf(takeUntil(scan, phrases))) : null;
 
   const whenLines = headers.filter((h) => h.role === 'when');
   const read = readTiming({
