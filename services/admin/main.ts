@@ -8,11 +8,17 @@ import { prepareDatabase } from '../../shared/db/prepare';
  * Operator commands:
  *   migrate
  *   create-team --name NAME --email EMAIL [--plan free|pro|business|unlimited] [--event-limit N] [--user-name NAME]
+ *   help (or --help)
  * Results are one JSON object on stdout; problems go to stderr with a non-zero exit.
  */
 const USAGE = `usage:
   npm run admin -- migrate
-  npm run admin -- create-team --name NAME --email EMAIL [--plan free|pro|business|unlimited] [--event-limit N] [--user-name NAME]`;
+  npm run admin -- create-team --name NAME --email EMAIL [--plan free|pro|business|unlimited] [--event-limit N] [--user-name NAME]
+  npm run admin -- help
+
+create-team prints team_id, user_id, plan, event_limit (the monthly event limit in effect:
+--event-limit when given, else the plan's; null: none), event_limit_override (--event-limit,
+or null) and the token, shown only once.`;
 
 function parseFlags(args: string[]): Record<string, string> {
   const flags: Record<string, string> = {};
@@ -47,7 +53,11 @@ function fail(message: string): never {
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
-  if (!command || command === 'help' || command === '--help') fail('no command given');
+  if (['help', '--help', '-h'].includes(command) || rest.includes('--help')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!command) fail('no command given');
   const config = loadConfigOrExit();
   if (command === 'migrate') {
     await prepareDatabase(config.databaseUrl);
@@ -80,7 +90,9 @@ async function main(): Promise<void> {
         team_id: `team_${created.teamUid}`,
         user_id: `usr_${created.userUid}`,
         plan: value.plan,
-        event_limit: value['event-limit'] ?? null,
+        // The limit in effect, not the override alone: a free team without one has 50, not none.
+        event_limit: created.eventLimit,
+        event_limit_override: value['event-limit'] ?? null,
         token: created.token,
         note: 'The token is shown only once: store it now.',
       })}\n`,

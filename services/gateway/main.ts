@@ -30,7 +30,14 @@ async function main(): Promise<void> {
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
   });
-  lifecycle.onShutdown('http', () => server.closeGracefully());
+  lifecycle.onShutdown('http', () =>
+    server.closeGracefully({
+      // Connections a client still holds open are cut in time for the steps after this one
+      // (the app, Redis, Postgres) to close before the shutdown is forced.
+      forceAfterMs: Math.max(0, lifecycle.remainingMs() - Math.min(3000, config.shutdownTimeoutMs / 3)),
+      onForce: () => logger.warn('connections still open at the shutdown deadline: closing them'),
+    }),
+  );
   // Runs before the HTTP server closes (reverse order): requests waiting for an extraction answer 202 now.
   lifecycle.onShutdown('waits', () => built.releaseWaits());
   logger.info({ url: config.publicBaseUrl, port: server.port }, `gateway listening on ${config.publicBaseUrl}`);

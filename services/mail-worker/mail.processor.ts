@@ -85,6 +85,8 @@ export async function processMailJob(job: Job<MailJob & { meta?: JobMeta }>, dep
   // Sent but not recorded (the database stayed away): the job must run again for those.
   if (unrecorded.length) throw unrecorded[0];
   const total = job.data.messages.length;
+  // One line per job, with the request id that queued it (the child logger carries it).
+  log.info({ kind: job.data.kind, messages: total, sent, skipped, gone, failed: failures.length }, 'mail job finished');
   if (retry) throw new Error(`${retry} of ${total} messages will be retried: ${failures[0].failure.reply}`);
   if (failures.length) throw new UnrecoverableError(`${failures.length} of ${total} messages failed: ${failures[0].failure.reply}`);
   return { sent, skipped, gone };

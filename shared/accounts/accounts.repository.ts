@@ -29,6 +29,8 @@ export interface NewTeam {
   userId: number;
   userUid: string;
   token: string;
+  /** The team's monthly event limit in effect: its override, else its plan's (null: none). */
+  eventLimit: number | null;
 }
 
 /** Creates a team, its first user and that user's API token, in one transaction. */
@@ -45,7 +47,11 @@ export async function createTeamWithOwner(
       .insert({ uid: newUid(), team_id: team.id, name: input.userName ?? input.name, email: input.email })
       .returning(['id', 'uid']);
     const token = await insertToken(trx, { userId: user.id, teamId: team.id, kind: 'api', name: 'default' });
-    return { teamId: team.id, teamUid: team.uid, userId: user.id, userUid: user.uid, token };
+    const { event_limit: eventLimit } = await trx('teams as t')
+      .join('plans as p', 'p.id', 't.plan_id')
+      .where('t.id', team.id)
+      .first<{ event_limit: number | null }>(trx.raw('COALESCE(t.event_limit_override, p.monthly_event_limit) AS event_limit'));
+    return { teamId: team.id, teamUid: team.uid, userId: user.id, userUid: user.uid, token, eventLimit };
   });
 }
 

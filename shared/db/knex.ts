@@ -56,8 +56,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
       return true;
     } catch (err) {
-      // 42P04: another process created it between our check and our CREATE.
-      if ((err as { code?: string }).code === '42P04') return false;
+      // Another process created it between our check and our CREATE: 42P04 when it had
+      // finished, 23505 (pg_database's unique name index) when both CREATEs ran at once.
+      const code = (err as { code?: string }).code;
+      if (code === '42P04' || code === '23505') return false;
       throw err;
     }
   } finally {

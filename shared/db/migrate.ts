@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import pg from 'pg';
+import type { Logger } from '../logging/logger';
 import { migrations } from './migrations';
 
 class ListedMigrationSource implements Knex.MigrationSource<string> {
@@ -15,8 +17,47 @@ class ListedMigrationSource implements Knex.MigrationSource<string> {
   }
 }
 
-/** Runs pending migrations; knex's lock table keeps concurrent starts from racing. */
+/**
+ * Runs pending migrations. Not safe to run twice at once on its own (knex creates its
+ * tables without a lock and refuses, rather than waits, when its lock row is taken): run
+ * it inside withMigrationLock.
+ */
 export async function migrateLatest(db: Knex): Promise<string[]> {
   const [, applied] = (await db.migrate.latest({ migrationSource: new ListedMigrationSource() })) as [number, string[]];
   return applied;
+}
+
+// Any constant: advisory locks are per database, and only the migrations take this one.
+const MIGRATION_LOCK_KEY = 4_721_066_311_920_517n;
+
+/**
+ * Runs fn holding a Postgres advisory lock of the database, on a connection of its own:
+ * a second run waits for the first, then finds nothing left to do. The lock goes with the
+ * session, so a runner that dies mid-way frees it. Every pod of a rollout migrates before
+ * it starts (infra/k8s), so runs at once are the normal case, not a race to lose.
+ */
+export async function withMigrationLock<T>(databaseUrl: string, fn: () => Promise<T>, logger?: Logger): Promise<T> {
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    application_name: 'migrate-lock',
+    // Waiting for another run's migrations must not be cut short by a role's default timeouts.
+    options: '-c statement_timeout=0 -c lock_timeout=0',
+    connectionTimeoutMillis: 5000,
+  });
+  await client.connect();
+  try {
+    const key = MIGRATION_LOCK_KEY.toString();
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key]);
+    if (!rows[0].locked) {
+      logger?.info('waiting for another process to finish the migrations');
+      await client.query('SELECT pg_advisory_lock($1::bigint)', [key]);
+    }
+    try {
+      return await fn();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
+    }
+  } finally {
+    await client.end();
+  }
 }

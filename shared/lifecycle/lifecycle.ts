@@ -10,6 +10,7 @@ type Closer = { name: string; close: () => Promise<void> | void };
 export class Lifecycle {
   private readonly closers: Closer[] = [];
   private shuttingDown: Promise<void> | null = null;
+  private deadline = Infinity;
 
   constructor(
     private readonly logger: Logger,
@@ -22,6 +23,11 @@ export class Lifecycle {
 
   get isShuttingDown(): boolean {
     return this.shuttingDown !== null;
+  }
+
+  /** Time left before a shutdown under way is forced (the whole timeout before one starts). */
+  remainingMs(): number {
+    return Number.isFinite(this.deadline) ? Math.max(0, this.deadline - Date.now()) : this.timeoutMs;
   }
 
   shutdown(reason: string): Promise<void> {
@@ -43,6 +49,7 @@ export class Lifecycle {
 
   private async run(reason: string): Promise<void> {
     this.logger.info({ reason }, 'shutting down');
+    this.deadline = Date.now() + this.timeoutMs;
     const timer = setTimeout(() => {
       this.logger.error({ timeoutMs: this.timeoutMs }, 'shutdown timed out; forcing exit');
       process.exit(1);

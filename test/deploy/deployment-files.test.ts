@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { CONFIG_SETTINGS } from '../../shared/config/config';
+import { CONFIG_SETTINGS, loadConfig } from '../../shared/config/config';
 import { METRIC } from '../../shared/metrics/metrics';
 import { QUEUES } from '../../shared/queues/queues';
 import { SERVICES, service as serviceNamed, serviceArgs } from '../../services/services';
@@ -20,6 +21,7 @@ interface ComposeService {
   environment?: Record<string, string>;
   healthcheck?: { test?: string[]; disable?: boolean };
   restart?: string;
+  stop_grace_period?: string;
   depends_on?: Record<string, { condition: string }>;
 }
 
@@ -33,13 +35,22 @@ const argsOf = (command: string[]) => {
   return command.slice(1).join(' ');
 };
 
+/**
+ * A process's shutdown (its SHUTDOWN_TIMEOUT_MS, after any preStop hook) must end before it is
+ * killed at the grace period, and use most of it: a grace period is sized for what the
+ * process needs to drain, so more than 10 s of it left over means the process gives up early.
+ */
+const fitsGrace = (shutdownMs: number, graceMs: number) => shutdownMs < graceMs && graceMs - shutdownMs <= 10_000;
+
 describe('docker-compose.yml', () => {
-  it('runs postgres, redis (AOF, noeviction), mailpit, the migration, the gateway and each worker', () => {
+  it('runs postgres, redis (AOF fsynced on every write, noeviction), mailpit, the migration, the gateway and each worker', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
       ['extraction-worker', 'gateway', 'mail-worker', 'mailpit', 'migrate', 'postgres', 'redis', 'smart-link-worker'].sort(),
     );
     const redis = compose.services.redis.command?.join(' ') ?? '';
     expect(redis).toContain('--appendonly yes');
+    // A 202 means the job is on disk (infra/README.md): fsync before Redis answers.
+    expect(redis).toContain('--appendfsync always');
     expect(redis).toContain('--maxmemory-policy noeviction');
     expect(compose.services['mail-worker'].environment?.SMTP_URL).toContain('mailpit:1025');
   });
@@ -68,6 +79,19 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('gives each process a shutdown timeout a few seconds under its stop grace period', () => {
+    for (const [name, s] of appServices) {
+      if (name === 'migrate') continue;
+      // `${SHUTDOWN_TIMEOUT_MS:-10000}`: the value used when the variable is not set.
+      const setting = /^\$\{[A-Z_]+:-(\d+)\}$/.exec(s.environment?.SHUTDOWN_TIMEOUT_MS ?? '')?.[1] ?? s.environment?.SHUTDOWN_TIMEOUT_MS;
+      const timeoutMs = loadConfig(setting === undefined ? {} : { SHUTDOWN_TIMEOUT_MS: setting }).shutdownTimeoutMs;
+      // Compose waits 10 s by default before it kills a container.
+      const grace = /^(\d+)s$/.exec(s.stop_grace_period ?? '10s')?.[1];
+      expect({ name, grace }).toEqual({ name, grace: expect.stringMatching(/^\d+$/) });
+      expect({ name, timeoutMs, grace, fits: fitsGrace(timeoutMs, Number(grace) * 1000) }).toEqual({ name, timeoutMs, grace, fits: true });
+    }
+  });
+
   it('gives every long-running service a health check and a restart policy', () => {
     for (const [name, s] of Object.entries(compose.services)) {
       if (name === 'migrate') {
@@ -83,11 +107,32 @@ describe('docker-compose.yml', () => {
   });
 });
 
+/** What `kubectl apply -k dir` applies: kustomize renders it offline, patches and all. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests of every kind
+function render(dir: string): Array<Record<string, any>> {
+  let out: string;
+  try {
+    out = execFileSync('kubectl', ['kustomize', path.join(ROOT, dir)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const e = err as { code?: string; stderr?: string; message: string };
+    throw new Error(e.code === 'ENOENT' ? 'kubectl is not on PATH: install it (its `kustomize` renders infra/ offline)' : `kubectl kustomize ${dir}: ${e.stderr || e.message}`, { cause: err });
+  }
+  return parseAllDocuments(out).map((d) => d.toJS());
+}
+
+/** How long a container's preStop hook holds its SIGTERM back: a sleep, or nothing. */
+function preStopMs(container: { name: string; lifecycle?: { preStop?: { sleep?: { seconds: number }; exec?: { command: string[] } } } }): number {
+  const preStop = container.lifecycle?.preStop;
+  if (!preStop) return 0;
+  if (preStop.sleep) return Number(preStop.sleep.seconds) * 1000;
+  const seconds = /\bsleep\s+(\d+(?:\.\d+)?)\b/.exec(preStop.exec?.command.join(' ') ?? '')?.[1];
+  if (seconds === undefined) throw new Error(`${container.name}: cannot tell how long its preStop hook takes (${JSON.stringify(preStop)}); teach preStopMs`);
+  return Number(seconds) * 1000;
+}
+
 describe('infra/k8s', () => {
-  const docs = fs
-    .readdirSync(path.join(ROOT, 'infra/k8s'))
-    .filter((f) => f.endsWith('.yaml'))
-    .flatMap((f) => parseAllDocuments(read(`infra/k8s/${f}`)).map((d) => d.toJS() as Record<string, any>)); // eslint-disable-line @typescript-eslint/no-explicit-any -- manifests of every kind
+  const docs = render('infra/k8s');
+  const overlays = { 'infra/k8s': docs, 'infra/keda': render('infra/keda') };
 
   it('has a Deployment with probes, an HPA and a PDB for the gateway and each worker', () => {
     for (const service of SERVICES) {
@@ -100,7 +145,61 @@ describe('infra/k8s', () => {
       for (const kind of ['HorizontalPodAutoscaler', 'PodDisruptionBudget']) expect(docs.some((d) => d.kind === kind && d.metadata.name === service.name)).toBe(true);
     }
     expect(docs.some((d) => d.kind === 'Service' && d.metadata.name === 'gateway')).toBe(true);
-    expect(docs.some((d) => d.kind === 'Job')).toBe(true);
+  });
+
+  it('migrates in every pod before its process starts, from the same image and settings, and has no Job', () => {
+    for (const [dir, rendered] of Object.entries(overlays)) {
+      // A Job's pod template cannot change: the next release's image would be refused.
+      expect({ dir, jobs: rendered.filter((d) => d.kind === 'Job' || d.kind === 'CronJob').map((d) => d.metadata.name) }).toEqual({ dir, jobs: [] });
+      const deployments = rendered.filter((d) => d.kind === 'Deployment');
+      expect(deployments.map((d) => d.metadata.name).sort()).toEqual(SERVICES.map((s) => s.name).sort());
+      for (const deployment of deployments) {
+        const pod = deployment.spec.template.spec;
+        const [container] = pod.containers;
+        const inits = (pod.initContainers ?? []) as Array<{ name: string; image: string; command: string[]; envFrom: unknown }>;
+        expect({ dir, deployment: deployment.metadata.name, inits: inits.map((c) => c.name) }).toEqual({ dir, deployment: deployment.metadata.name, inits: ['migrate'] });
+        const [migrate] = inits;
+        expect(pkg.scripts.migrate).toMatch(new RegExp(`node ${argsOf(migrate.command)}$`));
+        // The schema of the code in this pod, in the database this pod uses.
+        expect(migrate.image).toBe(container.image);
+        expect(migrate.envFrom).toEqual(container.envFrom);
+      }
+    }
+  });
+
+  it('lets every process finish its shutdown (after any preStop hook) a few seconds inside its grace period', () => {
+    const configMap = (name: string) => docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === name);
+    for (const [dir, rendered] of Object.entries(overlays)) {
+      for (const deployment of rendered.filter((d) => d.kind === 'Deployment')) {
+        const name = deployment.metadata.name as string;
+        const pod = deployment.spec.template.spec;
+        const [container] = pod.containers;
+        // An `env` entry wins over the ConfigMaps of `envFrom`; without either, the default.
+        const fromEnv = (container.env ?? []).find((e: { name: string }) => e.name === 'SHUTDOWN_TIMEOUT_MS')?.value;
+        const fromConfigMap = (container.envFrom ?? [])
+          .map((ref: { configMapRef?: { name: string } }) => ref.configMapRef && configMap(ref.configMapRef.name)?.data?.SHUTDOWN_TIMEOUT_MS)
+          .find((v: string | undefined) => v !== undefined);
+        const setting = fromEnv ?? fromConfigMap;
+        const timeoutMs = loadConfig(setting === undefined ? {} : { SHUTDOWN_TIMEOUT_MS: setting }).shutdownTimeoutMs;
+        const graceMs = (pod.terminationGracePeriodSeconds ?? 30) * 1000;
+        const used = { dir, name, preStopMs: preStopMs(container), timeoutMs, graceMs };
+        // Kubernetes runs preStop, then sends SIGTERM, and kills the pod at the grace period;
+        // a process that gives up long before then wastes the time its grace was sized for.
+        expect({ ...used, fits: fitsGrace(used.preStopMs + timeoutMs, graceMs) }).toEqual({ ...used, fits: true });
+      }
+    }
+  });
+
+  it('lets the gateway leave the Service before SIGTERM, with time to drain after it', () => {
+    const pod = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'gateway')?.spec.template.spec;
+    const preStop = pod.containers[0].lifecycle?.preStop?.exec?.command as string[] | undefined;
+    expect(preStop?.[0]).toBe('sleep'); // node:*-slim images have it
+    const preStopSeconds = Number(preStop?.[1]);
+    expect(preStopSeconds).toBeGreaterThan(0);
+    const shutdownSeconds = Number(docs.find((d) => d.kind === 'ConfigMap')?.data.SHUTDOWN_TIMEOUT_MS) / 1000;
+    expect(shutdownSeconds).toBeGreaterThan(0);
+    // The kubelet counts the preStop hook against the grace period.
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(preStopSeconds + shutdownSeconds + 5);
   });
 
   it('sets only settings the services read', () => {
@@ -118,7 +217,7 @@ describe('infra/keda', () => {
       .readdirSync(path.join(ROOT, dir))
       .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
       .flatMap((f) => parseAllDocuments(read(`${dir}/${f}`)).map((d) => d.toJS() as Record<string, any>)); // eslint-disable-line @typescript-eslint/no-explicit-any -- manifests of every kind
-  const base = yamlDocs('infra/k8s');
+  const base = render('infra/k8s');
   const scaled = yamlDocs('infra/keda').filter((d) => d.kind === 'ScaledObject');
   const kustomization = parse(read('infra/keda/kustomization.yaml')) as { resources: string[]; patches: Array<{ patch: string }> };
 

@@ -222,14 +222,19 @@ describe('the workers', () => {
     for (const held of sink.held) held.answer('accept');
     const waited = (w: typeof slw) => logLines(w, 'Postgres is unavailable; the job waits').length;
     await waitFor(
-      () =>
-        // more tries than the recorder used to make (4) before the job failed and resent
-        logLines(mw, 'could not record sent messages yet; retrying').some((l) => Number(l.attempt) >= 5) &&
-        waited(slw) >= 1 &&
-        // more tries than an extraction used to get (3) before it was left pending for good,
-        // and than an email gets here (2)
-        waited(xw) >= 3 * 4 &&
-        waited(mw) >= 3,
+      () => {
+        const state = {
+          // more tries than the recorder used to make (4) before the job failed and resent
+          recorderAttempts: Math.max(0, ...logLines(mw, 'could not record sent messages yet; retrying').map((l) => Number(l.attempt))),
+          smartLinkWaits: waited(slw),
+          // more tries than an extraction used to get (3) before it was left pending for good,
+          // and than an email gets here (2)
+          extractionWaits: waited(xw),
+          mailWaits: waited(mw),
+        };
+        if (state.recorderAttempts >= 5 && state.smartLinkWaits >= 1 && state.extractionWaits >= 3 * 4 && state.mailWaits >= 3) return true;
+        throw new Error(JSON.stringify(state)); // says which one is missing if this times out
+      },
       { what: 'every worker to find Postgres away and wait', timeoutMs: 60_000 },
     );
     // Waiting spent no attempt.

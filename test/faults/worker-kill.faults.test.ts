@@ -8,7 +8,7 @@ import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { FaultTally } from '../helpers/fault-summary';
 import { startGateway, type TestGateway } from '../helpers/gateway';
 import type { Spawned } from '../helpers/processes';
-import { crash, drained, isolatedPrefix, spawnWorker } from '../helpers/service-processes';
+import { crash, drained, isolatedPrefix, logLines, spawnWorker } from '../helpers/service-processes';
 import { type SinkAnswer, type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { waitFor } from '../helpers/wait';
 import { newLink, submitForm } from '../smart-links/helpers';
@@ -243,6 +243,10 @@ describe('the mail worker', () => {
     const retried = await gw.db('deliveries').whereIn('email', claimed).pluck('attempts');
     expect(retried.every((n: number) => n === 2)).toBe(true);
     await waitFor(() => second.stdout().includes('an earlier attempt stopped mid-send; sending again'), { what: 'the resend log line' });
+    // The invitation's request can be followed into the worker's lines for its jobs.
+    const requestId = invited.headers.get('x-request-id');
+    expect(requestId).toBeTruthy();
+    await waitFor(() => logLines(second, 'mail job finished').some((line) => line.reqId === requestId), { what: 'a mail job line with the request id' });
 
     second.proc.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,19 +41,117 @@ describe('the gateway process', () => {
     socket.write(body);
     await waitFor(() => answer.includes('\r\n\r\n') && answer, { what: 'the in-flight answer' });
     expect(answer).toMatch(/^HTTP\/1.1 401/);
+    // The gateway closes the keep-alive connection once its answer is out (answers that
+    // begin after SIGTERM also say Connection: close; see the drain test below).
+    await waitFor(() => socket.readableEnded, { what: 'the gateway to close the connection' });
     socket.destroy();
     const exit = await gw.exited;
     expect(exit.code).toBe(0);
     expect(gw.stdout()).toContain('shutdown complete');
   });
 
+  it('drains keep-alive clients on SIGTERM, closes Postgres and Redis, and exits 0', async () => {
+    const port = await freePort();
+    // A drain that stalls would be cut at the deadline (SHUTDOWN_TIMEOUT_MS less a reserve) with a warning.
+    const gw = spawnNode(dist('gateway/main.js'), { ...testEnv({ LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '20000' }), PORT: String(port) });
+    running.push(gw);
+    await healthy(port);
+
+    // 50 clients, each on one keep-alive connection of its own, asking in a loop until a request fails.
+    type Outcome = { afterSigterm: boolean; status?: number; connection?: string; error?: string };
+    const outcomes: Outcome[] = [];
+    let sigtermSent = false;
+    const get = (agent: http.Agent) =>
+      new Promise<Omit<Outcome, 'afterSigterm'>>((resolve) => {
+        const req = http.get({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode, connection: res.headers.connection }));
+          res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
+        });
+        req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
+      });
+    const client = async () => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        for (;;) {
+          const afterSigterm = sigtermSent;
+          const outcome = { afterSigterm, ...(await get(agent)) };
+          outcomes.push(outcome);
+          if (outcome.error) return;
+        }
+      } finally {
+        agent.destroy();
+      }
+    };
+    const clients = Array.from({ length: 50 }, client);
+    await waitFor(() => outcomes.filter((o) => o.status === 200).length >= 500, { what: 'the clients to be under way' });
+    expect(outcomes.filter((o) => o.error)).toEqual([]);
+
+    sigtermSent = true;
+    gw.proc.kill('SIGTERM');
+    const exit = await gw.exited;
+    await Promise.all(clients);
+
+    expect(exit.code).toBe(0);
+    const log = gw.stdout();
+    expect(log).toContain('shutdown complete');
+    for (const step of ['http', 'app', 'redis', 'postgres']) expect(log).toMatch(new RegExp(`"step":"${step}".*"msg":"closed"`));
+    expect(log).not.toContain('shutdown timed out');
+    expect(log).not.toContain('connections still open at the shutdown deadline');
+    // After SIGTERM a request is answered, or finds the gateway gone: refused, or its idle
+    // keep-alive socket closed under it (ECONNRESET) as it was sent.
+    const after = outcomes.filter((o) => o.afterSigterm);
+    for (const o of after) expect(o.status === 200 || o.error === 'ECONNREFUSED' || o.error === 'ECONNRESET' ? 'clean' : o).toBe('clean');
+  });
+
+  it('cuts a request still unfinished at the shutdown deadline, then closes Postgres and Redis', async () => {
+    const port = await freePort();
+    const gw = spawnNode(dist('gateway/main.js'), { ...testEnv({ LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '3000' }), PORT: String(port) });
+    running.push(gw);
+    await healthy(port);
+    // A body that never finishes (well within HTTP_REQUEST_TIMEOUT_MS): the request stays in flight.
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.on('data', () => undefined);
+    socket.write('POST /api/calendars HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":');
+    gw.proc.kill('SIGTERM');
+    const exit = await gw.exited;
+    expect(exit.code).toBe(0);
+    const log = gw.stdout();
+    expect(log).toContain('connections still open at the shutdown deadline');
+    for (const step of ['http', 'app', 'redis', 'postgres']) expect(log).toMatch(new RegExp(`"step":"${step}".*"msg":"closed"`));
+    expect(log).toContain('shutdown complete');
+    expect(log).not.toContain('shutdown timed out');
+    await waitFor(() => socket.destroyed || socket.readableEnded, { what: 'the connection to be closed' });
+    socket.destroy();
+  });
+
+  it('logs each request with its whole path, without the credentials it may carry', async () => {
+    const port = await freePort();
+    const gw = spawnNode(dist('gateway/main.js'), { ...testEnv({ LOG_LEVEL: 'info' }), PORT: String(port) });
+    running.push(gw);
+    await healthy(port);
+    const key = 'SmartLinkKey0123456789abcdef';
+    const token = 'PersonalFeedToken0123456789';
+    await fetch(`http://127.0.0.1:${port}/s/${key}`, { method: 'POST', body: new URLSearchParams({ title: 'x' }) });
+    await fetch(`http://127.0.0.1:${port}/c/AAAAAAAAAAAAAAAA/feeds/${token}.ics`);
+    await fetch(`http://127.0.0.1:${port}/api/no-such-thing/x`);
+    // The whole path, as requested (a mounted router would have cut its prefix off).
+    await waitFor(() => gw.stdout().includes('"url":"/api/no-such-thing/x"'), { what: 'the unknown API path log line' });
+    await waitFor(() => gw.stdout().includes('/feeds/[redacted]'), { what: 'the feed request log line' });
+    await waitFor(() => gw.stdout().includes('"url":"/s/Smar…"'), { what: 'the submission request log line' });
+    expect(gw.stdout()).not.toContain(key);
+    expect(gw.stdout()).not.toContain(token);
+  });
+
   it('lists every configuration problem and exits non-zero', async () => {
-    const gw = spawnNode(dist('gateway/main.js'), { PORT: 'x', DATABASE_URL: 'mysql://nope', REDIS_URL: 'bad' });
+    const gw = spawnNode(dist('gateway/main.js'), { PORT: 'x', DATABASE_URL: 'mysql://nope', REDIS_URL: 'bad', TRUST_PROXY: 'maybe', NODE_ENV: 'production' });
     running.push(gw);
     const exit = await gw.exited;
     expect(exit.code).toBe(1);
     expect(gw.stderr()).toContain('Invalid configuration');
-    for (const key of ['PORT', 'DATABASE_URL', 'REDIS_URL']) expect(gw.stderr()).toContain(key);
+    for (const key of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'TRUST_PROXY must be', 'APP_KEY is required']) expect(gw.stderr()).toContain(key);
+    expect(gw.stderr()).not.toContain('    at ');
   });
 });
 
@@ -81,6 +180,30 @@ describe('the extraction worker process', () => {
     worker.proc.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
     expect(worker.stdout()).toContain('shutdown complete');
+  });
+});
+
+describe('a process started while Redis is unreachable', () => {
+  it.each([
+    ['gateway', 'gateway/main.js'],
+    ['extraction-worker', 'extraction-worker/main.js'],
+  ])('%s answers /metrics at once with the series it has, leaving out the queue depths', async (service, entry) => {
+    const port = await freePort();
+    const closedRedis = `redis://127.0.0.1:${await freePort()}`;
+    const token = 'metrics-token-0123456789';
+    const proc = spawnNode(dist(entry), testEnv({ PORT: String(port), REDIS_URL: closedRedis, METRICS_TOKEN: token }));
+    running.push(proc);
+    await healthy(port);
+    // Bounded only so that a hang fails here rather than at the test's timeout.
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(15_000) });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain(`calendar_process_cpu_seconds_total{service="${service}"}`);
+    if (service === 'gateway') expect(text).toMatch(/^calendar_http_requests_total\{method="GET",route="\/healthz",status="200",service="gateway"\} \d+$/m);
+    expect(text).not.toMatch(/^calendar_queue_jobs\{/m);
+    // Readiness as API.md has it: Postgres and Redis reachable, else 503 (saying which).
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect([ready.status, await ready.json()]).toEqual([503, { status: 'unavailable', checks: { postgres: 'ok', redis: 'unavailable' } }]);
   });
 });
 
@@ -138,7 +261,7 @@ describe('the admin CLI', () => {
     const cli = spawnNode(dist('admin/main.js'), testEnv(), ['create-team', '--name', 'Acme', '--email', `cli-${Date.now()}@example.test`, '--plan', 'pro', '--event-limit', '7']);
     expect((await cli.exited).code).toBe(0);
     const out = JSON.parse(cli.stdout());
-    expect(out).toMatchObject({ team_id: expect.stringMatching(/^team_/), user_id: expect.stringMatching(/^usr_/), plan: 'pro', event_limit: 7 });
+    expect(out).toMatchObject({ team_id: expect.stringMatching(/^team_/), user_id: expect.stringMatching(/^usr_/), plan: 'pro', event_limit: 7, event_limit_override: 7 });
     expect(out.token).toMatch(/^cst_[0-9A-Za-z]{40}$/);
     const gw = await startGateway();
     try {
@@ -147,6 +270,27 @@ describe('the admin CLI', () => {
     } finally {
       await gw.close();
     }
+  });
+
+  it('prints the monthly event limit in effect: the plan\'s when there is no override', async () => {
+    for (const [plan, limit] of [['free', 50], ['unlimited', null]] as const) {
+      const cli = spawnNode(dist('admin/main.js'), testEnv(), ['create-team', '--name', 'Acme', '--email', `cli-${plan}-${Date.now()}@example.test`, '--plan', plan]);
+      expect((await cli.exited).code).toBe(0);
+      expect(JSON.parse(cli.stdout())).toMatchObject({ plan, event_limit: limit, event_limit_override: null });
+    }
+  });
+
+  it('prints its usage on stdout and exits 0 when asked for help', async () => {
+    for (const args of [['help'], ['--help'], ['create-team', '--help']]) {
+      const cli = spawnNode(dist('admin/main.js'), {}, args);
+      expect({ args, code: (await cli.exited).code }).toEqual({ args, code: 0 });
+      expect(cli.stdout()).toMatch(/^usage:\n/);
+      expect(cli.stdout()).toContain('create-team --name NAME --email EMAIL');
+      expect(cli.stderr()).toBe('');
+    }
+    const none = spawnNode(dist('admin/main.js'), {}, []);
+    expect((await none.exited).code).toBe(2);
+    expect(none.stderr()).toContain('no command given');
   });
 
   it('rejects bad arguments with every problem and exit code 2', async () => {
