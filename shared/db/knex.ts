@@ -92,5 +92,5 @@ export function isDbUnavailableError(err: unknown): boolean {
   if (e.code && (/^08/.test(e.code) || /^57P0[123]$/.test(e.code) || e.code === '53300')) return true;
   if (e.name === 'KnexTimeoutError') return true;
   const msg = e.message ?? '';
-  return /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(msg);
+  return /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect/i.test(msg);
 }

@@ -231,6 +231,8 @@ describe('the workers', () => {
           // and than an email gets here (2)
           extractionWaits: waited(xw),
           mailWaits: waited(mw),
+          // a worker that died stops logging: say so, with the end of what it wrote
+          exited: [slw, mw, xw].filter((w) => w.proc.exitCode !== null || w.proc.signalCode !== null).map((w) => `${w.proc.pid}: ${w.stderr().slice(-300)}`),
         };
         if (state.recorderAttempts >= 5 && state.smartLinkWaits >= 1 && state.extractionWaits >= 3 * 4 && state.mailWaits >= 3) return true;
         throw new Error(JSON.stringify(state)); // says which one is missing if this times out
