@@ -38,3 +38,35 @@ describe('LiveCache', () => {
     expect(cache.get('a')).toBeUndefined();
   });
 });
+
+describe('LiveCache when full', () => {
+  it('makes room by dropping its oldest entry, not everything', () => {
+    const cache = new LiveCache<number>(10_000, 3);
+    cache.setLive(true);
+    for (const [i, key] of ['a', 'b', 'c', 'd'].entries()) cache.set(key, i, cache.begin());
+    expect(['a', 'b', 'c', 'd'].map((k) => cache.get(k))).toEqual([undefined, 1, 2, 3]);
+  });
+
+  it('keeps misses apart: a flood of unknown keys never pushes out a known one', () => {
+    const cache = new LiveCache<{ id: number } | false>(10_000, 100, 10);
+    cache.setLive(true);
+    cache.set('known', { id: 1 }, cache.begin());
+    for (let i = 0; i < 10_000; i++) cache.set(`made-up-${i}`, false, cache.begin());
+    expect(cache.get('known')).toEqual({ id: 1 });
+    // The latest misses are still remembered, within their own budget.
+    expect(cache.get('made-up-9999')).toBe(false);
+    expect(cache.get('made-up-0')).toBeUndefined();
+  });
+
+  it('a key that turns from a miss into a hit is one entry, wherever it was', () => {
+    const cache = new LiveCache<number | false>(10_000, 100);
+    cache.setLive(true);
+    cache.set('k', false, cache.begin());
+    cache.set('k', 7, cache.begin());
+    expect(cache.get('k')).toBe(7);
+    cache.set('k', false, cache.begin());
+    expect(cache.get('k')).toBe(false);
+    cache.delete('k');
+    expect(cache.get('k')).toBeUndefined();
+  });
+});
