@@ -127,8 +127,11 @@ export function isoWithOffset(w: WallClock): string {
 }
 
 // Intl gives real abbreviations only for the locale that uses them (EDT in en-US, CEST in
-// en-GB, AEST in en-AU, IST in en-IN); other locales answer "GMT+2". Try each in turn.
-const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-IN'];
+// en-GB, AEST in en-AU, IST in en-IN, JST in ja-JP, SGT in en-SG, WAT and SAST in en-ZA,
+// BRT in pt-BR, WIB in id-ID); other locales answer "GMT+2". Try each in turn, taking only
+// a plain abbreviation (not "CST (Kuba)").
+const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-IN', 'en-SG', 'en-HK', 'en-ZA', 'ja-JP', 'pt-BR', 'id-ID', 'en-PH'];
+const ABBREVIATION = /^[A-Z]{2,5}$/;
 const abbreviationCache = new Map<string, string>();
 
 /** The zone's abbreviation at that instant (EDT, CET, IST), or GMT±h when it has none. */
@@ -141,9 +144,10 @@ export function zoneAbbreviation(zone: string, epochMs: number, offset = zoneOff
   let found = '';
   for (const locale of ABBREVIATION_LOCALES) {
     const name = local.setLocale(locale).offsetNameShort ?? '';
-    // Local mean time comes as `GMT-0:44:30`: seconds the printed offset does not carry.
-    if (!fallback && !/^(GMT|UTC)[+-]\d+:\d+:\d+$/.test(name)) fallback = name;
-    if (name && !/^(GMT|UTC)[+-]/.test(name)) {
+    // Local mean time comes as `GMT-0:44:30` (or `GMT-0.44.30`): seconds the printed
+    // offset does not carry. Only hours and minutes stand in for a name.
+    if (!fallback && /^(GMT|UTC)([+-]\d{1,2}(:\d{2})?)?$/.test(name)) fallback = name;
+    if (ABBREVIATION.test(name)) {
       found = name;
       break;
     }

@@ -47,7 +47,7 @@ describe('the outbox (no SMTP_URL)', () => {
     const raw = fs.readFileSync(path.join(outbox, file));
     expect(raw.toString('utf8')).not.toMatch(/[^\r]\n/); // CRLF line ends throughout, as RFC 5322 wants
     const mail = await simpleParser(raw);
-    expect(mail.subject).toBe('Invitation: Kickoff @ Fri May 1, 2026 9:30 AM - 10:30 AM (GMT+9)');
+    expect(mail.subject).toBe('Invitation: Kickoff @ Fri May 1, 2026 9:30 AM - 10:30 AM (JST)');
     expect(mail.to).toMatchObject({ value: [{ address: 'kai@example.test', name: 'Kai' }] });
     const ics = mail.attachments.find((a) => a.contentType === 'text/calendar')?.content.toString('utf8') ?? '';
     expect(ics).toContain('METHOD:REQUEST');

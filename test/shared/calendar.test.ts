@@ -86,7 +86,13 @@ describe('time zones and formatting', () => {
     ['Asia/Kolkata', '2026-07-15T12:00:00Z', 'IST / GMT+05:30'],
     ['Australia/Sydney', '2026-01-15T12:00:00Z', 'AEDT / GMT+11:00'],
     ['UTC', '2026-01-15T12:00:00Z', 'UTC / GMT+00:00'],
-    ['Asia/Tokyo', '2026-01-15T12:00:00Z', 'GMT+9 / GMT+09:00'],
+    ['Asia/Tokyo', '2026-01-15T12:00:00Z', 'JST / GMT+09:00'],
+    ['Asia/Singapore', '2026-01-15T12:00:00Z', 'SGT / GMT+08:00'],
+    ['Africa/Lagos', '2026-01-15T12:00:00Z', 'WAT / GMT+01:00'],
+    ['America/Sao_Paulo', '2026-01-15T12:00:00Z', 'BRT / GMT-03:00'],
+    // none of the locales names it: the offset stands in (never "CST (Kuba)")
+    ['Asia/Seoul', '2026-01-15T12:00:00Z', 'GMT+9 / GMT+09:00'],
+    ['America/Havana', '2026-01-15T12:00:00Z', 'GMT-5 / GMT-05:00'],
   ])('timezone_readable of %s at %s', (zone, at, expected) => {
     expect(timezoneReadable(zone, Date.parse(at))).toBe(expected);
   });
