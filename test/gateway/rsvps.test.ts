@@ -5,7 +5,7 @@ let team: TestTeam;
 let cal: { public_id: string };
 
 beforeAll(async () => {
-  gw = await startGateway({ RSVP_RATE_PER_10_MINUTES: '100000' });
+  gw = await startGateway();
   team = await gw.newTeam();
   cal = (await team.api.post('/api/calendars', { name: 'Events', timezone: 'UTC' })).body.data;
 });

@@ -13,8 +13,9 @@ export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100
 
 /**
  * A queue prefix of the file's own: no other test's worker takes its jobs and its rate-limit
- * counters are its own. The RSVP, subscribe and smart-link limits are out of the way (they are tested
- * elsewhere); teams are on the unlimited plan for the same reason.
+ * counters are its own. The per-link smart-link limit is out of the way (it is tested
+ * elsewhere; testEnv lifts the per-address ones for every test); teams are on the unlimited
+ * plan for the same reason.
  */
 export function securityPrefix(name: string): string {
   return `{test_${process.env.TEST_RUN_ID ?? process.pid}_sec_${name}}`;
@@ -23,8 +24,6 @@ export function securityPrefix(name: string): string {
 export function startSecurityGateway(name: string, env: Record<string, string> = {}): Promise<TestGateway> {
   return startGateway({
     QUEUE_PREFIX: securityPrefix(name),
-    RSVP_RATE_PER_10_MINUTES: '1000000',
-    SUBSCRIBE_RATE_PER_10_MINUTES: '1000000',
     SMART_LINK_RATE_PER_MINUTE: '1000000',
     ...env,
   });
