@@ -24,7 +24,10 @@ import { auditEmails, auditSubmissions } from './fault-checks';
  */
 jest.setTimeout(120_000);
 
-const prefix = isolatedPrefix('pg_loss');
+// One queue prefix per test: the first test's in-process smart-link worker (with a direct
+// Postgres) must not take the jobs the second test's workers are meant to wait on.
+const apiPrefix = isolatedPrefix('pg_loss_api');
+const workersPrefix = isolatedPrefix('pg_loss_workers');
 const SERVICE_UNAVAILABLE = { message: 'Service temporarily unavailable.' };
 
 /** A proxy to the run's Postgres, and the database URL that goes through it. */
@@ -55,9 +58,9 @@ describe('the gateway API', () => {
     const tally = new FaultTally('4a. Postgres cut under the gateway API', 'request');
     const { proxy, url } = await proxiedPostgres();
     proxies.push(proxy);
-    const gw: TestGateway = await startGateway({ DATABASE_URL: url, QUEUE_PREFIX: prefix });
+    const gw: TestGateway = await startGateway({ DATABASE_URL: url, QUEUE_PREFIX: apiPrefix });
     closers.push(() => gw.close());
-    const worker = await startWorker(smartLinkWorker, { QUEUE_PREFIX: prefix });
+    const worker = await startWorker(smartLinkWorker, { QUEUE_PREFIX: apiPrefix });
     closers.push(() => worker.close());
 
     const team: TestTeam = await gw.newTeam({ plan: 'unlimited' });
@@ -137,7 +140,7 @@ describe('the gateway API', () => {
 
     // Nothing refused was stored; everything accepted was, once.
     const titles: string[] = await db('events').where({ team_id: team.teamId }).pluck('title');
-    const queue = new Queue(smartLinkJob.queue, { connection: gw.redis, prefix });
+    const queue = new Queue(smartLinkJob.queue, { connection: gw.redis, prefix: apiPrefix });
     await waitFor(() => drained(queue), { what: 'the submissions to be written', timeoutMs: 30_000 });
     await queue.close();
     const audit = await auditSubmissions(db, team.teamId, accepted);
@@ -164,16 +167,16 @@ describe('the workers', () => {
     // The gateway keeps its Postgres; the three workers go through the proxy.
     // Two attempts per email, 200 ms apart: an outage that spent attempts would fail the
     // emails queued during it for good within a second. Waiting out an outage spends none.
-    const gw = await startGateway({ QUEUE_PREFIX: prefix, MAIL_BACKOFF_MS: '200', MAIL_MAX_ATTEMPTS: '2' });
+    const gw = await startGateway({ QUEUE_PREFIX: workersPrefix, MAIL_BACKOFF_MS: '200', MAIL_MAX_ATTEMPTS: '2' });
     closers.push(() => gw.close());
-    const env = { DATABASE_URL: url, QUEUE_PREFIX: prefix, WORKER_LOCK_MS: '2000', MAIL_BACKOFF_MS: '200', MAIL_MAX_ATTEMPTS: '2', MAIL_RATE_PER_SECOND: '0', MAIL_POOL_SIZE: '2' };
+    const env = { DATABASE_URL: url, QUEUE_PREFIX: workersPrefix, WORKER_LOCK_MS: '2000', MAIL_BACKOFF_MS: '200', MAIL_MAX_ATTEMPTS: '2', MAIL_RATE_PER_SECOND: '0', MAIL_POOL_SIZE: '2' };
     const [slw, mw, xw] = await Promise.all([
       spawnWorker('smart-link-worker', env),
       spawnWorker('mail-worker', { ...env, SMTP_URL: sink.url }),
       spawnWorker('extraction-worker', env),
     ]);
     procs.push(slw, mw, xw);
-    const queues = [smartLinkJob, mailJob, extractionJob].map((c) => new Queue(c.queue, { connection: gw.redis, prefix }));
+    const queues = [smartLinkJob, mailJob, extractionJob].map((c) => new Queue(c.queue, { connection: gw.redis, prefix: workersPrefix }));
     closers.push(async () => {
       for (const q of queues) await q.close();
     });
@@ -183,7 +186,7 @@ describe('the workers', () => {
     const sub = createRedis(process.env.TEST_REDIS_URL as string, 'worker');
     closers.push(() => closeRedis(sub));
     sub.on('message', (_channel: string, id: string) => announced.set(id, (announced.get(id) ?? 0) + 1));
-    await sub.subscribe(extractionFinishedChannel(prefix));
+    await sub.subscribe(extractionFinishedChannel(workersPrefix));
 
     const team = await gw.newTeam({ plan: 'unlimited' });
     const { link, calendar: cal } = await newLink(gw, team);
