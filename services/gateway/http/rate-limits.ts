@@ -19,6 +19,19 @@ export function sharedLimiter(redis: Redis, opts: { keyPrefix: string; points: n
   });
 }
 
+/**
+ * Counts one point against `key`: the window's state after it, and whether that went past
+ * the limit. Anything else the limiter throws (no Redis and no insurance) propagates.
+ */
+export async function consumePoint(limiter: RateLimiterRedis, key: string): Promise<{ state: RateLimiterRes; over: boolean }> {
+  try {
+    return { state: await limiter.consume(key), over: false };
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return { state: err, over: true };
+    throw err;
+  }
+}
+
 /** X-RateLimit-Limit / -Remaining, and Retry-After when `res` is over the limit. */
 export function rateLimitHeaders(res: Pick<ServerResponse, 'setHeader'>, limit: number, state: RateLimiterRes, over: boolean): void {
   res.setHeader('X-RateLimit-Limit', String(limit));
@@ -62,17 +75,7 @@ export class PlanRateLimits {
     const limited = checks.filter((c): c is LimitCheck & { perMinute: number } => c.perMinute !== null);
     if (!limited.length) return null;
     const states = await Promise.all(
-      limited.map((c) =>
-        this.limiter(c.scope, c.perMinute)
-          .consume(String(c.key))
-          .then(
-            (state) => ({ check: c, state, over: false }),
-            (err: unknown) => {
-              if (err instanceof RateLimiterRes) return { check: c, state: err, over: true };
-              throw err;
-            },
-          ),
-      ),
+      limited.map((c) => consumePoint(this.limiter(c.scope, c.perMinute), String(c.key)).then(({ state, over }) => ({ check: c, state, over }))),
     );
     const refused = states.filter((s) => s.over).sort((a, b) => b.state.msBeforeNext - a.state.msBeforeNext)[0];
     const shown = refused ?? states.reduce((a, b) => (b.state.remainingPoints < a.state.remainingPoints ? b : a));

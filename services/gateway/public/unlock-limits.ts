@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Redis } from '../../../shared/queues/redis';
 import { limitAddress } from '../http/client-address';
-import { type LimitVerdict, RateLimiterRes, sharedLimiter } from '../http/rate-limits';
+import { consumePoint, type LimitVerdict, type RateLimiterRes, sharedLimiter } from '../http/rate-limits';
 
 /** Wrong access codes allowed per event and address (an IPv6 address counts as its /64)… */
 export const UNLOCK_ATTEMPTS = 5;
@@ -85,15 +85,18 @@ export class UnlockLimits {
     ];
     const taken: Taken[] = [];
     for (const step of steps) {
-      let state: RateLimiterRes;
+      let counted: Awaited<ReturnType<typeof consumePoint>>;
       try {
-        state = await step.window.limiter.consume(step.key);
+        counted = await consumePoint(step.window.limiter, step.key);
       } catch (err) {
         await giveBack(taken);
-        if (!(err instanceof RateLimiterRes)) throw err;
-        return { verdict: verdictOf(step.window, err, true), giveBack: async () => undefined };
+        throw err;
       }
-      taken.push({ ...step, state });
+      if (counted.over) {
+        await giveBack(taken);
+        return { verdict: verdictOf(step.window, counted.state, true), giveBack: async () => undefined };
+      }
+      taken.push({ ...step, state: counted.state });
     }
     const nearest = taken.reduce((a, b) => (b.state.remainingPoints < a.state.remainingPoints ? b : a));
     return { verdict: verdictOf(nearest.window, nearest.state, false), giveBack: () => giveBack(taken) };

@@ -6,7 +6,7 @@ import { authOf } from '../http/auth';
 import { formOrJsonBody } from '../http/body';
 import { limitAddress } from '../http/client-address';
 import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
-import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../http/rate-limits';
+import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toFieldErrors } from '../http/validation';
 import { accessTo, findPublishedEvent } from '../public/public.service';
@@ -75,12 +75,9 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
           if (wantsJson(req)) throw conflict(NO_RSVPS);
           return page(res, 409, errorPage(409, NO_RSVPS));
         }
-        try {
-          const state = await limiter.consume(limitAddress(req.ip));
-          rateLimitHeaders(res, RSVP_ATTEMPTS, state, false);
-        } catch (err) {
-          if (!(err instanceof RateLimiterRes)) throw err;
-          rateLimitHeaders(res, RSVP_ATTEMPTS, err, true);
+        const { state, over } = await consumePoint(limiter, limitAddress(req.ip));
+        rateLimitHeaders(res, RSVP_ATTEMPTS, state, over);
+        if (over) {
           if (wantsJson(req)) res.status(429).json({ message: 'Too Many Attempts.' });
           else page(res, 429, errorPage(429, 'Too many answers from here: try again in a few minutes.'));
           return;

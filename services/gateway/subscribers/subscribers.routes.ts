@@ -8,7 +8,7 @@ import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { formOrJsonBody } from '../http/body';
 import { limitAddress } from '../http/client-address';
-import { rateLimitHeaders, RateLimiterRes, sharedLimiter } from '../http/rate-limits';
+import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { validatePart } from '../http/validation';
@@ -70,14 +70,9 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
    * through its public feed, and only the row (and so the personal feed) is left out.
    */
   async function mayRecord(req: Request, res: Response): Promise<boolean> {
-    try {
-      rateLimitHeaders(res, SUBSCRIBE_RECORDS, await recordLimiter.consume(limitAddress(req.ip)), false);
-      return true;
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      rateLimitHeaders(res, SUBSCRIBE_RECORDS, err, false);
-      return false;
-    }
+    const { state, over } = await consumePoint(recordLimiter, limitAddress(req.ip));
+    rateLimitHeaders(res, SUBSCRIBE_RECORDS, state, false); // not refused: no Retry-After
+    return !over;
   }
 
   /** The platform's subscribe address for the calendar's public feed (nothing recorded). */

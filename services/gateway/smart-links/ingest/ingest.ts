@@ -12,7 +12,7 @@ import { validatePart } from '../../http/validation';
 import { isPlatformKey, type PlatformKey } from '../../public/deliver';
 import { beginRequest } from '../../http/request-context';
 import { clientAddress, limitAddress, type TrustProxy } from '../../http/client-address';
-import { rateLimitHeaders, RateLimiterRes, sharedLimiter, type LimitVerdict, verdictHeaders } from '../../http/rate-limits';
+import { consumePoint, rateLimitHeaders, sharedLimiter, type LimitVerdict, verdictHeaders } from '../../http/rate-limits';
 import { derivedUid, openSecret } from '../secrets';
 import { findSmartLinkByKey, type IngestLink, type KeyedLink } from '../smart-links.repository';
 import { submissionFields, type SubmissionFields } from '../smart-links.schemas';
@@ -212,17 +212,8 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
 
   /** 401 for a bad or missing signature, counted per address: 429 past the limit. */
   async function refuseSignature(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const points = config.smartLinkBadSignaturesPerMinute;
-    let state: RateLimiterRes;
-    let over = false;
-    try {
-      state = await badSignatures.consume(limitAddress(clientAddress(req, opts.trustProxy)));
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      state = err;
-      over = true;
-    }
-    rateLimitHeaders(res, points, state, over);
+    const { state, over } = await consumePoint(badSignatures, limitAddress(clientAddress(req, opts.trustProxy)));
+    rateLimitHeaders(res, config.smartLinkBadSignaturesPerMinute, state, over);
     if (over) return send(res, 429, { message: 'Too Many Attempts.' });
     send(res, 401, { message: 'Invalid signature.' });
   }
