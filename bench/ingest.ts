@@ -106,6 +106,7 @@ export async function benchIngest(): Promise<{ rows: BenchRow[]; ingestRate: num
     }
     const drainSeconds = (Date.now() - drainStart) / 1000;
     await worker.stop();
+    await queue.obliterate({ force: true }); // the run's finished jobs: nothing left in Redis
     await queue.close();
     redis.disconnect();
 

@@ -2,9 +2,10 @@ import { Queue } from 'bullmq';
 import type { MailJob } from '../../shared/queues/mail-jobs';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { isolatedPrefix } from '../helpers/service-processes';
 
 // A queue prefix of this file's own and no worker: the queued jobs stay put to be looked at.
-const prefix = `{invites-test-${process.pid}}`;
+const prefix = isolatedPrefix('invites');
 let gw: TestGateway;
 let team: TestTeam;
 let cal: { public_id: string };

@@ -1,4 +1,5 @@
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { isolatedPrefix } from '../helpers/service-processes';
 
 let gw: TestGateway;
 let team: TestTeam;
@@ -139,7 +140,7 @@ describe('RSVPs on the event page', () => {
 
 describe('spam guard', () => {
   it('limits answers per address', async () => {
-    const strict = await startGateway({ RSVP_RATE_PER_10_MINUTES: '2', QUEUE_PREFIX: `{rsvp-strict-${Date.now()}}` });
+    const strict = await startGateway({ RSVP_RATE_PER_10_MINUTES: '2', QUEUE_PREFIX: isolatedPrefix('rsvp_strict') });
     try {
       const own = await strict.newTeam();
       const c = (await own.api.post('/api/calendars', { name: 'E', timezone: 'UTC' })).body.data;

@@ -1,5 +1,6 @@
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
+import { isolatedPrefix } from '../helpers/service-processes';
 
 let gw: TestGateway;
 let team: TestTeam;
@@ -108,7 +109,7 @@ describe('subscribing', () => {
 
 describe('the per-address limit', () => {
   it('records a few subscribers per address, then sends the visitor on with the public feed, recording nothing', async () => {
-    const strict = await startGateway({ SUBSCRIBE_RATE_PER_10_MINUTES: '2', QUEUE_PREFIX: `{sub-strict-${Date.now()}}` });
+    const strict = await startGateway({ SUBSCRIBE_RATE_PER_10_MINUTES: '2', QUEUE_PREFIX: isolatedPrefix('sub_strict') });
     try {
       const own = await strict.newTeam();
       const make = async (opts: Record<string, unknown> = {}) =>
@@ -148,7 +149,7 @@ describe('the per-address limit', () => {
 
 describe('behind a load balancer', () => {
   it('TRUST_PROXY=1 counts each client apart (the address the proxy forwards)', async () => {
-    const proxied = await startGateway({ SUBSCRIBE_RATE_PER_10_MINUTES: '1', TRUST_PROXY: '1', QUEUE_PREFIX: `{sub-proxy-${Date.now()}}` });
+    const proxied = await startGateway({ SUBSCRIBE_RATE_PER_10_MINUTES: '1', TRUST_PROXY: '1', QUEUE_PREFIX: isolatedPrefix('sub_proxy') });
     try {
       const own = await proxied.newTeam();
       const cal = (await own.api.post('/api/calendars', { name: 'Meetups', timezone: 'UTC' })).body.data;

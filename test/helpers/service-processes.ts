@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { Redis } from '../../shared/queues/redis';
 import { testEnv } from './gateway';
 import { dist, freePort, spawnNode, type Spawned } from './processes';
 import { waitFor } from './wait';
@@ -8,8 +9,18 @@ import { waitFor } from './wait';
  * kill them, cut them off from Postgres or take Redis away under them.
  */
 
-/** A queue prefix for one test file: its workers take only its own jobs. */
+/**
+ * A queue prefix for one test file: its workers take only its own jobs, and its rate-limit
+ * counters are its own. Under the run's id, so the run's teardown removes its keys and no
+ * later run (a reused pid, a database whose ids start again at 1) finds them.
+ */
 export const isolatedPrefix = (name: string) => `{test_${process.env.TEST_RUN_ID ?? 'x'}_${name}}`;
+
+/** Removes every Redis key under a prefix. */
+export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
+  const stream = redis.scanStream({ match: `${prefix}*`, count: 500 });
+  for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.unlink(...keys);
+}
 
 export interface GatewayProcess extends Spawned {
   port: number;

@@ -8,13 +8,14 @@ import { startGateway, type TestGateway, type TestTeam } from '../helpers/gatewa
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { waitFor } from '../helpers/wait';
 import { startWorker, type TestWorker } from '../helpers/workers';
+import { isolatedPrefix } from '../helpers/service-processes';
 
 /**
  * Gateway → queue → mail worker → a real SMTP server on loopback, each message parsed.
  * The sink's answer depends on the recipient: bounce… is refused for good (550),
  * greylist… is told to come back (451) twice and then accepted.
  */
-const prefix = `{mail-e2e-${process.pid}}`;
+const prefix = isolatedPrefix('mail_e2e');
 let sink: SmtpSink;
 let gw: TestGateway;
 let worker: TestWorker<MailJob, MailOutcome>;

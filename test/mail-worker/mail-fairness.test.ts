@@ -7,8 +7,9 @@ import { startGateway, type TestGateway, type TestTeam } from '../helpers/gatewa
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { waitFor } from '../helpers/wait';
 import { startWorker, type TestWorker } from '../helpers/workers';
+import { isolatedPrefix } from '../helpers/service-processes';
 
-const prefix = `{mail-fair-${process.pid}}`;
+const prefix = isolatedPrefix('mail_fair');
 let sink: SmtpSink;
 let gw: TestGateway;
 const queueRedis = createRedis(process.env.TEST_REDIS_URL as string, 'worker');

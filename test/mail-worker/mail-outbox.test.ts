@@ -11,9 +11,10 @@ import { defineMailWorker } from '../../services/mail-worker/mail.worker';
 import { startGateway, type TestGateway } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
 import { startWorker, type TestWorker } from '../helpers/workers';
+import { isolatedPrefix } from '../helpers/service-processes';
 
 // No SMTP_URL: the worker writes every message as an .eml file to OUTBOX_DIR.
-const prefix = `{mail-outbox-${process.pid}}`;
+const prefix = isolatedPrefix('mail_outbox');
 const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'outbox-test-'));
 let gw: TestGateway;
 let worker: TestWorker<MailJob, MailOutcome>;

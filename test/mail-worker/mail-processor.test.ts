@@ -15,12 +15,13 @@ import { startGateway, testEnv, type TestGateway, type TestTeam } from '../helpe
 import { freePort } from '../helpers/processes';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { waitFor } from '../helpers/wait';
+import { isolatedPrefix } from '../helpers/service-processes';
 
 /**
  * The processor called directly against Postgres and a real SMTP server (no worker): the
  * gateway queues the jobs, the test runs them itself and looks at the rows.
  */
-const prefix = `{mail-processor-${process.pid}}`;
+const prefix = isolatedPrefix('mail_processor');
 let sink: SmtpSink;
 let gw: TestGateway;
 let team: TestTeam;

@@ -1,8 +1,10 @@
 import type { Knex } from '../../shared/db/knex';
 import { newUid } from '../../shared/ids/ids';
-import type { Redis } from '../../shared/queues/redis';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { isolatedPrefix } from '../helpers/service-processes';
 import { waitFor } from '../helpers/wait';
+
+export { dropPrefix } from '../helpers/service-processes';
 
 /**
  * Shared by the security tests: a gateway of their own, a team holding one object of every
@@ -18,7 +20,7 @@ export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100
  * plan for the same reason.
  */
 export function securityPrefix(name: string): string {
-  return `{test_${process.env.TEST_RUN_ID ?? process.pid}_sec_${name}}`;
+  return isolatedPrefix(`sec_${name}`);
 }
 
 export function startSecurityGateway(name: string, env: Record<string, string> = {}): Promise<TestGateway> {
@@ -27,12 +29,6 @@ export function startSecurityGateway(name: string, env: Record<string, string> =
     SMART_LINK_RATE_PER_MINUTE: '1000000',
     ...env,
   });
-}
-
-/** Removes every Redis key under a prefix (the queues a file left behind). */
-export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
-  const stream = redis.scanStream({ match: `${prefix}*`, count: 500 });
-  for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.del(...keys);
 }
 
 export const ID_KINDS = ['cal', 'evt', 'ext', 'inv', 'sl', 'sls', 'dk', 'sub', 'rsvp'] as const;

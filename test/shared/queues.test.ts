@@ -6,10 +6,11 @@ import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { testEnv } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
 import { startWorker } from '../helpers/workers';
+import { isolatedPrefix } from '../helpers/service-processes';
 
 // A contract of the test's own on a queue name with a prefix of its own.
 const contract = defineJob<{ n: number }>({ queue: QUEUES.extractions, schema: Joi.object({ n: Joi.number().required(), meta: Joi.object() }), defaults: { attempts: 2 } });
-const prefix = `{queues-test-${process.pid}}`;
+const prefix = isolatedPrefix('queues');
 const logger = createLogger('queues-test', 'silent');
 
 describe('queues', () => {

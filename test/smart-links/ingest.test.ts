@@ -5,6 +5,7 @@ import { startGateway, type TestGateway, type TestTeam } from '../helpers/gatewa
 import { waitFor } from '../helpers/wait';
 import type { TestWorker } from '../helpers/workers';
 import { type Link, newLink, outcomeOf, startSmartLinkWorker, submitForm } from './helpers';
+import { isolatedPrefix } from '../helpers/service-processes';
 
 let gw: TestGateway;
 let team: TestTeam;
@@ -296,7 +297,7 @@ describe('signed links and the rate limit', () => {
 
   it("unsigned requests do not use up a signed link's limit; past the per-address limit they get 429", async () => {
     // A prefix of its own: the bad-signature count is per address, and every test posts from 127.0.0.1.
-    const strict = await startGateway({ SMART_LINK_BAD_SIGNATURES_PER_MINUTE: '4', QUEUE_PREFIX: `{sl-badsig-${Date.now()}}` });
+    const strict = await startGateway({ SMART_LINK_BAD_SIGNATURES_PER_MINUTE: '4', QUEUE_PREFIX: isolatedPrefix('sl_badsig') });
     try {
       const own = await strict.newTeam({ limits: { smart_link_per_minute: 2 } });
       const { link } = await newLink(strict, own, { signed: true });
