@@ -326,6 +326,81 @@ describe('pages, embed and short links', () => {
     expect((await fetch(`${gw.baseUrl}/l/nope-nope`, { redirect: 'manual' })).status).toBe(404);
   });
 
+  describe('a short link given up is retired, not freed', () => {
+    const linkStatus = async (slug: string) => (await fetch(`${gw.baseUrl}/l/${slug}`, { redirect: 'manual' })).status;
+    const eventsOf = (c: { public_id: string }) => `/api/calendars/${c.public_id}/events`;
+
+    it('an old slug still leads to its renamed event, and no other team can take it', async () => {
+      const { data } = await createEvent({ ...timed, short_link: 'Spring-Gala' });
+      const renamed = await team.api.put(`/api/calendars/${cal.public_id}/events/${data.public_id}`, { ...timed, short_link: 'gala-2027' });
+      expect([renamed.status, renamed.body.data.short_link]).toEqual([200, 'gala-2027']);
+      expect((await redirectOf(`${gw.baseUrl}/l/spring-gala`)).href).toBe(data.public_url);
+      expect((await redirectOf(`${gw.baseUrl}/l/gala-2027`)).href).toBe(data.public_url);
+
+      const other = await gw.newTeam();
+      const theirCal = (await other.api.post('/api/calendars', { name: 'Theirs', timezone: 'UTC' })).body.data;
+      for (const res of [
+        await other.api.post(eventsOf(theirCal), { ...timed, short_link: 'spring-gala' }),
+        await other.api.post('/api/calendars', { name: 'Theirs 2', timezone: 'UTC', short_link: 'SPRING-GALA' }),
+        await other.api.put(`/api/calendars/${theirCal.public_id}`, { name: 'Theirs', timezone: 'UTC', short_link: 'spring-gala' }),
+      ]) {
+        expect(res.status).toBe(422);
+        expect(res.body.errors).toEqual({ short_link: ['The short link has already been taken.'] });
+      }
+      // nothing half-written: their calendar has no event and kept no short link
+      expect((await other.api.get(eventsOf(theirCal))).body.data).toHaveLength(0);
+      expect((await other.api.get(`/api/calendars/${theirCal.public_id}`)).body.data.short_link).toBeNull();
+      expect((await redirectOf(`${gw.baseUrl}/l/spring-gala`)).href).toBe(data.public_url);
+    });
+
+    it('the team that retired a slug can give it to another event or calendar, or take it back', async () => {
+      const first = (await createEvent({ ...timed, short_link: 'team-reuse' })).data;
+      await team.api.put(`/api/calendars/${cal.public_id}/events/${first.public_id}`, { ...timed, short_link: null });
+      expect((await team.api.get(`/api/events/${first.public_id}`)).body.data.short_link).toBeNull();
+      expect((await redirectOf(`${gw.baseUrl}/l/team-reuse`)).href).toBe(first.public_url);
+
+      const second = (await createEvent({ ...timed, short_link: 'Team-Reuse' })).data;
+      expect((await redirectOf(`${gw.baseUrl}/l/team-reuse`)).href).toBe(second.public_url);
+      // now live again: the first event cannot have it back while the second holds it
+      const back = await team.api.put(`/api/calendars/${cal.public_id}/events/${first.public_id}`, { ...timed, short_link: 'team-reuse' });
+      expect(back.status).toBe(422);
+
+      await team.api.put(`/api/calendars/${cal.public_id}/events/${second.public_id}`, { ...timed, short_link: 'team-reuse-2' });
+      const c = (await team.api.put(`/api/calendars/${cal.public_id}`, { name: 'Public', timezone: 'America/New_York', short_link: 'team-reuse' })).body.data;
+      expect(c.short_link).toBe('team-reuse');
+      expect((await redirectOf(`${gw.baseUrl}/l/team-reuse`)).href).toBe(c.public_url);
+      expect((await redirectOf(`${gw.baseUrl}/l/team-reuse-2`)).href).toBe(second.public_url);
+      await team.api.put(`/api/calendars/${cal.public_id}`, { name: 'Public', timezone: 'America/New_York', short_link: null });
+
+      // renamed away and back again: one event, its slug live once more
+      const third = (await createEvent({ ...timed, short_link: 'round-trip' })).data;
+      const path = `/api/calendars/${cal.public_id}/events/${third.public_id}`;
+      await team.api.put(path, { ...timed, short_link: 'round-trip-b' });
+      const again = await team.api.put(path, { ...timed, short_link: 'round-trip' });
+      expect([again.status, again.body.data.short_link]).toEqual([200, 'round-trip']);
+      expect((await redirectOf(`${gw.baseUrl}/l/round-trip-b`)).href).toBe(third.public_url);
+    });
+
+    it("a deleted event's or calendar's slug is a 404 and stays the team's", async () => {
+      const { data } = await createEvent({ ...timed, short_link: 'gone-event' });
+      expect((await team.api.delete(`/api/calendars/${cal.public_id}/events/${data.public_id}`)).status).toBe(200);
+      expect(await linkStatus('gone-event')).toBe(404);
+      const c = (await team.api.post('/api/calendars', { name: 'Short-lived', timezone: 'UTC', short_link: 'gone-cal' })).body.data;
+      expect((await team.api.delete(`/api/calendars/${c.public_id}`)).status).toBe(200);
+      expect(await linkStatus('gone-cal')).toBe(404);
+
+      const other = await gw.newTeam();
+      for (const slug of ['gone-event', 'gone-cal']) {
+        expect((await other.api.post('/api/calendars', { name: 'Theirs', timezone: 'UTC', short_link: slug })).status).toBe(422);
+      }
+      const reused = (await team.api.post('/api/calendars', { name: 'Again', timezone: 'UTC', short_link: 'gone-event' })).body.data;
+      expect((await redirectOf(`${gw.baseUrl}/l/gone-event`)).href).toBe(reused.public_url);
+      expect((await createEvent({ ...timed, short_link: 'gone-cal' })).data.public_url).toBe(
+        (await redirectOf(`${gw.baseUrl}/l/gone-cal`)).href,
+      );
+    });
+  });
+
   it('unknown events and keys are 404 pages (JSON when asked)', async () => {
     const { data } = await createEvent(timed);
     for (const path of ['/e/AAAAAAAAAAAAAAAA', '/e/short', `/e/${data.uid}/nonsense`, '/e/AAAAAAAAAAAAAAAA/google']) {

@@ -2,7 +2,7 @@ import { sanitizeDescription } from '../../../shared/calendar/html';
 import type { Knex } from '../../../shared/db/knex';
 import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
-import { claimShortLink, replaceShortLink } from '../public/short-links.repository';
+import { claimShortLink, replaceShortLink, retireShortLink } from '../public/short-links.repository';
 import {
   type CalendarRow,
   findCalendar,
@@ -44,7 +44,7 @@ export async function createCalendar(db: Knex, teamId: number, input: CalendarIn
       short_link: emptyToNull(input.short_link) ?? null,
       ask_subscriber_details: input.ask_subscriber_details ?? false,
     });
-    if (input.short_link && !(await claimShortLink(trx, input.short_link, { calendarId: row.id }))) throw shortLinkTaken();
+    if (input.short_link && !(await claimShortLink(trx, input.short_link, { calendarId: row.id, teamId }))) throw shortLinkTaken();
     return row;
   });
 }
@@ -61,7 +61,7 @@ export async function updateCalendar({ db, caches }: CalendarsDeps, teamId: numb
     if (input.ask_subscriber_details !== undefined) changes.ask_subscriber_details = input.ask_subscriber_details;
     if (input.short_link !== undefined) {
       const next = emptyToNull(input.short_link) ?? null;
-      if (!(await replaceShortLink(trx, { calendarId: current.id }, current.short_link, next))) throw shortLinkTaken();
+      if (!(await replaceShortLink(trx, { calendarId: current.id, teamId }, current.short_link, next))) throw shortLinkTaken();
       changes.short_link = next;
     }
     return updateCalendarRow(trx, current.id, changes);
@@ -77,7 +77,7 @@ export async function deleteCalendar({ db, caches }: CalendarsDeps, teamId: numb
     if (await hasLiveEvents(trx, current.id)) {
       throw conflict('The calendar still has events; delete them first.');
     }
-    await trx('short_links').where({ calendar_id: current.id }).delete();
+    await retireShortLink(trx, { calendarId: current.id });
     await softDeleteCalendar(trx, current.id);
     return current;
   });

@@ -1,5 +1,6 @@
 import type { Knex } from '../../../shared/db/knex';
 import { CALENDAR_COLUMNS, type CalendarRow } from '../calendars/calendars.repository';
+import { retireShortLink } from '../public/short-links.repository';
 
 export interface EventRow {
   id: number;
@@ -146,7 +147,7 @@ export async function updateEvent(db: Knex, id: number, values: Partial<EventRow
 
 export async function softDeleteEvent(db: Knex, id: number): Promise<void> {
   await db('events').where({ id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
-  await db('short_links').where({ event_id: id }).delete();
+  await retireShortLink(db, { eventId: id });
 }
 
 /**

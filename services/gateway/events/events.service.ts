@@ -12,7 +12,7 @@ import { shortLinkTaken } from '../calendars/calendars.service';
 import type { AppContext } from '../context';
 import { hasMailAudience, queueInviteMail } from '../invites/invite-mail.queue';
 import { raiseSequence } from '../invites/invites.repository';
-import { replaceShortLink } from '../public/short-links.repository';
+import { reclaimRetiredShortLink, replaceShortLink } from '../public/short-links.repository';
 import { hashAccessCode, verifyAccessCode } from './access-code';
 import {
   type EventRow,
@@ -104,14 +104,23 @@ async function insertNewEvent(
   values: Partial<EventRow>,
   missing: Error,
 ): Promise<EventWithCalendar> {
+  const period = periodOf(deps.clock.now());
+  const insert = (db: Knex) =>
+    insertEventTakingSlot(db, { teamId, calendarUid, period, values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' } });
   try {
-    const period = periodOf(deps.clock.now());
-    const inserted = await insertEventTakingSlot(deps.db, {
-      teamId,
-      calendarUid,
-      period,
-      values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' },
-    });
+    let inserted;
+    try {
+      inserted = await insert(deps.db);
+    } catch (err) {
+      // The slug is in use, or retired: a slug the team itself retired is its to take again
+      // (off the hot path, in one transaction so no one else takes it in between).
+      const slug = values.short_link;
+      if (!isShortLinkConflict(err) || !slug) throw err;
+      inserted = await deps.db.transaction(async (trx) => {
+        if (!(await reclaimRetiredShortLink(trx, slug, teamId))) throw err;
+        return insert(trx);
+      });
+    }
     if (!inserted) throw missing;
     const { counted, ...created } = inserted;
     if (!counted) deps.counters.eventsCreated.add(usageKey(teamId, period));
@@ -236,7 +245,7 @@ export async function updateEvent(
     const values = await eventValues(input, current.event);
     if (input.short_link !== undefined) {
       const next = blankToNull(input.short_link) ?? null;
-      if (!(await replaceShortLink(trx, { eventId: current.event.id }, current.event.short_link, next))) throw shortLinkTaken();
+      if (!(await replaceShortLink(trx, { eventId: current.event.id, teamId }, current.event.short_link, next))) throw shortLinkTaken();
       values.short_link = next;
     }
     values.sequence = current.event.sequence + 1;

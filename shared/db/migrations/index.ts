@@ -16,6 +16,7 @@ import * as guestRemovals from './0014_guest_removals';
 import * as submissionRetention from './0015_submission_retention';
 import * as extractionRetention from './0016_extraction_retention';
 import * as feedRemovals from './0017_feed_removals';
+import * as shortLinkRetirement from './0018_short_link_retirement';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,4 +46,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0015_submission_retention', submissionRetention],
   ['0016_extraction_retention', extractionRetention],
   ['0017_feed_removals', feedRemovals],
+  ['0018_short_link_retirement', shortLinkRetirement],
 ];
