@@ -38,8 +38,11 @@ export const cancelsEvent = (kind: MailKind) => kind === 'cancellation';
 export interface EventSnapshot extends Omit<IcsEvent, 'url' | 'createdMs' | 'cancelled'> {
   /** Host part of the ICS UID (the public host), so the UID matches the event's .ics. */
   uidHost: string;
-  /** The public event page. */
-  url: string;
+  /**
+   * The event page as the recipient can open it: with a signed pair for a protected event;
+   * null when the event has no public page (a draft, pending or rejected event).
+   */
+  url: string | null;
   createdMs: number;
   /** When the change was made and the message decided: its DTSTAMP (RFC 5546). */
   stampMs: number;
@@ -74,7 +77,7 @@ const snapshotSchema = Joi.object({
   title: Joi.string().required(),
   descriptionHtml: Joi.string().allow(null).required(),
   location: Joi.string().allow(null).required(),
-  url: Joi.string().required(),
+  url: Joi.string().allow(null).required(),
   startMs: Joi.number().integer().required(),
   endMs: Joi.number().integer().required(),
   isAllDay: Joi.boolean().required(),

@@ -175,6 +175,23 @@ describe('invitation, update and cancellation', () => {
     expect(mail.parsed.text).toContain('Where: https://meet.example.test/q3');
   });
 
+  it("links a protected event's page with a signed pair, and a draft's page not at all", async () => {
+    const evt = await newEvent({ ...review, access_code: 'board-only' });
+    await team.api.post(invitesPath(evt), { invitees: [{ email: 'locked@example.test' }] });
+    const invitation = await nth('locked@example.test', 1, 'the invitation');
+    const link = /^Event page: (\S+)$/m.exec(invitation.parsed.text as string)?.[1] as string;
+    expect(link).toMatch(new RegExp(`^${gw.baseUrl}/e/${evt.uid}\\?expires=\\d+&signature=`));
+    expect(prop(invitation, 'URL')).toBe(`VALUE=URI:${link}`);
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(200);
+    expect((await fetch(`${gw.baseUrl}/e/${evt.uid}`, { redirect: 'manual' })).status).toBe(403);
+
+    await team.api.put(eventPath(evt), { ...review, access_code: 'board-only', is_draft: true, send_invite_updates: true });
+    const update = await nth('locked@example.test', 2, 'the update');
+    expect(update.parsed.text).not.toContain('Event page:');
+    expect(update.parsed.html).not.toContain('Open the event page');
+    expect(prop(update, 'URL')).toBeUndefined();
+  });
+
   it('cancels for a removed invitee only, and the next update to the others outranks it', async () => {
     const evt = await newEvent();
     const added = (await team.api.post(invitesPath(evt), { invitees: [{ email: 'keep@example.test' }, { email: 'drop@example.test' }] })).body.data;

@@ -5,10 +5,9 @@ import type { FieldErrors } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import Joi from 'joi';
-import { eventPublicUrl } from '../../../shared/calendar/platforms';
 import { calendarParams } from '../calendars/calendars.schemas';
 import { errors, validationErrorSchema } from '../http/responses';
-import { signEventAccess } from '../public/signatures';
+import { signedEventUrl } from '../public/signatures';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toEventJson, toSingleEventJson } from './events.presenter';
 import type { EventWithCalendar } from './events.repository';
@@ -241,8 +240,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
         }
         const expires = Math.floor(clock.now().getTime() / 1000) + body.expiry_days * 86_400;
         // Bound to the code as it is now: a new code revokes the URL.
-        const signature = signEventAccess(config.appKey, { uid: event.uid, access_code_hash: event.access_code_hash }, expires);
-        return ok({ url: `${eventPublicUrl(config.publicBaseUrl, event.uid)}?expires=${expires}&signature=${signature}` });
+        return ok({ url: signedEventUrl(config.appKey, config.publicBaseUrl, { uid: event.uid, access_code_hash: event.access_code_hash }, expires) });
       },
     }),
     defineRoute<CalEvtParams, DeleteEventFlags, DeleteEventFlags>({

@@ -4,7 +4,8 @@ import type { Knex } from '../../../shared/db/knex';
 import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, mailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail-jobs';
 import type { AppContext } from '../context';
 import type { EventWithCalendar } from '../events/events.repository';
-import { eventView } from '../public/public.service';
+import { eventView, isPublished } from '../public/public.service';
+import { signedEventUrl } from '../public/signatures';
 import { insertDeliveriesFor, type NewDelivery } from './invites.repository';
 
 export type MailDeps = Pick<AppContext, 'config' | 'queues' | 'clock'>;
@@ -16,18 +17,39 @@ export type MailDeps = Pick<AppContext, 'config' | 'queues' | 'clock'>;
 export const hasMailAudience = (e: Pick<EventWithCalendar['event'], 'has_calendar_invites' | 'rsvp_yes' | 'rsvp_maybe'>) =>
   e.has_calendar_invites || e.rsvp_yes + e.rsvp_maybe > 0;
 
+/** How long the signed page link in a protected event's messages works after the event ends. */
+const SIGNED_LINK_GRACE_MS = 30 * 86_400_000;
+/** And at most how long from the message (a repeating event has no last end to go by). */
+const SIGNED_LINK_MAX_MS = 365 * 86_400_000;
+
+/**
+ * The page address a message gives: none for an event without a public page (a draft,
+ * pending or rejected event would be a 404); for a protected one, the page with a signed
+ * pair, since the message already tells its recipient what the page shows. The pair works
+ * until 30 days after the event ends (a repeating one: a year), and like any signed URL
+ * stops working when the access code changes.
+ */
+function recipientPageUrl(found: EventWithCalendar, pageUrl: string, deps: { appKey: string; publicBaseUrl: string }, nowMs: number): string | null {
+  const { event } = found;
+  if (!isPublished(event)) return null;
+  if (!event.access_code_hash) return pageUrl;
+  const until = event.recurrence_rule ? Infinity : Math.max(nowMs, pgTimestampToMillis(event.ends_at)) + SIGNED_LINK_GRACE_MS;
+  const expires = Math.floor(Math.min(until, nowMs + SIGNED_LINK_MAX_MS) / 1000);
+  return signedEventUrl(deps.appKey, deps.publicBaseUrl, { uid: event.uid, access_code_hash: event.access_code_hash }, expires);
+}
+
 /**
  * The event as the message will show it, captured now (see EventSnapshot): the same
  * fields as its public .ics (a location given only as a URL included), at the SEQUENCE
- * this message carries.
+ * this message carries, with the page address its recipient can open.
  */
-export function eventSnapshot(found: EventWithCalendar, baseUrl: string, sequence: number, stampMs: number): EventSnapshot {
-  const view = eventView(found, baseUrl);
+export function eventSnapshot(found: EventWithCalendar, deps: { appKey: string; publicBaseUrl: string }, sequence: number, stampMs: number): EventSnapshot {
+  const view = eventView(found, deps.publicBaseUrl);
   return {
     ...toIcsEvent(view),
     sequence,
-    uidHost: new URL(baseUrl).host,
-    url: view.pageUrl,
+    uidHost: new URL(deps.publicBaseUrl).host,
+    url: recipientPageUrl(found, view.pageUrl, deps, stampMs),
     createdMs: pgTimestampToMillis(found.event.created_at),
     stampMs,
   };
@@ -73,7 +95,7 @@ export async function queueDeliveries(
   const { event } = p.found;
   const { deliveries } = p;
   if (!deliveries.length) return;
-  const snapshot = eventSnapshot(p.found, deps.config.publicBaseUrl, p.sequence, deps.clock.now().getTime());
+  const snapshot = eventSnapshot(p.found, deps.config, p.sequence, deps.clock.now().getTime());
   const { maxAttempts, backoffMs, batchSize } = deps.config.mail;
   const jobs = [];
   for (let i = 0; i < deliveries.length; i += batchSize) {

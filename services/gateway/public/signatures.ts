@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { eventPublicUrl } from '../../../shared/calendar/platforms';
 
 /**
  * Signed access to protected events, with APP_KEY (the same in every process):
@@ -30,6 +31,11 @@ export interface ProtectedEvent {
 
 export function signEventAccess(appKey: string, event: ProtectedEvent, expires: number): string {
   return mac(appKey, `event:${event.uid}:${expires}:${event.access_code_hash}`);
+}
+
+/** The event page with a signed pair: opens it and its platform links until `expires` (unix seconds). */
+export function signedEventUrl(appKey: string, baseUrl: string, event: ProtectedEvent, expires: number): string {
+  return `${eventPublicUrl(baseUrl, event.uid)}?expires=${expires}&signature=${signEventAccess(appKey, event, expires)}`;
 }
 
 /** `expires` exactly as it was signed: unix seconds in canonical form (no sign, no leading zero). */
