@@ -94,11 +94,12 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     // Before the events routes: /api/events/extract is not an event id.
     ...extractionRoutes(ctx, extractionWaiter),
     ...eventRoutes(ctx),
+    // Before the public routes: GET /e/{uid}/rsvp is the answer link, not a platform key.
+    ...rsvpRoutes(ctx),
     ...publicRoutes(ctx),
     ...dynamicLinkRoutes(ctx),
     ...smartLinkRoutes(ctx),
     ...subscriberRoutes(ctx),
-    ...rsvpRoutes(ctx),
     ...inviteRoutes(ctx),
   ];
   openapi = buildOpenApi(routes, {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type MailComposer from 'nodemailer/lib/mail-composer';
 import MimeNode from 'nodemailer/lib/mime-node';
 import type { Mailbox } from '../../shared/config/mailbox';
-import { ATTENDEE_ANSWER, cancelsEvent, isCancelKind, type MailJob, type MailMessage } from '../../shared/queues/mail-jobs';
+import { ATTENDEE_ANSWER, cancelsEvent, hasCalendarPart, isCancelKind, type MailJob, type MailMessage } from '../../shared/queues/mail-jobs';
 import { icsPerAttendee } from './ics-template';
 import { messageContent } from './message.content';
 
@@ -18,9 +18,10 @@ export type Sender = { header: string; mailbox: Mailbox };
  * part comes from the same builder as the public .ics files, so the UID is the event's
  * UID everywhere; ORGANIZER is the sender, ATTENDEE the recipient (alone: invitees of one
  * event never see each other's addresses). What the messages share is made once per job.
+ * An `rsvp_link` message is only the bodies: it changes nothing in anyone's calendar.
  */
 export async function messageFactory(
-  job: Pick<MailJob, 'kind' | 'event'>,
+  job: Pick<MailJob, 'kind' | 'event' | 'answerUrl'>,
   from: Sender,
   nowMs: number,
 ): Promise<(message: MailMessage) => MailComposer.Options> {
@@ -34,7 +35,8 @@ export async function messageFactory(
     { uidHost: event.uidHost, method, organizer: { name: paramSafe(from.mailbox.name), email: from.mailbox.email }, stampMs: event.stampMs },
   );
   const answer = ATTENDEE_ANSWER[kind];
-  const content = messageContent(kind, event);
+  const content = messageContent(kind, event, job.answerUrl);
+  const withCalendar = hasCalendarPart(kind);
   // The bodies are the same in every message of the job: encoded once, then used as they are.
   const text = { raw: await encodedPart('text/plain; charset=utf-8', content.text) };
   const html = { raw: await encodedPart('text/html; charset=utf-8', content.html) };
@@ -46,7 +48,9 @@ export async function messageFactory(
     subject: content.subject,
     text,
     html,
-    icalEvent: { method, filename: cancel ? 'cancel.ics' : 'invite.ics', content: ics({ email: to.email, name: to.name && paramSafe(to.name), answer: own ?? answer }) },
+    ...(withCalendar
+      ? { icalEvent: { method, filename: cancel ? 'cancel.ics' : 'invite.ics', content: ics({ email: to.email, name: to.name && paramSafe(to.name), answer: own ?? answer }) } }
+      : {}),
     // The same Message-ID on every attempt of this delivery, so a resend after a crash can
     // be recognised as the same message by the receiving side.
     messageId: deliveryMessageId(job, deliveryId),

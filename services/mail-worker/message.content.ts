@@ -18,6 +18,7 @@ const SUBJECT_PREFIX: Record<MailKind, string> = {
   rsvp_yes: 'You are going',
   rsvp_maybe: 'You might go',
   rsvp_no: 'Not going',
+  rsvp_link: 'Change your answer',
 };
 
 const LEAD: Record<MailKind, string> = {
@@ -28,6 +29,7 @@ const LEAD: Record<MailKind, string> = {
   rsvp_yes: 'Thank you for your answer. You said yes to',
   rsvp_maybe: 'Thank you for your answer. You said maybe to',
   rsvp_no: 'Thank you for your answer. You said no to',
+  rsvp_link: 'Someone asked to change the answer this address gave to',
 };
 
 const CALENDAR_NOTE: Record<MailKind, string> = {
@@ -35,9 +37,11 @@ const CALENDAR_NOTE: Record<MailKind, string> = {
   update: 'The attached update brings your calendar up to date.',
   cancellation: 'The attached cancellation removes it from your calendar.',
   removal: 'The attached cancellation removes it from your calendar. The event itself has not been cancelled.',
-  rsvp_yes: 'The attached invitation adds it to your calendar as accepted. To change your answer, answer again on the event page.',
-  rsvp_maybe: 'The attached invitation adds it to your calendar as tentative. To change your answer, answer again on the event page.',
-  rsvp_no: 'The attached cancellation removes it from your calendar. To change your answer, answer again on the event page.',
+  rsvp_yes: 'The attached invitation adds it to your calendar as accepted.',
+  rsvp_maybe: 'The attached invitation adds it to your calendar as tentative.',
+  rsvp_no: 'The attached cancellation removes it from your calendar.',
+  rsvp_link:
+    'Your answer stays as it is unless you change it with the link above, which is only for you: do not pass it on. If it was not you who asked, there is nothing to do.',
 };
 
 /** The lines of the message that carry facts, in the order a reader looks for them. */
@@ -55,12 +59,12 @@ function facts(e: EventSnapshot, when: string): Array<[label: string, value: str
  * (the recipient is in the To header and the calendar part's ATTENDEE), so a job makes
  * them once for all its messages.
  */
-export function messageContent(kind: MailKind, e: EventSnapshot): MessageContent {
+export function messageContent(kind: MailKind, e: EventSnapshot, answerUrl?: string): MessageContent {
   const when = formatDateRange({ isAllDay: e.isAllDay, startMs: e.startMs, endMs: e.endMs, zone: e.timezone });
   const subject = `${SUBJECT_PREFIX[kind]}: ${e.title} @ ${when}`;
   // A cancelled event's page is gone, and someone taken off the guest list is not sent
-  // back to it; every other message links to it.
-  const link = kind === 'cancellation' || kind === 'removal' ? null : e.url;
+  // back to it; every other message links to it, but the one whose point is the answer link.
+  const link = kind === 'cancellation' || kind === 'removal' || kind === 'rsvp_link' ? null : e.url;
   const lines = facts(e, when);
 
   const text = [
@@ -71,6 +75,7 @@ export function messageContent(kind: MailKind, e: EventSnapshot): MessageContent
     ...lines.map(([label, value]) => `${label}: ${value.replace(/\n/g, '\n  ')}`),
     ...(e.descriptionHtml ? ['', htmlToText(e.descriptionHtml)] : []),
     ...(link ? ['', `Event page: ${link}`] : []),
+    ...(answerUrl ? ['', `Change your answer: ${answerUrl}`] : []),
     '',
     CALENDAR_NOTE[kind],
     '',
@@ -87,6 +92,7 @@ ${lines.map(([label, value]) => `<tr><th align="left" style="${cell}">${label}</
 </table>
 ${e.descriptionHtml ? `<div style="margin-top:12px">${e.descriptionHtml}</div>` : ''}
 ${link ? `<p><a href="${escapeHtml(link)}">Open the event page</a></p>` : ''}
+${answerUrl ? `<p><a href="${escapeHtml(answerUrl)}">Change your answer</a></p>` : ''}
 <p style="color:#666">${escapeHtml(CALENDAR_NOTE[kind])}</p>
 </body></html>
 `;

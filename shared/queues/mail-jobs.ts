@@ -6,9 +6,17 @@ import { defineJob, QUEUES } from './queues';
  * `cancellation`: the event is cancelled (deleted with `notify_invitees`). `removal`: the
  * event goes on without this person (an invitee removed, an RSVP deleted by the organizer).
  * `rsvp_*`: answers given on the event page, confirmed (`rsvp_no` takes back a yes or maybe).
+ * `rsvp_link`: the link that changes an address's answer, sent to that address when someone
+ * without it tried to change the answer (no calendar part: nothing about the event changed).
  */
-export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'removal', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no'] as const;
+export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'removal', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no', 'rsvp_link'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
+
+/** Kinds whose message carries the event as an iTIP calendar part. */
+export const hasCalendarPart = (kind: MailKind) => kind !== 'rsvp_link';
+
+/** Kinds sent to one person about their own RSVP, whose job carries that person's change link. */
+export const isRsvpKind = (kind: MailKind) => kind.startsWith('rsvp_');
 
 /**
  * What the recipient has said about the event, for the calendar part's ATTENDEE PARTSTAT:
@@ -68,6 +76,11 @@ export interface MailJob {
   kind: MailKind;
   event: EventSnapshot;
   messages: MailMessage[];
+  /**
+   * The recipient's link for changing their RSVP (it is their key to the answer). Only on
+   * jobs of one person's RSVP message (isRsvpKind), which hold that one message.
+   */
+  answerUrl?: string;
 }
 
 const snapshotSchema = Joi.object({
@@ -108,6 +121,7 @@ export const mailJob = defineJob<MailJob>({
       )
       .min(1)
       .required(),
+    answerUrl: Joi.string(),
     meta: Joi.object({ requestId: Joi.string() }),
   }),
   // attempts and backoff come from the MAIL_* settings, stamped on each job when queued.

@@ -39,16 +39,99 @@ describe('RSVPs on the event page', () => {
     expect(api.body.data.rsvp_counts).toEqual({ yes: 1, maybe: 0, no: 0 });
   });
 
-  it('one answer per email: a second answer replaces the first', async () => {
+  it("one answer per email: a second answer with the first one's key replaces it", async () => {
     const e = await event();
     const first = await answer(e.uid, { name: 'Bo', email: 'Bo@Example.com', answer: 'yes' });
     expect(first.status).toBe(200);
-    expect(first.body.data).toMatchObject({ id: expect.stringMatching(/^rsvp_/), name: 'Bo', email: 'bo@example.com', answer: 'yes' });
-    const second = await answer(e.uid, { name: 'Bo B.', email: 'bo@example.com', answer: 'no' });
-    expect(second.body.data).toMatchObject({ id: first.body.data.id, name: 'Bo B.', answer: 'no' });
+    expect(first.body.data).toMatchObject({ id: expect.stringMatching(/^rsvp_/), name: 'Bo', email: 'bo@example.com', answer: 'yes', key: expect.any(String) });
+    const second = await answer(e.uid, { name: 'Bo B.', email: 'bo@example.com', answer: 'no', key: first.body.data.key });
+    expect(second.status).toBe(200);
+    expect(second.body.data).toMatchObject({ id: first.body.data.id, name: 'Bo B.', answer: 'no', key: first.body.data.key });
     const list = await team.api.get(`/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps`);
     expect(list.body.data).toHaveLength(1);
+    expect(list.body.data[0]).not.toHaveProperty('key');
     expect(list.body.meta.totals).toEqual({ yes: 0, maybe: 0, no: 1 });
+  });
+
+  describe('an answer changes only with its key', () => {
+    const linkMails = (e: { uid: string }) =>
+      gw.db('deliveries as d').join('events as e', 'e.id', 'd.event_id').where({ 'e.uid': e.uid, 'd.kind': 'rsvp_link' }).select('d.email', 'd.sequence');
+    const stored = async (e: { public_id: string }) =>
+      (await team.api.get(`/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps`)).body.data.map((r: { name: string; answer: string }) => [r.name, r.answer]);
+
+    it('without the key the answer stands (202), and the address is sent its link once per event version', async () => {
+      const e = await event({ rsvp_limit: 1 });
+      const mine = await answer(e.uid, { name: 'Vic', email: 'vic@example.com', answer: 'yes' });
+      const others: Array<Record<string, string>> = [
+        { name: 'Mallory', email: 'VIC@example.com', answer: 'no' },
+        { name: 'Mallory', email: 'vic@example.com', answer: 'maybe', key: 'made-up' },
+        { name: 'Mallory', email: 'vic@example.com', answer: 'no', key: `${mine.body.data.id.slice(5)}.${'A'.repeat(43)}` },
+      ];
+      for (const other of others) {
+        const res = await answer(e.uid, other);
+        expect([res.status, res.body]).toEqual([202, { data: { status: 'link_sent' } }]);
+      }
+      expect(await stored(e)).toEqual([['Vic', 'yes']]);
+      expect(await linkMails(e)).toEqual([{ email: 'vic@example.com', sequence: 0 }]);
+      // A key is for its own answer only.
+      const eve = await answer(e.uid, { name: 'Eve', email: 'eve@example.com', answer: 'no' });
+      expect((await answer(e.uid, { name: 'Eve', email: 'vic@example.com', answer: 'no', key: eve.body.data.key })).status).toBe(202);
+      // The same answer again says the same, and sends nothing: it would change nothing.
+      const again = await answer(e.uid, { name: 'Eve', email: 'eve@example.com', answer: 'no' });
+      expect(again.status).toBe(202);
+      expect(await linkMails(e)).toHaveLength(1);
+      // The full event does not tell a keyless caller anything either: the answer is held first.
+      expect((await answer(e.uid, { name: 'Eve', email: 'eve@example.com', answer: 'yes' })).status).toBe(202);
+    });
+
+    it('the browser that answered keeps the key in a cookie; another browser is sent back with a note', async () => {
+      const e = await event();
+      const post = (body: Record<string, string>, cookie?: string) =>
+        fetch(`${e.public_url}/rsvp`, { method: 'POST', body: new URLSearchParams(body), redirect: 'manual', headers: cookie ? { cookie } : {} });
+      const first = await post({ name: 'Ada', email: 'ada@example.com', answer: 'yes' });
+      const setCookie = first.headers.get('set-cookie') as string;
+      expect(setCookie).toMatch(new RegExp(`^rsvp_${e.uid}=[A-Za-z0-9]{16}\\.[A-Za-z0-9_-]{43}; Max-Age=31536000; Path=/e/${e.uid}; HttpOnly; SameSite=Lax$`));
+      const cookie = setCookie.split(';')[0];
+
+      const elsewhere = await post({ name: 'Ada', email: 'ada@example.com', answer: 'no' });
+      expect([elsewhere.status, elsewhere.headers.get('location'), elsewhere.headers.get('set-cookie')]).toEqual([303, `/e/${e.uid}?rsvp=link_sent`, null]);
+      expect(await fetch(`${e.public_url}?rsvp=link_sent`).then((r) => r.text())).toContain('This email address has answered before.');
+      expect(await stored(e)).toEqual([['Ada', 'yes']]);
+
+      const here = await post({ name: 'Ada L.', email: 'ada@example.com', answer: 'no' }, cookie);
+      expect([here.status, here.headers.get('location')]).toEqual([303, `/e/${e.uid}?rsvp=thanks`]);
+      expect(await stored(e)).toEqual([['Ada L.', 'no']]);
+    });
+
+    it("the answer link keeps the key in the browser (and opens a protected event); a removed answer's link is a 404", async () => {
+      const e = await event({ access_code: 'letmein' });
+      const signed = (await team.api.post(`/api/calendars/${cal.public_id}/events/${e.public_id}/signed-url`, {})).body.url as string;
+      const given = await fetch(signed.replace('?', '/rsvp?'), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ name: 'Lin', email: 'lin@example.com', answer: 'maybe' }),
+      }).then((r) => r.json() as Promise<{ data: { id: string; key: string } }>);
+      const link = `${e.public_url}/rsvp?key=${given.data.key}`;
+      const opened = await fetch(link, { redirect: 'manual' });
+      expect([opened.status, opened.headers.get('location'), opened.headers.get('referrer-policy')]).toEqual([303, `/e/${e.uid}#rsvp-title`, 'no-referrer']);
+      const cookie = opened.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      expect(cookie).toContain(`rsvp_${e.uid}=${given.data.key}`);
+      expect((await fetch(e.public_url, { headers: { cookie } })).status).toBe(200);
+      const changed = await fetch(`${e.public_url}/rsvp`, {
+        method: 'POST',
+        headers: { cookie, 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ name: 'Lin', email: 'lin@example.com', answer: 'yes' }),
+      });
+      expect(changed.status).toBe(200);
+      expect(await stored(e)).toEqual([['Lin', 'yes']]);
+
+      await team.api.delete(`/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps/${given.data.id}`);
+      const gone = await fetch(link, { redirect: 'manual' });
+      expect([gone.status, gone.headers.get('set-cookie')]).toEqual([404, null]);
+      expect(await gone.text()).toContain('This answer link is not valid any more');
+      for (const bad of ['nonsense', `${given.data.key}x`]) expect((await fetch(`${e.public_url}/rsvp?key=${bad}`, { redirect: 'manual' })).status).toBe(404);
+      expect((await fetch(`${e.public_url}/rsvp`, { redirect: 'manual' })).status).toBe(422);
+    });
   });
 
   it('validates every field, and refuses events without RSVPs', async () => {

@@ -218,7 +218,56 @@ describe('invitation, update and cancellation', () => {
 });
 
 describe('RSVP confirmations', () => {
-  const rsvp = (evt: { uid: string }, body: Record<string, string>) => gw.anon.post(`/e/${evt.uid}/rsvp`, body);
+  // Like the browser that answered: it keeps each answer's key and sends it with the next answer.
+  const keys = new Map<string, string>();
+  async function rsvp(evt: { uid: string }, body: Record<string, string>) {
+    const id = `${evt.uid} ${body.email.toLowerCase()}`;
+    const res = await gw.anon.post(`/e/${evt.uid}/rsvp`, { ...body, ...(keys.has(id) ? { key: keys.get(id) } : {}) });
+    if (res.body?.data?.key) keys.set(id, res.body.data.key);
+    return res;
+  }
+  const answerLink = (mail: ReceivedMail) => /^Change your answer: (\S+)$/m.exec(mail.parsed.text as string)?.[1] as string;
+
+  it('an answer changes only with its key: the address gets its link, which opens the change', async () => {
+    const evt = await newEvent({ ...review, has_rsvp: true });
+    const guest = 'keyed@example.test';
+    expect((await rsvp(evt, { name: 'Kay', email: guest, answer: 'yes' })).status).toBe(200);
+    const yes = await nth(guest, 1, 'the yes confirmation');
+    const link = answerLink(yes);
+    expect(link).toMatch(new RegExp(`^${gw.baseUrl}/e/${evt.uid}/rsvp\\?key=`));
+    expect(yes.parsed.html).toContain('>Change your answer</a>');
+
+    // Someone else types the address: the yes stands, and the address is told how to change it.
+    const spoof = await gw.anon.post(`/e/${evt.uid}/rsvp`, { name: 'Not Kay', email: guest, answer: 'no' });
+    expect([spoof.status, spoof.body]).toEqual([202, { data: { status: 'link_sent' } }]);
+    const notice = await nth(guest, 2, 'the answer link');
+    expect(notice.parsed.subject).toBe('Change your answer: Quarterly review @ Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
+    expect(notice.parsed.text).toContain('Your answer stays as it is unless you change it');
+    expect(notice.calendar).toBe('');
+    expect(answerLink(notice)).toBe(link);
+    const rows = await gw.db('rsvps as r').join('events as e', 'e.id', 'r.event_id').where('e.uid', evt.uid).select('r.name', 'r.answer');
+    expect(rows).toEqual([{ name: 'Kay', answer: 'yes' }]);
+    // Asked again before anything changed: no second notice (one per address and event version).
+    expect((await gw.anon.post(`/e/${evt.uid}/rsvp`, { name: 'Not Kay', email: guest, answer: 'maybe' })).status).toBe(202);
+
+    // The link keeps the key in the browser; the page's form then changes the answer.
+    const opened = await fetch(link, { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get('location')).toBe(`/e/${evt.uid}#rsvp-title`);
+    const cookie = (opened.headers.get('set-cookie') as string).split(';')[0];
+    const changed = await fetch(`${gw.baseUrl}/e/${evt.uid}/rsvp`, {
+      method: 'POST',
+      headers: { cookie },
+      body: new URLSearchParams({ name: 'Kay', email: guest, answer: 'no' }),
+      redirect: 'manual',
+    });
+    expect([changed.status, changed.headers.get('location')]).toEqual([303, `/e/${evt.uid}?rsvp=thanks`]);
+    const no = await nth(guest, 3, 'the cancellation for the no');
+    expect(prop(no, 'METHOD')).toBe('CANCEL');
+    expect(answerLink(no)).toBe(link);
+    await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
+    expect((await deliveries(evt)).map((d) => d.kind)).toEqual(['rsvp_yes', 'rsvp_link', 'rsvp_no']);
+  });
 
   it('confirms a yes and a maybe with the event as an already-answered invitation; a no first gets nothing', async () => {
     const evt = await newEvent({ ...review, has_rsvp: true });

@@ -50,6 +50,8 @@ const TABLES = ['teams', 'users', 'api_tokens', 'calendars', 'events', 'short_li
 const PUBLIC_QUERY: Record<string, (s: Seeded) => Record<string, string>> = {
   'GET /api/dyn': (s) => ({ uid: s.ids.dk, title: 'Launch', start: '2031-05-08 09:00' }),
   'GET /api/dyn_ade': (s) => ({ client: s.ids.dk, title: 'Launch', start: '05/08/2031 09:00 AM' }),
+  // The answer link: the key is the only parameter, and injected ones open nothing (404).
+  'GET /e/{uid}/rsvp': () => ({}),
 };
 
 function send(op: Operation, param: string, value: string): Promise<ApiResponse> {

@@ -90,11 +90,12 @@ export async function queueInviteMail(
  */
 export async function queueDeliveries(
   deps: MailDeps,
-  p: { found: EventWithCalendar; kind: MailKind; sequence: number; deliveries: NewDelivery[]; requestId?: string },
+  p: { found: EventWithCalendar; kind: MailKind; sequence: number; deliveries: NewDelivery[]; requestId?: string; answerUrl?: string },
 ): Promise<void> {
   const { event } = p.found;
   const { deliveries } = p;
   if (!deliveries.length) return;
+  if (p.answerUrl && deliveries.length !== 1) throw new Error('an answer link is for one message to one person');
   const snapshot = eventSnapshot(p.found, deps.config, p.sequence, deps.clock.now().getTime());
   const { maxAttempts, backoffMs, batchSize } = deps.config.mail;
   const jobs = [];
@@ -107,6 +108,7 @@ export async function queueDeliveries(
         kind: p.kind,
         event: snapshot,
         messages: batch.map((d) => ({ deliveryId: d.id, to: { email: d.email, name: d.name }, ...(d.answer ? { answer: RSVP_PARTSTAT[d.answer] } : {}) })),
+        ...(p.answerUrl ? { answerUrl: p.answerUrl } : {}),
         meta: p.requestId ? { requestId: p.requestId } : undefined,
       },
       opts: {

@@ -1,6 +1,5 @@
 import type { Request, Response } from 'express';
 import Joi from 'joi';
-import { serialize as serializeCookie } from 'cookie';
 import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
@@ -14,11 +13,11 @@ import { validatePart } from '../http/validation';
 import { calendarFeed, notModified } from './calendar-feed';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
 import { validationFailed } from '../../../shared/errors/app-error';
-import { accessTo, eventCard, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
+import { accessTo, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
 import { findShortLink } from './short-links.repository';
 import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
 import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
-import { calendarPage, embedPage, eventPage, lockedPage, messagePage, pageCsp } from './views';
+import { calendarPage, embedPage, eventPage, lockedPage, messagePage, pageCsp, rsvpNotice } from './views';
 
 const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
 const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
@@ -82,7 +81,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
         const e = found.event;
         const rsvp = e.has_rsvp
-          ? { action: `/e/${e.uid}/rsvp${access.query}`, counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no }, limit: e.rsvp_limit, thanks: req.query.rsvp === 'thanks' }
+          ? { action: `/e/${e.uid}/rsvp${access.query}`, counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no }, limit: e.rsvp_limit, notice: rsvpNotice(req.query.rsvp) }
           : undefined;
         // A page with RSVP counts changes with every answer: not for shared caches.
         sendHtml(res, 200, eventPage(card, { imageUrl: view.imageUrl, rsvp }), { personal: access.personal || e.has_rsvp });
@@ -178,16 +177,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           return locked(req, res, params.uid, 'That access code is not right.');
         }
         await attempt.giveBack();
-        res.set(
-          'Set-Cookie',
-          serializeCookie(unlockCookieName(params.uid), unlockCookieValue(ctx.config.appKey, event, ctx.clock.now().getTime()), {
-            httpOnly: true,
-            secure: base.startsWith('https://'),
-            sameSite: 'lax',
-            path: `/e/${params.uid}`,
-            maxAge: UNLOCK_COOKIE_SECONDS,
-          }),
-        );
+        res.set('Set-Cookie', eventCookie(base, params.uid, unlockCookieName(params.uid), unlockCookieValue(ctx.config.appKey, event, ctx.clock.now().getTime()), UNLOCK_COOKIE_SECONDS));
         res.set('Cache-Control', 'no-store');
         if (wantsJson(req)) res.status(200).json({ data: { unlocked: true } });
         else res.redirect(303, `/e/${params.uid}`);

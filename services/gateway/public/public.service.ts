@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { parse as parseCookies } from 'cookie';
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { EventView } from '../../../shared/calendar/event-view';
 import { WEB_PLATFORMS, type WebPlatform } from '../../../shared/calendar/platform-urls';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
@@ -31,6 +31,13 @@ export async function findPublishedEvent(deps: PublicDeps, uid: string): Promise
   return isPublished(found.event) ? found : null;
 }
 
+/** A Set-Cookie value for one event's pages only (path /e/{uid}), kept from scripts. */
+export const eventCookie = (baseUrl: string, eventUid: string, name: string, value: string, maxAgeSeconds: number) =>
+  serializeCookie(name, value, { httpOnly: true, secure: baseUrl.startsWith('https://'), sameSite: 'lax', path: `/e/${eventUid}`, maxAge: maxAgeSeconds });
+
+/** The request's cookies (none: an empty object). */
+export const cookiesOf = (req: Request): Record<string, string | undefined> => (req.headers.cookie ? parseCookies(req.headers.cookie) : {});
+
 export type Access = { granted: true; query: string; personal: boolean } | { granted: false };
 
 /**
@@ -48,8 +55,7 @@ export function accessTo(deps: PublicDeps, req: Request, e: EventRow): Access {
     const query = `?expires=${encodeURIComponent(String(expires))}&signature=${encodeURIComponent(String(signature))}`;
     return { granted: true, query, personal: true };
   }
-  const cookies = req.headers.cookie ? parseCookies(req.headers.cookie) : {};
-  if (verifyUnlockCookie(deps.config.appKey, locked, cookies[unlockCookieName(e.uid)], now)) return { granted: true, query: '', personal: true };
+  if (verifyUnlockCookie(deps.config.appKey, locked, cookiesOf(req)[unlockCookieName(e.uid)], now)) return { granted: true, query: '', personal: true };
   return { granted: false };
 }
 

@@ -64,3 +64,37 @@ export function verifyUnlockCookie(appKey: string, event: ProtectedEvent, value:
   if (Number(m[1]) * 1000 <= nowMs) return false;
   return sameMac(m[2], unlockMac(appKey, event, m[1]));
 }
+
+/**
+ * The key to one RSVP: whoever holds it may change that answer. The answer's own uid (a
+ * deleted and re-given answer has a new one) and its address are signed, so it opens
+ * nothing else. `{rsvp uid}.{mac}`; it is given to the browser that gave the answer (a
+ * cookie), to a JSON caller in the answer, and to the address in every RSVP message.
+ */
+export interface AnswerHolder {
+  eventUid: string;
+  rsvpUid: string;
+  email: string;
+}
+
+const answerMac = (appKey: string, a: AnswerHolder) => mac(appKey, `rsvp:${a.eventUid}:${a.rsvpUid}:${a.email.toLowerCase()}`);
+
+export const answerKey = (appKey: string, a: AnswerHolder) => `${a.rsvpUid}.${answerMac(appKey, a)}`;
+
+export function verifyAnswerKey(appKey: string, a: AnswerHolder, key: unknown): boolean {
+  if (typeof key !== 'string' || key.length > 200) return false;
+  const dot = key.indexOf('.');
+  if (dot < 0 || key.slice(0, dot) !== a.rsvpUid) return false;
+  return sameMac(key.slice(dot + 1), answerMac(appKey, a));
+}
+
+/** The rsvp uid a key names (not yet verified), or null. */
+export function answerKeyRsvpUid(key: unknown): string | null {
+  if (typeof key !== 'string') return null;
+  const m = /^([A-Za-z0-9]{16})\.[A-Za-z0-9_-]{43}$/.exec(key);
+  return m ? m[1] : null;
+}
+
+/** The answer key cookie: scoped to the event, so each event keeps its own. */
+export const ANSWER_COOKIE_SECONDS = 365 * 86_400;
+export const answerCookieName = (eventUid: string) => `rsvp_${eventUid}`;

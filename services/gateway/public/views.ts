@@ -125,8 +125,12 @@ export interface RsvpBox {
   action: string;
   counts: { yes: number; maybe: number; no: number };
   limit: number | null;
-  thanks: boolean;
+  notice?: RsvpNotice;
 }
+
+/** What the page says after an answer: saved, or held until the address uses its link. */
+export type RsvpNotice = 'thanks' | 'link_sent';
+export const rsvpNotice = (value: unknown): RsvpNotice | undefined => (value === 'thanks' || value === 'link_sent' ? value : undefined);
 
 function rsvpSection(box: RsvpBox): SafeHtml {
   const full = box.limit !== null && box.counts.yes >= box.limit;
@@ -134,7 +138,8 @@ function rsvpSection(box: RsvpBox): SafeHtml {
   return html`<section class="card" aria-labelledby="rsvp-title">
 <h2 id="rsvp-title">Will you come?</h2>
 <p class="meta">${box.counts.yes} going · ${box.counts.maybe} maybe${places}</p>
-${box.thanks ? html`<p role="status"><b>Thanks, your answer is saved.</b> A yes or maybe is confirmed by email, with the event for your calendar. Answering again with the same email changes it.</p>` : ''}
+${box.notice === 'thanks' ? html`<p role="status"><b>Thanks, your answer is saved.</b> A yes or maybe is confirmed by email, with the event for your calendar. To change it, answer again from this browser or use the link in the email.</p>` : ''}
+${box.notice === 'link_sent' ? html`<p role="status"><b>This email address has answered before.</b> We have sent it a link for changing the answer; until it is used, the answer stays as it was.</p>` : ''}
 ${full ? html`<p class="error">This event is full: you can still answer maybe or no.</p>` : ''}
 <form method="post" action="${box.action}">
 <label for="rsvp-name" class="muted" style="flex-basis:100%">Name</label>

@@ -62,13 +62,24 @@ export function listRsvps(db: Knex, eventId: number, f: { answer?: string; after
 export const findRsvp = (trx: Knex, eventId: number, uid: string): Promise<RsvpRow | undefined> =>
   trx('rsvps').first(COLUMNS).where({ event_id: eventId, uid }).forUpdate();
 
+/** An answer of the event by its uid, unlocked (for reading). */
+export const findRsvpByUid = (db: Knex, eventId: number, uid: string): Promise<RsvpRow | undefined> => db('rsvps').first(COLUMNS).where({ event_id: eventId, uid });
+
 export async function deleteRsvp(trx: Knex, id: number): Promise<void> {
   await trx('rsvps').where({ id }).delete();
 }
 
-/** The newest message made for this address about the event (any kind), if there is one. */
+/**
+ * The newest message with a calendar part made for this address about the event, if there
+ * is one (an answer link changes nothing in a calendar, so it does not count).
+ */
 export const lastMessageTo = (trx: Knex, eventId: number, email: string): Promise<{ kind: MailKind; sequence: number } | undefined> =>
-  trx('deliveries').first('kind', 'sequence').where({ event_id: eventId }).whereRaw('lower(email) = lower(?)', [email]).orderBy('id', 'desc');
+  trx('deliveries')
+    .first('kind', 'sequence')
+    .where({ event_id: eventId })
+    .whereNot({ kind: 'rsvp_link' })
+    .whereRaw('lower(email) = lower(?)', [email])
+    .orderBy('id', 'desc');
 
 /**
  * The delivery row of one message to the person who gave this answer (its confirmation,

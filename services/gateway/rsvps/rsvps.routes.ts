@@ -9,10 +9,12 @@ import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/re
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toFieldErrors } from '../http/validation';
-import { accessTo, findPublishedEvent } from '../public/public.service';
+import { accessTo, cookiesOf, eventCookie, findPublishedEvent } from '../public/public.service';
+import { ANSWER_COOKIE_SECONDS, answerCookieName, answerKeyRsvpUid, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue, verifyAnswerKey } from '../public/signatures';
 import { errorPage, lockedPage, pageCsp } from '../public/views';
-import { countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
-import { allRsvps, csvLine, deleteRsvp, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
+import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
+import { findRsvpByUid } from './rsvps.repository';
+import { allRsvps, answerKeyOf, csvLine, deleteRsvp, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
 
 const RSVP_WINDOW_SECONDS = 10 * 60;
 const NO_RSVPS = 'This event does not take RSVPs.';
@@ -38,7 +40,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       path: '/e/:uid/rsvp',
       operationId: 'rsvpToEvent',
       summary: 'Answer an event: yes, maybe or no (no token)',
-      description: `Form-urlencoded or JSON (anything else is a 415): \`name\`, \`email\`, \`answer\`. One answer per email per event: answering again replaces it. A published event without \`has_rsvp\` is a 409. When \`rsvp_limit\` yes answers are in, a new yes is a 409. Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
+      description: `Form-urlencoded or JSON (anything else is a 415): \`name\`, \`email\`, \`answer\`, and \`key\` to change an earlier answer. One answer per email per event. The answer's \`key\` (also set as a cookie for the event, and in the link of every RSVP email) lets a later answer from the same email replace it; without it the earlier answer stands, the address is emailed its link (when the answer would change) and the answer is a 202 \`{"data":{"status":"link_sent"}}\` (a form: back to the page with a note). A published event without \`has_rsvp\` is a 409. When \`rsvp_limit\` yes answers are in, a new yes is a 409. Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
       tags,
       auth: false,
       page: true,
@@ -47,8 +49,12 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       body: rsvpBody.fork(['name', 'email', 'answer'], (s) => s.optional()),
       before: rsvpBodyParsers,
       responses: {
-        200: { description: 'Saved (JSON requests)', body: dataOf(rsvpSchema) },
-        303: { description: 'Saved: back to the event page with a thank-you note' },
+        200: { description: "Saved (JSON requests), with the answer's `key`", body: dataOf(answerSchema) },
+        202: {
+          description: 'This email answered before and the request lacks that answer\'s key: the answer stands, and the address is emailed its link',
+          body: dataOf(Joi.object({ status: Joi.string().valid('link_sent').required() })),
+        },
+        303: { description: 'Back to the event page with a note (`?rsvp=thanks`, or `?rsvp=link_sent` as for the 202)' },
         403: { description: 'Protected event without access', contentType: 'text/html', body: messageSchema },
         404: { description: 'Unknown or unpublished event', contentType: 'text/html', body: messageSchema },
         409: { description: 'The event takes no RSVPs (`has_rsvp` false), or it is full (`{"message"}`)', contentType: 'text/html', body: messageSchema },
@@ -84,18 +90,63 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         }
         const { value, error } = rsvpBody.validate(req.body ?? {}, { abortEarly: false });
         if (error) throw validationFailed(toFieldErrors(error));
+        const input = value as RsvpInput;
+        input.key ??= cookiesOf(req)[answerCookieName(params.uid)];
         try {
-          const { row } = await submitRsvp(ctx, found, value as RsvpInput, req.id);
+          const { row, held } = await submitRsvp(ctx, found, input, req.id);
+          res.set('Cache-Control', 'no-store');
+          const key = held ? undefined : answerKeyOf(ctx, params.uid, row);
+          // The browser that gave the answer keeps its key, to change it from the page later.
+          if (key) res.set('Set-Cookie', eventCookie(ctx.config.publicBaseUrl, params.uid, answerCookieName(params.uid), key, ANSWER_COOKIE_SECONDS));
           if (wantsJson(req)) {
-            res.status(200).set('Cache-Control', 'no-store').json({ data: toRsvpJson(row) });
+            if (held) res.status(202).json({ data: { status: 'link_sent' } });
+            else res.status(200).json({ data: { ...toRsvpJson(row), key } });
             return;
           }
-          const back = `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=thanks`;
-          res.set('Cache-Control', 'no-store').redirect(303, back);
+          const back = `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${held ? 'link_sent' : 'thanks'}`;
+          res.redirect(303, back);
         } catch (err) {
           if (err instanceof AppError && err.status === 409 && !wantsJson(req)) return page(res, 409, errorPage(409, err.message));
           throw err;
         }
+      },
+    }),
+    defineRoute<{ uid: string }, { key: string }>({
+      method: 'get',
+      path: '/e/:uid/rsvp',
+      operationId: 'rsvpAnswerLink',
+      summary: "An answer's link (from RSVP emails): keeps its key in this browser, then shows the event page",
+      description:
+        "Sets the answer's key as a cookie for the event (and, for a protected event, the unlock cookie: the link's holder has seen it), then 303 to the event page, where a new answer from the same email replaces the old one. A key that is not valid (the answer was removed) is a 404 page.",
+      tags,
+      auth: false,
+      page: true,
+      params: Joi.object({ uid: Joi.string().required() }),
+      query: Joi.object({ key: Joi.string().max(200).required() }).unknown(true),
+      responses: {
+        303: { description: 'To the event page' },
+        404: { description: 'Unknown or unpublished event, or a key that opens no answer of it', contentType: 'text/html', body: messageSchema },
+      },
+      handler: async ({ params, query }, req, res) => {
+        const found = await findPublishedEvent(ctx, params.uid);
+        const rsvpUid = answerKeyRsvpUid(query.key);
+        const rsvp = found && rsvpUid ? await findRsvpByUid(ctx.db, found.event.id, rsvpUid) : undefined;
+        const valid = found && rsvp && verifyAnswerKey(ctx.config.appKey, { eventUid: params.uid, rsvpUid: rsvp.uid, email: rsvp.email }, query.key);
+        res.set('Cache-Control', 'no-store').set('Referrer-Policy', 'no-referrer');
+        if (!found || !valid) {
+          const message = found ? 'This answer link is not valid any more: the answer was removed. You can answer again on the event page.' : 'This event does not exist.';
+          if (wantsJson(req)) res.status(404).json({ message });
+          else page(res, 404, errorPage(404, message));
+          return;
+        }
+        const base = ctx.config.publicBaseUrl;
+        const cookies = [eventCookie(base, params.uid, answerCookieName(params.uid), query.key, ANSWER_COOKIE_SECONDS)];
+        const { event } = found;
+        if (event.access_code_hash) {
+          const value = unlockCookieValue(ctx.config.appKey, { uid: event.uid, access_code_hash: event.access_code_hash }, ctx.clock.now().getTime());
+          cookies.push(eventCookie(base, params.uid, unlockCookieName(params.uid), value, UNLOCK_COOKIE_SECONDS));
+        }
+        res.set('Set-Cookie', cookies).redirect(303, `/e/${params.uid}#rsvp-title`);
       },
     }),
     defineRoute<{ cal: string; evt: string }, { answer?: string; per_page: number; cursor?: string }>({

@@ -9,12 +9,15 @@ export const rsvpBody = Joi.object({
   name: personName().min(1).required(),
   email: Joi.string().trim().lowercase().max(255).email({ tlds: false }).required(),
   answer: Joi.string().valid(...RSVP_ANSWERS).required(),
+  key: Joi.string().max(200).description("The answer's key, to change an answer this email gave before (see the RSVP answer's `key`)"),
 }).unknown(true);
 
 export interface RsvpInput {
   name: string;
   email: string;
   answer: RsvpAnswer;
+  /** The key of the answer this email gave before: it lets this one replace it. */
+  key?: string;
 }
 
 export const rsvpSchema = Joi.object({
@@ -25,6 +28,9 @@ export const rsvpSchema = Joi.object({
   created_at: Joi.string().required(),
   updated_at: Joi.string().required(),
 }).meta({ title: 'Rsvp' });
+
+/** An answer as its giver gets it: with its key, which lets a later answer from the same email replace it. */
+export const answerSchema = rsvpSchema.keys({ key: Joi.string().required() }).meta({ title: 'RsvpAnswer' });
 
 export const countsSchema = Joi.object({
   yes: Joi.number().integer().min(0).required(),

@@ -2,11 +2,12 @@ import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { Knex } from '../../../shared/db/knex';
-import { isCancelKind, type MailKind } from '../../../shared/queues/mail-jobs';
+import { isCancelKind, isRsvpKind, type MailKind } from '../../../shared/queues/mail-jobs';
 import type { AppContext } from '../context';
 import { type EventWithCalendar, findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
 import { type MailDeps, queueDeliveries } from '../invites/invite-mail.queue';
+import { type AnswerHolder, answerKey, verifyAnswerKey } from '../public/signatures';
 import { findInviteesByEmail, raiseSequence } from '../invites/invites.repository';
 import {
   adjustCounts,
@@ -47,6 +48,15 @@ async function inCalendarByRsvpAlone(trx: Knex, rsvp: RsvpRow): Promise<boolean>
   return !(await findInviteesByEmail(trx, rsvp.event_id, [rsvp.email])).length;
 }
 
+const holderOf = (eventUid: string, rsvp: RsvpRow): AnswerHolder => ({ eventUid, rsvpUid: rsvp.uid, email: rsvp.email });
+
+/** The answer's key, which changes it (see answerKey). */
+export const answerKeyOf = (deps: Pick<MailDeps, 'config'>, eventUid: string, rsvp: RsvpRow) => answerKey(deps.config.appKey, holderOf(eventUid, rsvp));
+
+/** The link in RSVP messages: it gives the browser the answer's key, then shows the event page. */
+export const answerUrl = (deps: Pick<MailDeps, 'config'>, eventUid: string, rsvp: RsvpRow) =>
+  `${deps.config.publicBaseUrl}/e/${eventUid}/rsvp?key=${answerKeyOf(deps, eventUid, rsvp)}`;
+
 /**
  * One message about the event to the person who gave this answer: a delivery row and its
  * job, in the caller's transaction (which holds the event row lock). Answers whether one
@@ -61,14 +71,21 @@ async function tellPerson(
   if (!deliveries.length) return false;
   // The event as it is now, under the lock (the page's copy may be a moment old).
   const current = (await findEvent(trx, null, p.found.event.uid)) ?? p.found;
-  await queueDeliveries(deps, { found: current, kind: p.kind, sequence: p.sequence, deliveries, requestId: p.requestId });
+  // Messages about their own answer carry its link; a removal (the answer is gone) does not.
+  const link = isRsvpKind(p.kind) ? answerUrl(deps, p.found.event.uid, p.rsvp) : undefined;
+  await queueDeliveries(deps, { found: current, kind: p.kind, sequence: p.sequence, deliveries, requestId: p.requestId, answerUrl: link });
   return true;
 }
 
 export const eventFull = () => conflict('This event is full: no more places for a yes.');
 
 /**
- * One answer per email per event; a second answer replaces the first. The event row is
+ * One answer per email per event; a second answer replaces the first, when it comes with
+ * the first one's key (the browser that gave it keeps it in a cookie, a JSON caller got it
+ * in the answer, and the address gets it in every RSVP message). Without the key the answer
+ * stands (`held`): anyone can type an address, and a changed answer sends mail to it and can
+ * take the event out of that person's calendar. The address is sent its link instead (kind
+ * `rsvp_link`, once per event SEQUENCE), and only if the answer would change. The event row is
  * locked for the change, so `rsvp_limit` holds however many answer at once. A yes or
  * maybe is confirmed by email (a delivery row and a mail job, in the same transaction:
  * if the job cannot be queued, the answer is not stored either). A yes or maybe changed
@@ -82,11 +99,16 @@ export async function submitRsvp(
   found: EventWithCalendar,
   input: RsvpInput,
   requestId?: string,
-): Promise<{ row: RsvpRow; created: boolean }> {
+): Promise<{ row: RsvpRow; created: boolean; held: boolean }> {
   const result = await deps.db.transaction(async (trx) => {
     const event = await lockEventForRsvp(trx, found.event.id);
     if (!event || !event.has_rsvp) throw notFound('Event');
     const existing = await findByEmail(trx, event.id, input.email);
+    if (existing && !verifyAnswerKey(deps.config.appKey, holderOf(found.event.uid, existing), input.key)) {
+      const changes = existing.answer !== input.answer || existing.name !== input.name;
+      if (changes) await tellPerson(trx, deps, { found, rsvp: existing, kind: 'rsvp_link', sequence: event.sequence, requestId });
+      return { row: existing, created: false, held: true };
+    }
     const becomesYes = input.answer === 'yes' && existing?.answer !== 'yes';
     if (becomesYes && event.rsvp_limit !== null && event.rsvp_yes >= event.rsvp_limit) throw eventFull();
     const row = existing
@@ -103,7 +125,7 @@ export async function submitRsvp(
     } else if (existing && (await inCalendarByRsvpAlone(trx, existing))) {
       await tell('rsvp_no', await raiseSequence(trx, event.id));
     }
-    return { row, created: !existing };
+    return { row, created: !existing, held: false };
   });
   await deps.caches.invalidate({ kind: 'event', uid: found.event.uid });
   return result;

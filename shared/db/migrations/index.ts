@@ -17,6 +17,7 @@ import * as submissionRetention from './0015_submission_retention';
 import * as extractionRetention from './0016_extraction_retention';
 import * as feedRemovals from './0017_feed_removals';
 import * as shortLinkRetirement from './0018_short_link_retirement';
+import * as rsvpLinks from './0019_rsvp_links';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -47,4 +48,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0016_extraction_retention', extractionRetention],
   ['0017_feed_removals', feedRemovals],
   ['0018_short_link_retirement', shortLinkRetirement],
+  ['0019_rsvp_links', rsvpLinks],
 ];
