@@ -98,9 +98,17 @@ describe('RSVPs on the event page', () => {
       expect(await fetch(`${e.public_url}?rsvp=link_sent`).then((r) => r.text())).toContain('This email address has answered before.');
       expect(await stored(e)).toEqual([['Ada', 'yes']]);
 
+      // This browser's page shows its answer, and the form starts from it.
+      const mine = await fetch(e.public_url, { headers: { cookie } }).then((r) => r.text());
+      expect(mine).toContain('Your answer: <b>Yes</b> (Ada, ada@example.com). You can change it here.');
+      expect(mine).toContain('name="email" required maxlength="255" autocomplete="email" value="ada@example.com">');
+      expect(mine).toContain('<input type="radio" name="answer" value="yes" checked>');
+      expect(await fetch(e.public_url).then((r) => r.text())).not.toContain('Your answer:');
+
       const here = await post({ name: 'Ada L.', email: 'ada@example.com', answer: 'no' }, cookie);
       expect([here.status, here.headers.get('location')]).toEqual([303, `/e/${e.uid}?rsvp=thanks`]);
       expect(await stored(e)).toEqual([['Ada L.', 'no']]);
+      expect(await fetch(e.public_url, { headers: { cookie } }).then((r) => r.text())).toContain('<input type="radio" name="answer" value="no" checked>');
     });
 
     it("the answer link keeps the key in the browser (and opens a protected event); a removed answer's link is a 404", async () => {
@@ -205,6 +213,12 @@ describe('RSVPs on the event page', () => {
     // full: maybe and no still work, and the page says so
     expect((await answer(e.uid, { name: 'M', email: 'm@example.com', answer: 'maybe' })).status).toBe(200);
     expect(await fetch(e.public_url).then((r) => r.text())).toContain('This event is full');
+    // someone who holds a place sees their yes, still theirs to keep
+    const holder = results.find((r) => r.status === 200) as Response;
+    const holderCookie = (holder.headers.get('set-cookie') as string).split(';')[0];
+    const theirs = await fetch(e.public_url, { headers: { cookie: holderCookie } }).then((r) => r.text());
+    expect(theirs).toContain('<input type="radio" name="answer" value="yes" checked>');
+    expect(theirs).not.toContain('This event is full');
     // a place freed by deleting an RSVP can be taken again
     await team.api.delete(`/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps/${list.body.data[0].id}`);
     expect((await answer(e.uid, { name: 'Late', email: 'late@example.com', answer: 'yes' })).status).toBe(200);

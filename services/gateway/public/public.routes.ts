@@ -13,9 +13,10 @@ import { validatePart } from '../http/validation';
 import { calendarFeed, notModified } from './calendar-feed';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
 import { validationFailed } from '../../../shared/errors/app-error';
-import { accessTo, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
+import { accessTo, cookiesOf, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
+import { findAnswerByKey } from '../rsvps/rsvps.service';
 import { findShortLink } from './short-links.repository';
-import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
+import { answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
 import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
 import { calendarPage, embedPage, eventPage, lockedPage, messagePage, pageCsp, rsvpNotice } from './views';
 
@@ -80,8 +81,17 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const view = viewOf(found, base);
         const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
         const e = found.event;
+        // A browser holding an answer's key (see rsvps) sees that answer, and the form starts from it.
+        const key = e.has_rsvp ? cookiesOf(req)[answerCookieName(e.uid)] : undefined;
+        const yours = key ? await findAnswerByKey(ctx, e, key) : undefined;
         const rsvp = e.has_rsvp
-          ? { action: `/e/${e.uid}/rsvp${access.query}`, counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no }, limit: e.rsvp_limit, notice: rsvpNotice(req.query.rsvp) }
+          ? {
+              action: `/e/${e.uid}/rsvp${access.query}`,
+              counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no },
+              limit: e.rsvp_limit,
+              notice: rsvpNotice(req.query.rsvp),
+              yours: yours && { name: yours.name, email: yours.email, answer: yours.answer },
+            }
           : undefined;
         // A page with RSVP counts changes with every answer: not for shared caches.
         sendHtml(res, 200, eventPage(card, { imageUrl: view.imageUrl, rsvp }), { personal: access.personal || e.has_rsvp });

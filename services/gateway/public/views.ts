@@ -126,7 +126,11 @@ export interface RsvpBox {
   counts: { yes: number; maybe: number; no: number };
   limit: number | null;
   notice?: RsvpNotice;
+  /** The answer this browser gave (it holds the answer's key): shown, and the form starts from it. */
+  yours?: { name: string; email: string; answer: 'yes' | 'maybe' | 'no' };
 }
+
+const ANSWER_LABEL = { yes: 'Yes', maybe: 'Maybe', no: 'No' } as const;
 
 /** What the page says after an answer: saved, or held until the address uses its link. */
 export type RsvpNotice = 'thanks' | 'link_sent';
@@ -135,22 +139,29 @@ export const rsvpNotice = (value: unknown): RsvpNotice | undefined => (value ===
 function rsvpSection(box: RsvpBox): SafeHtml {
   const full = box.limit !== null && box.counts.yes >= box.limit;
   const places = box.limit === null ? '' : full ? ' · no places left' : ` · ${box.limit - box.counts.yes} of ${box.limit} places left`;
+  const { yours } = box;
+  // Someone whose yes holds a place keeps it selectable when the event is full.
+  const checked = yours?.answer ?? (full ? 'maybe' : 'yes');
+  const yesDisabled = full && yours?.answer !== 'yes';
+  const radio = (answer: 'yes' | 'maybe' | 'no') =>
+    html`<label><input type="radio" name="answer" value="${answer}"${answer === 'yes' && yesDisabled ? safe(' disabled') : answer === checked ? safe(' checked') : ''}> ${ANSWER_LABEL[answer]}</label>`;
   return html`<section class="card" aria-labelledby="rsvp-title">
 <h2 id="rsvp-title">Will you come?</h2>
 <p class="meta">${box.counts.yes} going · ${box.counts.maybe} maybe${places}</p>
 ${box.notice === 'thanks' ? html`<p role="status"><b>Thanks, your answer is saved.</b> A yes or maybe is confirmed by email, with the event for your calendar. To change it, answer again from this browser or use the link in the email.</p>` : ''}
 ${box.notice === 'link_sent' ? html`<p role="status"><b>This email address has answered before.</b> We have sent it a link for changing the answer; until it is used, the answer stays as it was.</p>` : ''}
-${full ? html`<p class="error">This event is full: you can still answer maybe or no.</p>` : ''}
+${yours ? html`<p>Your answer: <b>${ANSWER_LABEL[yours.answer]}</b> (${yours.name}, ${yours.email}). You can change it here.</p>` : ''}
+${yesDisabled ? html`<p class="error">This event is full: you can still answer maybe or no.</p>` : ''}
 <form method="post" action="${box.action}">
 <label for="rsvp-name" class="muted" style="flex-basis:100%">Name</label>
-<input type="text" id="rsvp-name" name="name" required maxlength="255" autocomplete="name">
+<input type="text" id="rsvp-name" name="name" required maxlength="255" autocomplete="name"${yours ? html` value="${yours.name}"` : ''}>
 <label for="rsvp-email" class="muted" style="flex-basis:100%">Email</label>
-<input type="email" id="rsvp-email" name="email" required maxlength="255" autocomplete="email">
+<input type="email" id="rsvp-email" name="email" required maxlength="255" autocomplete="email"${yours ? html` value="${yours.email}"` : ''}>
 <fieldset style="flex-basis:100%;border:0;padding:0;margin:.25rem 0;display:flex;gap:1rem">
 <legend class="muted">Answer</legend>
-<label><input type="radio" name="answer" value="yes"${full ? safe(' disabled') : safe(' checked')}> Yes</label>
-<label><input type="radio" name="answer" value="maybe"${full ? safe(' checked') : ''}> Maybe</label>
-<label><input type="radio" name="answer" value="no"> No</label>
+${radio('yes')}
+${radio('maybe')}
+${radio('no')}
 </fieldset>
 <button type="submit">Send answer</button>
 </form>

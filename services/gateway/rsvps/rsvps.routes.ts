@@ -10,11 +10,10 @@ import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limi
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toFieldErrors } from '../http/validation';
 import { accessTo, cookiesOf, eventCookie, findPublishedEvent } from '../public/public.service';
-import { ANSWER_COOKIE_SECONDS, answerCookieName, answerKeyRsvpUid, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue, verifyAnswerKey } from '../public/signatures';
+import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../public/signatures';
 import { errorPage, lockedPage, pageCsp } from '../public/views';
 import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
-import { findRsvpByUid } from './rsvps.repository';
-import { allRsvps, answerKeyOf, csvLine, deleteRsvp, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
+import { allRsvps, answerKeyOf, csvLine, deleteRsvp, findAnswerByKey, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
 
 const RSVP_WINDOW_SECONDS = 10 * 60;
 const NO_RSVPS = 'This event does not take RSVPs.';
@@ -129,9 +128,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: async ({ params, query }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
-        const rsvpUid = answerKeyRsvpUid(query.key);
-        const rsvp = found && rsvpUid ? await findRsvpByUid(ctx.db, found.event.id, rsvpUid) : undefined;
-        const valid = found && rsvp && verifyAnswerKey(ctx.config.appKey, { eventUid: params.uid, rsvpUid: rsvp.uid, email: rsvp.email }, query.key);
+        const valid = found && (await findAnswerByKey(ctx, found.event, query.key));
         res.set('Cache-Control', 'no-store').set('Referrer-Policy', 'no-referrer');
         if (!found || !valid) {
           const message = found ? 'This answer link is not valid any more: the answer was removed. You can answer again on the event page.' : 'This event does not exist.';

@@ -7,13 +7,14 @@ import type { AppContext } from '../context';
 import { type EventWithCalendar, findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
 import { type MailDeps, queueDeliveries } from '../invites/invite-mail.queue';
-import { type AnswerHolder, answerKey, verifyAnswerKey } from '../public/signatures';
+import { type AnswerHolder, answerKey, answerKeyRsvpUid, verifyAnswerKey } from '../public/signatures';
 import { findInviteesByEmail, raiseSequence } from '../invites/invites.repository';
 import {
   adjustCounts,
   deleteRsvp as deleteRow,
   findByEmail,
   findRsvp,
+  findRsvpByUid,
   insertRsvpDelivery,
   insertRsvp,
   lastMessageTo,
@@ -52,6 +53,13 @@ const holderOf = (eventUid: string, rsvp: RsvpRow): AnswerHolder => ({ eventUid,
 
 /** The answer's key, which changes it (see answerKey). */
 export const answerKeyOf = (deps: Pick<MailDeps, 'config'>, eventUid: string, rsvp: RsvpRow) => answerKey(deps.config.appKey, holderOf(eventUid, rsvp));
+
+/** The answer a key opens (one of this event's, key verified), or undefined. */
+export async function findAnswerByKey(deps: Pick<AppContext, 'db' | 'config'>, event: { id: number; uid: string }, key: unknown): Promise<RsvpRow | undefined> {
+  const rsvpUid = answerKeyRsvpUid(key);
+  const row = rsvpUid ? await findRsvpByUid(deps.db, event.id, rsvpUid) : undefined;
+  return row && verifyAnswerKey(deps.config.appKey, holderOf(event.uid, row), key) ? row : undefined;
+}
 
 /** The link in RSVP messages: it gives the browser the answer's key, then shows the event page. */
 export const answerUrl = (deps: Pick<MailDeps, 'config'>, eventUid: string, rsvp: RsvpRow) =>
