@@ -16,6 +16,8 @@ const readySchema = Joi.object({
 });
 
 /** Liveness (the process answers), readiness (its dependencies answer) and metrics. */
+const ROBOTS_TXT = ['User-agent: *', 'Disallow: /api/', 'Disallow: /s/', 'Disallow: /e/*/rsvp', 'Disallow: /c/*/subscribe/', 'Disallow: /c/*/feeds/', ''].join('\n');
+
 export function systemRoutes(db: Knex, redis: Redis, isShuttingDown: () => boolean, metrics: Metrics, metricsToken: string | null): RouteSpec[] {
   const tags = ['System'];
   return [
@@ -29,6 +31,20 @@ export function systemRoutes(db: Knex, redis: Redis, isShuttingDown: () => boole
       responses: { 200: { description: 'Alive', body: Joi.object({ status: Joi.string().valid('ok').required() }) } },
       handler: async (_input, _req, res) => {
         res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/robots.txt',
+      operationId: 'robots',
+      summary: 'What crawlers may index: event and calendar pages, not the API or personal addresses',
+      description:
+        'The API (including the dynamic-link pages under /api/dyn, whose content is whatever the link says), smart-link triggers, RSVP and subscribe addresses and personal feeds are off limits; dynamic-link pages also say `X-Robots-Tag: noindex`.',
+      tags,
+      auth: false,
+      responses: { 200: { description: 'robots.txt', contentType: 'text/plain' } },
+      handler: async (_input, _req, res) => {
+        res.set('Cache-Control', 'public, max-age=86400').type('text/plain').send(ROBOTS_TXT);
       },
     }),
     defineRoute({

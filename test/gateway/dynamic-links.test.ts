@@ -48,6 +48,8 @@ describe('/api/dyn', () => {
   it('renders the add-to-calendar page with a button per platform', async () => {
     const res = await fetch(`${gw.baseUrl}/api/dyn?${q(params())}`);
     expect(res.status).toBe(200);
+    // Its content is the query's: kept out of search engines.
+    expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
     const page = await res.text();
     expect(page).toContain('Webinar &lt;live&gt;');
     expect(page).toContain('Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');

@@ -16,6 +16,16 @@ describe('health, docs and unknown paths', () => {
     expect(ready.body).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } });
   });
 
+  it('serves robots.txt: pages may be indexed, the API and personal addresses not', async () => {
+    const res = await fetch(`${gw.baseUrl}/robots.txt`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const lines = (await res.text()).split('\n');
+    expect(lines[0]).toBe('User-agent: *');
+    expect(lines).toEqual(expect.arrayContaining(['Disallow: /api/', 'Disallow: /s/', 'Disallow: /c/*/feeds/']));
+    expect(lines.some((l) => l === 'Disallow: /' || l.startsWith('Disallow: /e/ ') || l === 'Disallow: /e/')).toBe(false);
+  });
+
   it('tags every response with a request id, keeping a sane incoming one', async () => {
     const own = await gw.anon.get('/healthz', { headers: { 'X-Request-Id': 'trace-abc-123' } });
     expect(own.headers.get('x-request-id')).toBe('trace-abc-123');

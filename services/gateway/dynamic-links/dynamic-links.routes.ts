@@ -53,6 +53,8 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
       .status(200)
       .set('Content-Security-Policy', CSP)
       .set('Cache-Control', 'public, max-age=300')
+      // Its content is whatever the link's query says: not for search engines (robots.txt too).
+      .set('X-Robots-Tag', 'noindex, nofollow')
       .type('html')
       .send(eventPage(eventCard(view, links)));
   }
