@@ -198,6 +198,44 @@ describe('public pages in a real browser', () => {
     }
   });
 
+  it('an RSVP is changed from the browser that gave it; another browser cannot change it', async () => {
+    const team = await gw.newTeam();
+    const cal = (await team.api.post('/api/calendars', { name: 'Meetups', timezone: 'UTC' })).body.data;
+    const { data } = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Meetup', date_start: '2030-05-02 18:00', date_end: '2030-05-02 20:00', timezone: 'UTC', has_rsvp: true })).body;
+    const mine = await openPhonePage(data.public_url);
+    const other = await openPhonePage(data.public_url);
+    try {
+      await mine.page.fill('#rsvp-name', 'Ada');
+      await mine.page.fill('#rsvp-email', 'ada@example.com');
+      await mine.page.click('form[action$="/rsvp"] button[type=submit]');
+      await mine.page.waitForURL(`${data.public_url}?rsvp=thanks`);
+      await expect(mine.page.locator('p[role=status]').first().textContent()).resolves.toContain('Thanks, your answer is saved.');
+      await expect(mine.page.locator('#rsvp-email').inputValue()).resolves.toBe('ada@example.com');
+
+      // Someone else, typing the same address, changes nothing.
+      await other.page.fill('#rsvp-name', 'Not Ada');
+      await other.page.fill('#rsvp-email', 'ada@example.com');
+      await other.page.check('input[name=answer][value=no]');
+      await other.page.click('form[action$="/rsvp"] button[type=submit]');
+      await other.page.waitForURL(`${data.public_url}?rsvp=link_sent`);
+      await expect(other.page.locator('p[role=status]').first().textContent()).resolves.toContain('This email address has answered before.');
+
+      // The browser that answered changes it: the form starts from its answer.
+      await mine.page.goto(data.public_url);
+      await expect(mine.page.locator('#rsvp-title + p + p').textContent()).resolves.toBe('Your answer: Yes (Ada, ada@example.com). You can change it here.');
+      await mine.page.check('input[name=answer][value=maybe]');
+      await mine.page.click('form[action$="/rsvp"] button[type=submit]');
+      await mine.page.waitForURL(`${data.public_url}?rsvp=thanks`);
+      await expect(mine.page.locator('input[name=answer][value=maybe]').isChecked()).resolves.toBe(true);
+      await mine.page.screenshot({ path: path.join(ARTIFACTS, 'rsvp-changed.png'), fullPage: true });
+      const rsvps = (await team.api.get(`/api/calendars/${cal.public_id}/events/${data.public_id}/rsvps`)).body.data;
+      expect(rsvps.map((r: { name: string; answer: string }) => [r.name, r.answer])).toEqual([['Ada', 'maybe']]);
+    } finally {
+      await mine.context.close();
+      await other.context.close();
+    }
+  });
+
   it('a protected event shows the access-code form; the right code opens it', async () => {
     const team = await gw.newTeam();
     const cal = (await team.api.post('/api/calendars', { name: 'Private', timezone: 'UTC' })).body.data;
