@@ -55,11 +55,11 @@ describe('RSVPs on the event page', () => {
 
   describe('an answer changes only with its key', () => {
     const linkMails = (e: { uid: string }) =>
-      gw.db('deliveries as d').join('events as e', 'e.id', 'd.event_id').where({ 'e.uid': e.uid, 'd.kind': 'rsvp_link' }).select('d.email', 'd.sequence');
+      gw.db('deliveries as d').join('events as e', 'e.id', 'd.event_id').where({ 'e.uid': e.uid, 'd.kind': 'rsvp_link' }).orderBy('d.id').select('d.email', 'd.sequence');
     const stored = async (e: { public_id: string }) =>
       (await team.api.get(`/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps`)).body.data.map((r: { name: string; answer: string }) => [r.name, r.answer]);
 
-    it('without the key the answer stands (202), and the address is sent its link once per event version', async () => {
+    it('without the key the answer stands (202), and the address is sent its link at most once an hour', async () => {
       const e = await event({ rsvp_limit: 1 });
       const mine = await answer(e.uid, { name: 'Vic', email: 'vic@example.com', answer: 'yes' });
       const others: Array<Record<string, string>> = [
@@ -80,8 +80,17 @@ describe('RSVPs on the event page', () => {
       const again = await answer(e.uid, { name: 'Eve', email: 'eve@example.com', answer: 'no' });
       expect(again.status).toBe(202);
       expect(await linkMails(e)).toHaveLength(1);
-      // The full event does not tell a keyless caller anything either: the answer is held first.
+      // The full event does not tell a keyless caller anything either: the answer is held first
+      // (and Eve, whose answer would change, is sent her link).
       expect((await answer(e.uid, { name: 'Eve', email: 'eve@example.com', answer: 'yes' })).status).toBe(202);
+      // An hour on, a lost link can be asked for again.
+      await gw.db('deliveries').where({ kind: 'rsvp_link', email: 'vic@example.com' }).update({ created_at: gw.db.raw("now() - interval '61 minutes'") });
+      expect((await answer(e.uid, { name: 'Vic', email: 'vic@example.com', answer: 'no' })).status).toBe(202);
+      expect(await linkMails(e)).toEqual([
+        { email: 'vic@example.com', sequence: 0 },
+        { email: 'eve@example.com', sequence: 0 },
+        { email: 'vic@example.com', sequence: 1 },
+      ]);
     });
 
     it('the browser that answered keeps the key in a cookie; another browser is sent back with a note', async () => {

@@ -247,7 +247,7 @@ describe('RSVP confirmations', () => {
     expect(answerLink(notice)).toBe(link);
     const rows = await gw.db('rsvps as r').join('events as e', 'e.id', 'r.event_id').where('e.uid', evt.uid).select('r.name', 'r.answer');
     expect(rows).toEqual([{ name: 'Kay', answer: 'yes' }]);
-    // Asked again before anything changed: no second notice (one per address and event version).
+    // Asked again before anything changed: no second notice (one an hour at most).
     expect((await gw.anon.post(`/e/${evt.uid}/rsvp`, { name: 'Not Kay', email: guest, answer: 'maybe' })).status).toBe(202);
 
     // The link keeps the key in the browser; the page's form then changes the answer.

@@ -81,6 +81,15 @@ export const lastMessageTo = (trx: Knex, eventId: number, email: string): Promis
     .whereRaw('lower(email) = lower(?)', [email])
     .orderBy('id', 'desc');
 
+/** How many answer links this address was sent about the event, and whether one went in the last hour. */
+export async function answerLinksSent(trx: Knex, eventId: number, email: string): Promise<{ sent: number; recent: boolean }> {
+  const row = await trx('deliveries')
+    .where({ event_id: eventId, kind: 'rsvp_link' })
+    .whereRaw('lower(email) = lower(?)', [email])
+    .first(trx.raw('count(*)::int AS sent'), trx.raw("coalesce(bool_or(created_at > now() - interval '1 hour'), false) AS recent"));
+  return { sent: row?.sent ?? 0, recent: row?.recent ?? false };
+}
+
 /**
  * The delivery row of one message to the person who gave this answer (its confirmation,
  * or a cancellation), or none when that message was already made at this SEQUENCE

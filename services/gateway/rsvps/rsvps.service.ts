@@ -11,6 +11,7 @@ import { type AnswerHolder, answerKey, answerKeyRsvpUid, verifyAnswerKey } from 
 import { findInviteesByEmail, raiseSequence } from '../invites/invites.repository';
 import {
   adjustCounts,
+  answerLinksSent,
   deleteRsvp as deleteRow,
   findByEmail,
   findRsvp,
@@ -93,7 +94,7 @@ export const eventFull = () => conflict('This event is full: no more places for 
  * in the answer, and the address gets it in every RSVP message). Without the key the answer
  * stands (`held`): anyone can type an address, and a changed answer sends mail to it and can
  * take the event out of that person's calendar. The address is sent its link instead (kind
- * `rsvp_link`, once per event SEQUENCE), and only if the answer would change. The event row is
+ * `rsvp_link`, at most one an hour), and only if the answer would change. The event row is
  * locked for the change, so `rsvp_limit` holds however many answer at once. A yes or
  * maybe is confirmed by email (a delivery row and a mail job, in the same transaction:
  * if the job cannot be queued, the answer is not stored either). A yes or maybe changed
@@ -114,7 +115,10 @@ export async function submitRsvp(
     const existing = await findByEmail(trx, event.id, input.email);
     if (existing && !verifyAnswerKey(deps.config.appKey, holderOf(found.event.uid, existing), input.key)) {
       const changes = existing.answer !== input.answer || existing.name !== input.name;
-      if (changes) await tellPerson(trx, deps, { found, rsvp: existing, kind: 'rsvp_link', sequence: event.sequence, requestId });
+      // At most one an hour: the address cannot be flooded, yet can ask again for a lost one.
+      // An answer link changes no calendar, so its `sequence` only numbers the links sent.
+      const links = changes ? await answerLinksSent(trx, event.id, existing.email) : null;
+      if (links && !links.recent) await tellPerson(trx, deps, { found, rsvp: existing, kind: 'rsvp_link', sequence: links.sent, requestId });
       return { row: existing, created: false, held: true };
     }
     const becomesYes = input.answer === 'yes' && existing?.answer !== 'yes';

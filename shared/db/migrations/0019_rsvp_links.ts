@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 
 /**
  * A message of kind `rsvp_link`: an address whose answer someone tried to change without
- * the answer's key is sent its link for changing it (the answer itself stays). One per
- * address per event SEQUENCE, by the deliveries' unique index.
+ * the answer's key is sent its link for changing it (the answer itself stays), at most one
+ * an hour; such a row's `sequence` numbers the links sent to the address (no calendar part).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
