@@ -46,7 +46,9 @@ export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerConte
     const started = process.hrtime.bigint();
     try {
       // A payload that breaks its contract will never succeed: fail it at once, no retries.
-      const { error } = def.contract.schema.validate(job.data);
+      // Fields this worker does not know are let through (producers check strictly): a
+      // newer gateway's jobs, queued during a rollout, run on the fields this release knows.
+      const { error } = def.contract.schema.validate(job.data, { allowUnknown: true });
       if (error) throw new UnrecoverableError(`invalid ${def.contract.queue} payload: ${error.message}`);
       const result = await def.process(job as Job<T & { meta?: JobMeta }>, ctx, log);
       figures.completed(secondsSince(started));

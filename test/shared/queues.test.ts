@@ -38,6 +38,13 @@ describe('queues', () => {
       await waitFor(async () => (await job?.getState()) === 'completed');
       expect((await producer.queue.getJob(id))?.returnvalue).toBe(42);
       await expect(producer.add('bad', { n: 'x' } as never)).rejects.toThrow(/invalid extractions payload/);
+
+      // A newer release's job, with a field this one does not know, runs on what it knows;
+      // one that breaks what it knows still fails at once.
+      const newer = await producer.queue.add('double', { n: 5, addedLater: { x: 1 } } as never);
+      await waitFor(async () => (await producer.queue.getJob(newer.id as string))?.returnvalue === 10, { what: 'the newer job to run' });
+      const broken = await producer.queue.add('double', { n: 'five', addedLater: true } as never);
+      await waitFor(async () => (await producer.queue.getJob(broken.id as string))?.failedReason?.includes('invalid extractions payload'), { what: 'the broken job to fail' });
     } finally {
       await producer.queue.obliterate({ force: true });
       await producer.close();
