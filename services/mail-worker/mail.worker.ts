@@ -1,4 +1,5 @@
 import { parseMailbox } from '../../shared/config/mailbox';
+import { DELIVERY_RECORDS, startRetention } from '../../shared/db/retention';
 import { METRIC } from '../../shared/metrics/metrics';
 import { type MailJob, mailJob, type MailKind } from '../../shared/queues/mail-jobs';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
@@ -11,6 +12,7 @@ import { SentRecorder } from './sent-recorder';
  * The emails queue's worker: MAIL_CONCURRENCY jobs (batches of messages) at once over one
  * SMTP pool (or the outbox), at most MAIL_RATE_PER_SECOND messages across every mail
  * worker. A job whose worker stopped answering is taken over after WORKER_LOCK_MS.
+ * Delivery records of events over DELIVERY_RETENTION_DAYS ago are pruned hourly.
  */
 export function defineMailWorker(ctx: WorkerContext, transport: MailTransport = createMailTransport(ctx.config)): WorkerDefinition<MailJob, MailOutcome> {
   const { config } = ctx;
@@ -22,6 +24,7 @@ export function defineMailWorker(ctx: WorkerContext, transport: MailTransport = 
   const rate = sendRate(ctx.redis, config.queuePrefix, config.mail.ratePerSecond, ctx.clock);
   const deliveries = ctx.metrics.counter(METRIC.emailDeliveries, 'Email messages by kind and outcome: sent, failed (for good), retry (will be tried again)', ['kind', 'outcome']);
   const countDelivery = (kind: MailKind, outcome: 'sent' | 'failed' | 'retry') => deliveries.inc({ kind, outcome });
+  const retention = startRetention(ctx, DELIVERY_RECORDS, config.deliveryRetentionDays);
   return {
     contract: mailJob,
     concurrency: config.mail.concurrency,
@@ -30,6 +33,9 @@ export function defineMailWorker(ctx: WorkerContext, transport: MailTransport = 
       maxStalledCount: 5,
     },
     process: (job, c, log) => processMailJob(job, { db: c.db, clock: c.clock, transport, from, recorder, rate, countDelivery }, log),
-    close: () => transport.close(),
+    close: async () => {
+      await retention.stop();
+      await transport.close();
+    },
   };
 }

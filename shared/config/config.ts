@@ -45,6 +45,8 @@ export interface Config {
   submissionRetentionDays: number;
   /** Finished extractions (the text sent and its result) older than this many days are deleted; 0 keeps them. */
   extractionRetentionDays: number;
+  /** Email delivery records of events over (or deleted) this many days ago are deleted; 0 keeps them. */
+  deliveryRetentionDays: number;
   /** The optional model-based extractor; null: rules only (nothing leaves the machine). */
   extractLlm: ExtractLlmConfig | null;
 }
@@ -110,6 +112,7 @@ const schema = Joi.object({
   WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
   SUBMISSION_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(90),
   EXTRACTION_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(30),
+  DELIVERY_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(365),
   EXTRACT_LLM_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   EXTRACT_LLM_MODEL: Joi.string().max(200).default('gpt-4o-mini'),
   EXTRACT_LLM_API_KEY: Joi.string().max(500),
@@ -229,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerLockMs: value.WORKER_LOCK_MS,
     submissionRetentionDays: value.SUBMISSION_RETENTION_DAYS,
     extractionRetentionDays: value.EXTRACTION_RETENTION_DAYS,
+    deliveryRetentionDays: value.DELIVERY_RETENTION_DAYS,
     metricsToken: value.METRICS_TOKEN ?? null,
     adminToken: value.ADMIN_TOKEN ?? null,
     rsvpRatePer10Minutes: value.RSVP_RATE_PER_10_MINUTES,

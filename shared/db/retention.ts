@@ -13,13 +13,31 @@ export interface RetentionTarget {
   table: string;
   /** The record's time, with an index that finds old rows (a BRIN index suits append-only tables). */
   column: string;
-  /** Only rows that are done with, e.g. `status <> 'pending'` (code, never input). */
+  /**
+   * Only rows that are done with, e.g. `status <> 'pending'` (code, never input); `:cutoff`
+   * stands for the cutoff instant.
+   */
   onlyWhere?: string;
   /** An advisory lock of its own: one worker at a time prunes this table. */
   lockKey: number;
 }
 
 export const SUBMISSION_RECORDS: RetentionTarget = { what: 'submission records', table: 'smart_link_submissions', column: 'received_at', lockKey: 0x736c7072 };
+/**
+ * Email delivery records (one per message: its kind, SEQUENCE, status, the server's reply)
+ * once the event is over: deleted, or a one-off event that ended, before the cutoff. A
+ * repeating event's records stay while it is not deleted (its later dates may still be
+ * ahead), and so does any message still being sent.
+ */
+export const DELIVERY_RECORDS: RetentionTarget = {
+  what: 'email delivery records',
+  table: 'deliveries',
+  column: 'created_at',
+  onlyWhere: `status <> 'queued' AND event_id IN (
+    SELECT id FROM events WHERE deleted_at < :cutoff OR (recurrence_rule IS NULL AND ends_at < :cutoff))`,
+  lockKey: 0x646c7672,
+};
+
 export const EXTRACTION_RECORDS: RetentionTarget = {
   what: 'extractions',
   table: 'extractions',
@@ -35,13 +53,14 @@ export const EXTRACTION_RECORDS: RetentionTarget = {
  * Answers how many rows were deleted.
  */
 export async function pruneOlderThan(db: Knex, target: RetentionTarget, before: Date): Promise<number> {
-  const only = target.onlyWhere ? `AND ${target.onlyWhere}` : '';
+  const only = target.onlyWhere ? `AND ${target.onlyWhere.replaceAll(':cutoff', '?::timestamptz')}` : '';
+  const cutoffs = (target.onlyWhere?.match(/:cutoff/g) ?? []).map(() => before);
   let total = 0;
   for (;;) {
     const deleted = await db.transaction(async (trx) => {
       const { rows } = await trx.raw('SELECT pg_try_advisory_xact_lock(?) AS locked', [target.lockKey]);
       if (!rows[0].locked) return null;
-      const result = await trx.raw(`DELETE FROM ?? WHERE id IN (SELECT id FROM ?? WHERE ?? < ? ${only} LIMIT ?)`, [target.table, target.table, target.column, before, BATCH]);
+      const result = await trx.raw(`DELETE FROM ?? WHERE id IN (SELECT id FROM ?? WHERE ?? < ? ${only} LIMIT ?)`, [target.table, target.table, target.column, before, ...cutoffs, BATCH]);
       return result.rowCount as number;
     });
     if (deleted === null) return total;

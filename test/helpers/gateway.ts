@@ -47,6 +47,7 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     // records behind their backs (test/shared/retention.test.ts runs the pruning itself).
     SUBMISSION_RETENTION_DAYS: '0',
     EXTRACTION_RETENTION_DAYS: '0',
+    DELIVERY_RETENTION_DAYS: '0',
     // Per-address limits count every request from 127.0.0.1 under the run's queue prefix,
     // whichever suite sent it: left at their defaults, one suite's RSVPs or subscribes would
     // use up another's budget, depending on the order they ran in. Out of the way here; the

@@ -1,5 +1,5 @@
 import { extractionWorker } from '../../services/extraction-worker/extraction.processor';
-import { EXTRACTION_RECORDS, pruneOlderThan, startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
+import { DELIVERY_RECORDS, EXTRACTION_RECORDS, pruneOlderThan, startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
 import { createLogger } from '../../shared/logging/logger';
 import { startGateway, TestClock, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
@@ -7,7 +7,7 @@ import { startWorker, type TestWorker } from '../helpers/workers';
 import { newLink, outcomeOf, startSmartLinkWorker, submitForm } from '../smart-links/helpers';
 
 /**
- * SUBMISSION_RETENTION_DAYS and EXTRACTION_RETENTION_DAYS: old records go, the events
+ * SUBMISSION_RETENTION_DAYS, EXTRACTION_RETENTION_DAYS and DELIVERY_RETENTION_DAYS: old records go, the events
  * submissions made stay. The rows aged here are dated 2001 and pruned before 2002, so
  * suites running beside this one (whose clocks may sit anywhere after that) never lose a
  * row to it.
@@ -106,5 +106,35 @@ describe('extractions', () => {
     expect((await team.api.get(`/api/events/extract/${recent.id}`)).body.data.status).toBe('completed');
     expect((await team.api.get(`/api/events/extract/ext_${pending.uid}`)).body.data.status).toBe('pending');
     await rows.clone().where({ uid: pending.uid }).delete();
+  });
+});
+
+describe('email delivery records', () => {
+  it('are deleted once their event is over (ended or deleted) before the cutoff; messages of live events and unsent ones stay', async () => {
+    const cal = (await team.api.post('/api/calendars', { name: 'Mail', timezone: 'UTC' })).body.data;
+    const event = async (body: Record<string, unknown>) => {
+      const res = await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'E', timezone: 'UTC', ...body });
+      expect(res.status).toBe(200);
+      return (await gw.db('events').where({ uid: res.body.data.uid }).first('id')).id as number;
+    };
+    const ended = await event({ date_start: '2001-05-01 10:00', date_end: '2001-05-01 11:00' });
+    const repeating = await event({ date_start: '2001-05-01 10:00', date_end: '2001-05-01 11:00', recurrence_rule: 'FREQ=WEEKLY' });
+    const deletedRepeating = await event({ date_start: '2001-05-01 10:00', date_end: '2001-05-01 11:00', recurrence_rule: 'FREQ=WEEKLY' });
+    const ahead = await event({ date_start: '2030-05-01 10:00', date_end: '2030-05-01 11:00' });
+    await gw.db('events').where({ id: deletedRepeating }).update({ deleted_at: LONG_AGO });
+    const row = (eventId: number, email: string, status: string) => ({ team_id: team.teamId, event_id: eventId, email, kind: 'invitation', sequence: 0, status, created_at: LONG_AGO });
+    await gw.db('deliveries').insert([
+      row(ended, 'gone@example.test', 'sent'),
+      row(ended, 'failed@example.test', 'failed'),
+      row(ended, 'unsent@example.test', 'queued'),
+      row(repeating, 'repeats@example.test', 'sent'),
+      row(deletedRepeating, 'deleted@example.test', 'sent'),
+      row(ahead, 'ahead@example.test', 'sent'),
+    ]);
+
+    expect(await pruneOlderThan(gw.db, DELIVERY_RECORDS, CUTOFF)).toBe(3);
+    const left = await gw.db('deliveries').whereIn('event_id', [ended, repeating, deletedRepeating, ahead]).orderBy('email').pluck('email');
+    expect(left).toEqual(['ahead@example.test', 'repeats@example.test', 'unsent@example.test']);
+    await gw.db('deliveries').whereIn('event_id', [ended, repeating, deletedRepeating, ahead]).delete();
   });
 });

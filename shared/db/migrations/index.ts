@@ -18,6 +18,7 @@ import * as extractionRetention from './0016_extraction_retention';
 import * as feedRemovals from './0017_feed_removals';
 import * as shortLinkRetirement from './0018_short_link_retirement';
 import * as rsvpLinks from './0019_rsvp_links';
+import * as deliveryRetention from './0020_delivery_retention';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,4 +50,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0017_feed_removals', feedRemovals],
   ['0018_short_link_retirement', shortLinkRetirement],
   ['0019_rsvp_links', rsvpLinks],
+  ['0020_delivery_retention', deliveryRetention],
 ];
