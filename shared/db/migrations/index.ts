@@ -19,6 +19,7 @@ import * as feedRemovals from './0017_feed_removals';
 import * as shortLinkRetirement from './0018_short_link_retirement';
 import * as rsvpLinks from './0019_rsvp_links';
 import * as deliveryRetention from './0020_delivery_retention';
+import * as searchStatistics from './0021_search_statistics';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -51,4 +52,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0018_short_link_retirement', shortLinkRetirement],
   ['0019_rsvp_links', rsvpLinks],
   ['0020_delivery_retention', deliveryRetention],
+  ['0021_search_statistics', searchStatistics],
 ];
