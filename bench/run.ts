@@ -11,17 +11,18 @@ import { type BenchRow, toMarkdown, writeResults } from './lib/report';
  * `npm run bench [-- name…]`: runs the benchmarks, prints one markdown table (figure,
  * baseline from the same run, ratio, goal) and writes it to bench/RESULTS.md.
  */
-// The ingest rate feeds the drain's second figure (drain must outpace ingest).
-let ingestRate: number | undefined;
+// The ingest rate feeds the drain's second figure (drain must outpace ingest), and the
+// ingest's submissions per job the drain's jobs.
+let ingest: { rate: number; groupSize: number } | undefined;
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   api: benchApi,
   public: benchPublic,
   ingest: async () => {
     const result = await benchIngest();
-    ingestRate = result.ingestRate;
+    ingest = { rate: result.ingestRate, groupSize: result.groupSize };
     return result.rows;
   },
-  drain: () => benchDrain(ingestRate),
+  drain: () => benchDrain(ingest),
   extract: benchExtract,
   mail: benchMail,
 };

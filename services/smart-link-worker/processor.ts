@@ -4,22 +4,29 @@ import { startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
 import type { Logger } from '../../shared/logging/logger';
 import { eventLimitRejections } from '../../shared/metrics/metrics';
 import { cappedBackoff } from '../../shared/queues/queues';
-import { type SmartLinkJob, smartLinkJob } from '../../shared/queues/smart-link.job';
+import {
+  type SingleSubmissionJob,
+  type SmartLinkJob,
+  type SmartLinkSubmission,
+  smartLinkJob,
+  type SubmissionOutcome,
+  type SubmissionOutcomes,
+  submissionsOf,
+} from '../../shared/queues/smart-link.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
-import type { Outcome } from './submissions.repository';
 import { writeBatch } from './write-batch';
 
 interface Waiting {
-  job: SmartLinkJob;
-  resolve: (outcome: Outcome) => void;
+  submission: SmartLinkSubmission;
+  resolve: (outcome: SubmissionOutcome) => void;
   reject: (err: unknown) => void;
 }
 
 /**
- * Gathers the jobs BullMQ hands the worker concurrently and writes them in batches: one
- * transaction and a few multi-row statements per batch instead of several round trips per
- * submission. Each job still settles on its own: with its outcome, or with the batch's
- * error so BullMQ retries it.
+ * Gathers the submissions of the jobs BullMQ hands the worker concurrently and writes them
+ * in batches: one transaction and a few multi-row statements per batch instead of several
+ * round trips per submission. Each submission still settles on its own: with its outcome,
+ * or with the batch's error so BullMQ retries its job.
  */
 export class SubmissionBatcher {
   private waiting: Waiting[] = [];
@@ -31,9 +38,9 @@ export class SubmissionBatcher {
     private readonly opts: { maxBatch: number; maxWaitMs: number; maxInFlight: number } = { maxBatch: 500, maxWaitMs: 5, maxInFlight: 2 },
   ) {}
 
-  submit(job: SmartLinkJob): Promise<Outcome> {
+  submit(submission: SmartLinkSubmission): Promise<SubmissionOutcome> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ job, resolve, reject });
+      this.waiting.push({ submission, resolve, reject });
       this.schedule();
     });
   }
@@ -61,8 +68,8 @@ export class SubmissionBatcher {
 
   private async write(db: Knex, batch: Waiting[]): Promise<void> {
     try {
-      const { outcomes, calendarsChanged } = await writeBatch(db, batch.map((w) => w.job), this.ctx.clock.now());
-      for (const w of batch) w.resolve(outcomes.get(w.job.submission) as Outcome);
+      const { outcomes, calendarsChanged } = await writeBatch(db, batch.map((w) => w.submission), this.ctx.clock.now());
+      for (const w of batch) w.resolve(outcomes.get(w.submission.submission) as SubmissionOutcome);
       // Calendar feeds cached by the gateways must include the new events.
       await publishInvalidations(
         this.ctx.redis,
@@ -71,16 +78,21 @@ export class SubmissionBatcher {
         this.ctx.logger,
       );
     } catch (err) {
-      this.ctx.logger.warn({ err: (err as Error).message, jobs: batch.length }, 'submission batch failed; its jobs will retry');
+      this.ctx.logger.warn({ err: (err as Error).message, submissions: batch.length }, 'submission batch failed; its jobs will retry');
       for (const w of batch) w.reject(err);
     }
   }
 }
 
-export const SMART_LINK_CONCURRENCY = 1000;
+/**
+ * Jobs taken at once. A job holds up to SUBMISSIONS_PER_JOB submissions (a flood's groups
+ * hold a few dozen), so this keeps the batcher's transactions full whether jobs come
+ * grouped or one submission each, without holding tens of thousands of submissions.
+ */
+export const SMART_LINK_CONCURRENCY = 200;
 
 /** The smart-link worker: high concurrency feeding the batcher; records older than SUBMISSION_RETENTION_DAYS pruned. */
-export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob, Outcome> {
+export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob | SingleSubmissionJob, SubmissionOutcomes> {
   const batcher = new SubmissionBatcher(ctx);
   const retention = startRetention(ctx, SUBMISSION_RECORDS, ctx.config.submissionRetentionDays);
   const limitRejections = eventLimitRejections(ctx.metrics);
@@ -88,13 +100,19 @@ export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJ
     contract: smartLinkJob,
     concurrency: SMART_LINK_CONCURRENCY,
     process: async (job, _ctx, log) => {
-      const outcome = await batcher.submit(job.data);
-      // One line per submission, with the request id that queued it: a submission can be
-      // followed from the gateway's request to its event.
-      if (outcome.status === 'failed') log.info({ submission: job.data.submission, error: outcome.error }, 'submission failed');
-      else log.info({ submission: job.data.submission, status: outcome.status, event: outcome.event }, 'submission processed');
-      if (outcome.error === 'event_limit_exceeded') limitRejections.inc({ source: 'smart_link' });
-      return outcome;
+      const submissions = submissionsOf(job.data);
+      const outcomes = await Promise.all(submissions.map((s) => batcher.submit(s)));
+      const result: SubmissionOutcomes = {};
+      submissions.forEach(({ submission, meta }, i) => {
+        const outcome = outcomes[i];
+        result[submission] = outcome;
+        // One line per submission, with the request id that queued it: a submission can be
+        // followed from the gateway's request to its event.
+        if (outcome.status === 'failed') log.info({ reqId: meta?.requestId, submission, error: outcome.error }, 'submission failed');
+        else log.info({ reqId: meta?.requestId, submission, status: outcome.status, event: outcome.event }, 'submission processed');
+        if (outcome.error === 'event_limit_exceeded') limitRejections.inc({ source: 'smart_link' });
+      });
+      return result;
     },
     options: { settings: { backoffStrategy: cappedBackoff } },
     close: () => retention.stop(),

@@ -1,10 +1,8 @@
 import type { Knex } from '../../shared/db/knex';
-import type { SmartLinkJob } from '../../shared/queues/smart-link.job';
-
-export type Outcome = { status: 'processed' | 'duplicate' | 'failed'; event: string | null; error: string | null };
+import type { SmartLinkSubmission, SubmissionOutcome } from '../../shared/queues/smart-link.job';
 
 /** Submissions already recorded (a re-run job): their outcome, by submission uid. */
-export async function recordedOutcomes(trx: Knex, uids: string[]): Promise<Map<string, Outcome>> {
+export async function recordedOutcomes(trx: Knex, uids: string[]): Promise<Map<string, SubmissionOutcome>> {
   const rows = await trx('smart_link_submissions as x')
     .leftJoin('events as e', 'e.id', 'x.event_id')
     .whereIn('x.uid', uids)
@@ -19,7 +17,7 @@ export async function liveCalendars(trx: Knex, ids: number[]): Promise<Set<numbe
 }
 
 /** A submission's event as the job carries it, placed in its link's team and calendar. */
-export type NewEventRow = SmartLinkJob['event'] & { team_id: number; calendar_id: number };
+export type NewEventRow = SmartLinkSubmission['event'] & { team_id: number; calendar_id: number };
 
 /** One multi-row insert; rows whose uid exists already are skipped. Answers uid → id of the new ones. */
 export async function insertEvents(trx: Knex, rows: NewEventRow[]): Promise<Map<string, number>> {
@@ -44,7 +42,7 @@ export interface SubmissionInsert {
   uid: string;
   smart_link_id: number;
   team_id: number;
-  status: Outcome['status'];
+  status: SubmissionOutcome['status'];
   event_id: number | null;
   error: string | null;
   received_at: string;

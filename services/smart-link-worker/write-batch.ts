@@ -1,6 +1,6 @@
 import { sanitizeDescription } from '../../shared/calendar/html';
 import type { Knex } from '../../shared/db/knex';
-import type { SmartLinkJob } from '../../shared/queues/smart-link.job';
+import type { SmartLinkSubmission, SubmissionOutcome } from '../../shared/queues/smart-link.job';
 import { reserveEventSlots } from '../../shared/usage/event-limit';
 import {
   deleteEvents,
@@ -9,35 +9,34 @@ import {
   insertSubmissions,
   liveCalendars,
   type NewEventRow,
-  type Outcome,
   recordedOutcomes,
   type SubmissionInsert,
 } from './submissions.repository';
 
 export interface BatchResult {
-  outcomes: Map<string, Outcome>;
+  outcomes: Map<string, SubmissionOutcome>;
   /** Calendars that gained events (their feeds must be rebuilt). */
   calendarsChanged: Set<number>;
 }
 
 /**
  * Turns a batch of submissions into events in one transaction, idempotently:
- * - a submission already recorded (a re-run job) keeps its recorded outcome, nothing written;
+ * - a submission already recorded (its job run again) keeps its recorded outcome, nothing written;
  * - identical content (same event uid) makes one event; the others are `duplicate` of it;
  * - new events take slots of their team's monthly allowance, in the order received; those
  *   beyond it are removed again and their submissions `failed` with event_limit_exceeded;
  * - every submission gets its row, in the same transaction as its event.
  */
-export async function writeBatch(db: Knex, jobs: SmartLinkJob[], now: Date): Promise<BatchResult> {
+export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Date): Promise<BatchResult> {
   return db.transaction(async (trx) => {
-    const outcomes = await recordedOutcomes(trx, jobs.map((j) => j.submission));
-    const fresh = jobs.filter((j) => !outcomes.has(j.submission)).sort((a, b) => a.receivedAt.localeCompare(b.receivedAt));
+    const outcomes = await recordedOutcomes(trx, batch.map((j) => j.submission));
+    const fresh = batch.filter((j) => !outcomes.has(j.submission)).sort((a, b) => a.receivedAt.localeCompare(b.receivedAt));
     const calendarsChanged = new Set<number>();
     if (!fresh.length) return { outcomes, calendarsChanged };
 
     const live = await liveCalendars(trx, [...new Set(fresh.map((j) => j.link.calendarId))]);
     const writable = fresh.filter((j) => live.has(j.link.calendarId));
-    const byEventUid = new Map<string, SmartLinkJob>();
+    const byEventUid = new Map<string, SmartLinkSubmission>();
     for (const j of writable) if (!byEventUid.has(j.event.uid)) byEventUid.set(j.event.uid, j);
     const rows: NewEventRow[] = [...byEventUid.values()].map((j) => ({
       ...j.event,
@@ -64,7 +63,7 @@ export async function writeBatch(db: Knex, jobs: SmartLinkJob[], now: Date): Pro
     const submissions: SubmissionInsert[] = [];
     const firstOf = new Set<string>();
     for (const j of fresh) {
-      let outcome: Outcome;
+      let outcome: SubmissionOutcome;
       let eventId: number | null = null;
       if (!live.has(j.link.calendarId)) {
         outcome = { status: 'failed', event: null, error: 'calendar_not_found' };

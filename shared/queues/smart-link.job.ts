@@ -1,14 +1,21 @@
 import Joi from 'joi';
 import { defineJob, type JobMeta, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
 
+/** The link a submission came through, with the team and calendar its event goes to. */
+export interface SubmissionLink {
+  id: number;
+  teamId: number;
+  calendarId: number;
+}
+
 /**
  * A submission the gateway accepted for a smart link, already checked and normalized: the
  * times are resolved (link defaults and calendar zone applied) and the event's identity is
- * fixed, so the worker only writes. The job id is the submission id.
+ * fixed, so the worker only writes.
  */
-export interface SmartLinkJob {
+export interface SmartLinkSubmission {
   submission: string; // sls uid
-  link: { id: number; teamId: number; calendarId: number };
+  link: SubmissionLink;
   receivedAt: string; // ISO
   event: {
     uid: string; // identity of the content: identical submissions to a link share it
@@ -23,7 +30,55 @@ export interface SmartLinkJob {
     ends_at: string;
     status: 'approved' | 'pending';
   };
+  /** The request that sent it: its log lines and the worker's carry the same id. */
   meta?: JobMeta;
+}
+
+/**
+ * A job: submissions to one link. Those a gateway accepts in one turn of its event loop go
+ * together, up to SUBMISSIONS_PER_JOB (BullMQ's work per job, in the gateway, in Redis and
+ * in the worker, is then paid once for all of them); a submission sent with a delivery key,
+ * or waited on for a platform redirect, is a job of its own.
+ */
+export interface SmartLinkJob {
+  link: SubmissionLink;
+  submissions: Array<Omit<SmartLinkSubmission, 'link'>>;
+}
+
+/** What became of a submission (its record says the same). */
+export interface SubmissionOutcome {
+  status: 'processed' | 'duplicate' | 'failed';
+  /** The uid of its event: the one it made, or the identical one it is a duplicate of. */
+  event: string | null;
+  error: string | null;
+}
+
+/** A job's return value: the outcome of each of its submissions, by submission uid. */
+export type SubmissionOutcomes = Record<string, SubmissionOutcome>;
+
+/** A job as the release before grouped jobs queued it: one submission, which is the job. */
+export type SingleSubmissionJob = SmartLinkSubmission;
+
+export const SUBMISSIONS_PER_JOB = 100;
+
+/**
+ * Submissions queued together without a delivery key share the first GROUP_PREFIX_LENGTH
+ * characters of their ids (random per group, the rest random per submission), and their
+ * job is named after that prefix: a queued submission's job is found from its id alone.
+ */
+export const GROUP_PREFIX_LENGTH = 10;
+export const groupJobId = (uidOrPrefix: string): string => `group-${uidOrPrefix.slice(0, GROUP_PREFIX_LENGTH)}`;
+
+/**
+ * The jobs that may hold a submission: one of its own (id = the submission's: sent with a
+ * delivery key, waited on, or queued by the previous release), else its group's.
+ */
+export const jobIdsOf = (uid: string): string[] => [uid, groupJobId(uid)];
+
+/** The submissions of a job, whichever release queued it. */
+export function submissionsOf(data: SmartLinkJob | SingleSubmissionJob): SmartLinkSubmission[] {
+  if (!('submissions' in data)) return [data];
+  return data.submissions.map((s) => ({ ...s, link: data.link }));
 }
 
 /**
@@ -53,27 +108,35 @@ const instant = () =>
     .custom((value: string, helpers) => (isInstant(value) ? value : helpers.error('string.isoDate')))
     .required();
 
-export const smartLinkJob = defineJob<SmartLinkJob>({
+const uid = () => Joi.string().pattern(/^[0-9A-Za-z]{16}$/).required();
+const link = Joi.object({ id: Joi.number().integer().required(), teamId: Joi.number().integer().required(), calendarId: Joi.number().integer().required() }).required();
+const submission = {
+  submission: uid(),
+  receivedAt: instant(),
+  event: Joi.object({
+    uid: uid(),
+    title: bounded(255).required(),
+    description: nullableText(50000),
+    location: nullableText(255),
+    internal_name: nullableText(255),
+    is_all_day: Joi.boolean().required(),
+    timezone: Joi.string().max(64).required(),
+    date_start: instant(),
+    date_end: instant(),
+    ends_at: instant(),
+    status: Joi.string().valid('approved', 'pending').required(),
+  }).required(),
+  meta: Joi.object({ requestId: Joi.string() }),
+};
+
+const grouped = Joi.object({ link, submissions: Joi.array().items(Joi.object(submission)).min(1).max(SUBMISSIONS_PER_JOB).required() });
+const single = Joi.object({ ...submission, link });
+
+export const smartLinkJob = defineJob<SmartLinkJob | SingleSubmissionJob>({
   queue: QUEUES.smartLinkSubmissions,
-  schema: Joi.object({
-    submission: Joi.string().pattern(/^[0-9A-Za-z]{16}$/).required(),
-    link: Joi.object({ id: Joi.number().integer().required(), teamId: Joi.number().integer().required(), calendarId: Joi.number().integer().required() }).required(),
-    receivedAt: instant(),
-    event: Joi.object({
-      uid: Joi.string().pattern(/^[0-9A-Za-z]{16}$/).required(),
-      title: bounded(255).required(),
-      description: nullableText(50000),
-      location: nullableText(255),
-      internal_name: nullableText(255),
-      is_all_day: Joi.boolean().required(),
-      timezone: Joi.string().max(64).required(),
-      date_start: instant(),
-      date_end: instant(),
-      ends_at: instant(),
-      status: Joi.string().valid('approved', 'pending').required(),
-    }).required(),
-    meta: Joi.object({ requestId: Joi.string() }),
-  }),
+  // Gateways queue grouped jobs; single ones may still wait in the queue, queued by the
+  // release before, when the workers are upgraded.
+  schema: Joi.alternatives().conditional(Joi.object({ submissions: Joi.exist() }).unknown(), { then: grouped, otherwise: single }),
   // Transient failures (Postgres away) retry for hours with a capped backoff, so an outage
   // delays accepted submissions but never drops them.
   defaults: RETRY_THROUGH_OUTAGES,

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { signPayload } from '../../services/gateway/smart-links/ingest/signature';
-import { smartLinkJob } from '../../shared/queues/smart-link.job';
+import { groupJobId, jobIdsOf, smartLinkJob } from '../../shared/queues/smart-link.job';
+import { findQueuedSubmission } from '../../services/gateway/smart-links/queued-submissions';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
 import type { TestWorker } from '../helpers/workers';
@@ -24,7 +25,14 @@ afterAll(async () => {
 });
 
 const form = { title: 'Intro call', start: '2030-03-10 14:00', duration: '30', location: 'Zoom', description: 'From the website', email: 'ignored@example.com' };
-const jobIds = async () => new Set((await queue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'], 0, 100000)).map((j) => j.id));
+/**
+ * A mark in the queue's event log; `addedSince(mark)` lists the ids of the jobs added after
+ * it. A group's job is removed once done, so the jobs still in Redis do not tell what was
+ * queued; the log does.
+ */
+const queueMark = async () => (await gw.redis.xrevrange(queue.keys.events, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+const addedSince = async (mark: string) =>
+  (await gw.redis.xrange(queue.keys.events, `(${mark}`, '+')).filter(([, f]) => f[1] === 'added').map(([, f]) => f[f.indexOf('jobId') + 1]);
 const submissionsOf = async (link: Link) => (await team.api.get(`/api/smart-links/${link.id}/submissions?per_page=200`)).body.data;
 
 describe('formats', () => {
@@ -142,14 +150,16 @@ describe('from a web page (CORS)', () => {
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
     expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase().split(', ')).toEqual(expect.arrayContaining(['content-type', 'idempotency-key']));
-    const before = await jobIds();
+    const mark = await queueMark();
     const accepted = await submitForm(link.url, form, { Origin: 'https://shop.example' });
     expect([accepted.status, accepted.headers.get('access-control-allow-origin')]).toEqual([202, '*']);
     expect(accepted.headers.get('access-control-expose-headers')).toContain('Retry-After');
     const refused = await submitForm(link.url, { start: 'soon' }, { Origin: 'https://shop.example' });
     expect([refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([422, '*']);
-    // The preflight queued nothing; the one submission did.
-    expect([...(await jobIds())].filter((id) => !before.has(id))).toEqual([accepted.body.data.id.slice(4)]);
+    // The preflight queued nothing; the one submission did, in the job its id names.
+    const added = await addedSince(mark);
+    expect(added).toHaveLength(1);
+    expect(jobIdsOf(accepted.body.data.id.slice(4))).toContain(added[0]);
   });
 });
 
@@ -160,7 +170,7 @@ describe('refusals queue nothing', () => {
   });
 
   it('422 lists every bad field', async () => {
-    const before = await jobIds();
+    const before = await queueMark();
     const res = await submitForm(link.url, { start: 'next week', end: '2030-01-01', timezone: 'Nowhere/City', duration: '-5', is_all_day: 'perhaps' });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({
@@ -177,22 +187,22 @@ describe('refusals queue nothing', () => {
     // No end sent: the link's default duration running past the year 9999 is the start's problem.
     const late = await submitForm(link.url, { title: 'x', start: '9999-12-31 23:59', timezone: 'UTC' });
     expect([late.status, late.body.errors]).toEqual([422, { start: ["The start field must leave room for the event's duration before the year 10000."] }]);
-    expect(await jobIds()).toEqual(before);
+    expect(await addedSince(before)).toEqual([]);
   });
 
   it('a title of only white space is a missing title (422, nothing queued)', async () => {
-    const before = await jobIds();
+    const before = await queueMark();
     const missing = await submitForm(link.url, { start: '2030-01-02 10:00' });
     const spaces = await submitForm(link.url, { title: '   ', start: '2030-01-02 10:00' });
     expect([spaces.status, spaces.body]).toEqual([422, missing.body]);
     expect(spaces.body).toEqual({ message: 'The title field is required.', errors: { title: ['The title field is required.'] } });
     const json = await fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title: ' \t\n\u00a0', start: '2030-01-02 10:00' }) });
     expect([json.status, await json.json()]).toEqual([422, missing.body]);
-    expect(await jobIds()).toEqual(before);
+    expect(await addedSince(before)).toEqual([]);
   });
 
   it('404 for an unknown, inactive or deleted link', async () => {
-    const before = await jobIds();
+    const before = await queueMark();
     expect((await submitForm(`${gw.baseUrl}/s/NoSuchKeyNoSuchKeyNoSuch`, form)).status).toBe(404);
     const inactive = (await newLink(gw, team, { is_active: false })).link;
     expect((await submitForm(inactive.url, form)).status).toBe(404);
@@ -202,11 +212,11 @@ describe('refusals queue nothing', () => {
     const after = await submitForm(deleted.url, form);
     expect(after.status).toBe(404);
     expect(after.body).toEqual({ message: 'Smart link not found.' });
-    expect((await jobIds()).size).toBe(before.size + 1);
+    expect(await addedSince(before)).toHaveLength(1);
   });
 
   it('413 for a body over 64 KiB, 415 for files and other content types, 400 for bad JSON', async () => {
-    const before = await jobIds();
+    const before = await queueMark();
     expect((await submitForm(link.url, { ...form, description: 'x'.repeat(70_000) })).status).toBe(413);
     const withFile = new FormData();
     withFile.set('title', 'x');
@@ -226,7 +236,7 @@ describe('refusals queue nothing', () => {
     const notUtf8 = Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","start":"2030-01-01 10:00"}')]);
     const latin = await fetch(link.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: notUtf8 });
     expect([latin.status, await latin.json()]).toEqual([400, { message: 'The request body is not valid UTF-8.' }]);
-    expect(await jobIds()).toEqual(before);
+    expect(await addedSince(before)).toEqual([]);
   });
 
   it('a title of spaces is missing', async () => {
@@ -250,7 +260,7 @@ describe('signed links (Standard Webhooks)', () => {
     const body = JSON.stringify({ title: 'Signed', start: '2030-05-05 10:00' });
     expect((await post(link, body, signed(link.signing_secret, body))).status).toBe(202);
 
-    const before = await jobIds();
+    const before = await queueMark();
     const refused = [
       await post(link, body, {}),
       await post(link, body, signed('whsec_' + Buffer.from('not the secret at all!!!').toString('base64'), body)),
@@ -262,7 +272,7 @@ describe('signed links (Standard Webhooks)', () => {
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ message: 'Invalid signature.' });
     }
-    expect(await jobIds()).toEqual(before);
+    expect(await addedSince(before)).toEqual([]);
   });
 
   it('after a rotation both secrets verify for 24 hours, then only the new one', async () => {
@@ -372,12 +382,12 @@ describe('charsets', () => {
 
   it('answers 415 for a charset it does not know, queueing nothing', async () => {
     const { link } = await newLink(gw, team);
-    const before = await jobIds();
+    const before = await queueMark();
     const res = await postRaw(link.url, 'application/x-www-form-urlencoded; charset=klingon', latin1('title=Caf%E9&start=2030-04-01'));
     expect([res.status, res.body.message]).toEqual([415, 'Unsupported charset "klingon": send UTF-8, or name a charset such as ISO-8859-1, windows-1252 or Shift_JIS.']);
     const multipart = await postRaw(link.url, 'multipart/form-data; boundary=XyZ; charset=klingon', latin1('--XyZ--\r\n'));
     expect(multipart.status).toBe(415);
-    expect(await jobIds()).toEqual(before);
+    expect(await addedSince(before)).toEqual([]);
   });
 
   it('verifies a signature over the bytes as sent, before any decoding', async () => {
@@ -422,11 +432,11 @@ describe('deduplication', () => {
     const { link } = await newLink(gw, team);
     const headers = { 'webhook-id': 'msg_repeat_1' };
     const first = await submitForm(link.url, form, headers);
-    const before = await jobIds();
+    const before = await queueMark();
     const again = await submitForm(link.url, { ...form, title: 'Changed but repeated' }, headers);
     expect(again.status).toBe(202);
     expect(again.body.data.id).toBe(first.body.data.id);
-    expect(await jobIds()).toEqual(before);
+    expect(await addedSince(before)).toEqual([]);
     const outcome = await outcomeOf(team, first.body.data.id);
     expect(outcome.status).toBe('processed');
     expect(await submissionsOf(link)).toHaveLength(1);
@@ -506,8 +516,8 @@ describe('the plan limit', () => {
     for (const id of ids) outcomes.push(await outcomeOf(limited, id));
     expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed', 'processed', 'failed', 'failed']);
     expect(outcomes[4]).toMatchObject({ error: 'event_limit_exceeded', event_public_id: null });
-    const job = await queue.getJob(ids[4].slice(4));
-    expect(job?.attemptsMade).toBe(1);
+    // Done with, not retried: its job finished (and, a group's, was removed) instead of waiting to run again.
+    await waitFor(async () => (await findQueuedSubmission(queue, ids[4].slice(4))) === null || undefined, { what: 'the job to finish' });
     const count = await gw.db('events').where({ team_id: limited.teamId }).count<{ count: number }[]>('* as count');
     expect(count[0].count).toBe(3);
     // the API refuses too
@@ -592,5 +602,17 @@ describe('submission records', () => {
     await waitFor(async () => (await queue.getJob(uid))?.failedReason, { what: 'the job failed' });
     const res = await team.api.get(`/api/smart-link-submissions/sls_${uid}`);
     expect(res.body.data).toMatchObject({ id: `sls_${uid}`, status: 'failed', error: 'not_processed', event_public_id: null });
+
+    // A group's job: each of its submissions is found through it, and reads failed.
+    const prefix = 'BrokenGrp' + String(Date.now()).slice(-1);
+    const members = ['a', 'b'].map((c) => `${prefix}${c.repeat(6)}`);
+    const entry = (submission: string) => ({ submission, receivedAt: '2030-02-01T10:00:00.000Z', event: {} });
+    await queue.add('submissions', { link: { id: 1, teamId: team.teamId, calendarId: 1 }, submissions: members.map(entry) }, { jobId: groupJobId(prefix) });
+    await waitFor(async () => (await queue.getJob(groupJobId(prefix)))?.failedReason, { what: 'the group job failed' });
+    for (const member of members) {
+      const read = await team.api.get(`/api/smart-link-submissions/sls_${member}`);
+      expect(read.body.data).toMatchObject({ id: `sls_${member}`, status: 'failed', error: 'not_processed', received_at: '2030-02-01T10:00:00.000000Z' });
+      expect((await (await gw.newTeam()).api.get(`/api/smart-link-submissions/sls_${member}`)).status).toBe(404);
+    }
   });
 });

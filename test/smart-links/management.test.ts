@@ -1,8 +1,9 @@
 import { Queue } from 'bullmq';
 import { derivedUid } from '../../services/gateway/smart-links/secrets';
 import { writeBatch } from '../../services/smart-link-worker/write-batch';
-import type { SmartLinkJob } from '../../shared/queues/smart-link.job';
-import { smartLinkJob } from '../../shared/queues/smart-link.job';
+import type { SmartLinkSubmission } from '../../shared/queues/smart-link.job';
+import { groupJobId, smartLinkJob } from '../../shared/queues/smart-link.job';
+import { findQueuedSubmission } from '../../services/gateway/smart-links/queued-submissions';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { newLink, submitForm } from './helpers';
 
@@ -127,8 +128,8 @@ describe('submission status', () => {
       expect((await list('')).body.data).toEqual([]);
 
       // Once its record is written the submission is no longer queued, though its job is still there.
-      const job = await queue.getJob(ids[2].slice(4));
-      await writeBatch(gw.db, [job?.data as SmartLinkJob], new Date());
+      const queued = await findQueuedSubmission(queue, ids[2].slice(4));
+      await writeBatch(gw.db, [queued?.submission as SmartLinkSubmission], new Date());
       const after = await list('status=queued');
       expect(after.body.data.map((s: { id: string }) => s.id)).toEqual(newest.filter((id) => id !== ids[2]));
       expect((await list('')).body.data.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([[ids[2], 'processed']]);
@@ -143,7 +144,7 @@ describe('submission status', () => {
 });
 
 describe('the batch writer', () => {
-  function job(link: { id: number; teamId: number; calendarId: number }, n: number, title = `Event ${n}`): SmartLinkJob {
+  function job(link: { id: number; teamId: number; calendarId: number }, n: number, title = `Event ${n}`): SmartLinkSubmission {
     return {
       submission: derivedUid('k', `s${n}-${Math.random()}`),
       link,
@@ -225,6 +226,14 @@ describe('the batch writer', () => {
       const failedDay = await queue.getJob(badDay.id as string);
       expect(failedDay?.attemptsMade).toBe(1);
       expect(failedDay?.failedReason).toMatch(/"event.date_start" must be in iso format/);
+      // A group of submissions with one such among them: the job fails at once, and says which.
+      const { link: _link, ...entry } = good;
+      const submissions = [entry, { ...entry, submission: derivedUid('k', 'bad-in-group'), event: { ...entry.event, date_end: '2030-02-30T11:00:00.000Z' } }];
+      const badGroup = await queue.add('submissions', { link: good.link, submissions }, { jobId: groupJobId('BadGroup00'), attempts: 5 });
+      await waitFor(async () => (await badGroup.getState()) === 'failed', { what: 'the group with a nonexistent day to fail' });
+      const failedGroup = await queue.getJob(badGroup.id as string);
+      expect(failedGroup?.attemptsMade).toBe(1);
+      expect(failedGroup?.failedReason).toMatch(/"submissions\[1\]\.event\.date_end" must be in iso format/);
     } finally {
       await w.close();
     }

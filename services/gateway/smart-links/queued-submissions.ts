@@ -1,10 +1,12 @@
-import type { JobType, Queue } from 'bullmq';
+import type { Job, JobType, Queue } from 'bullmq';
 import type { Redis } from '../../../shared/queues/redis';
+import { jobIdsOf, type SingleSubmissionJob, type SmartLinkJob, type SmartLinkSubmission, submissionsOf } from '../../../shared/queues/smart-link.job';
 
 /**
- * How many jobs of the submissions queue (every link's together) a `status=queued` listing
- * reads. Past it a link's queued submissions are not all listed, though each still shows
- * as queued through GET /api/smart-link-submissions/{sls}.
+ * How many jobs of the submissions queue (every link's together; a job holds one or more
+ * submissions of one link) a `status=queued` listing reads. Past it a link's queued
+ * submissions are not all listed, though each still shows as queued through
+ * GET /api/smart-link-submissions/{sls}.
  */
 export const QUEUED_SCAN_LIMIT = 10_000;
 
@@ -18,21 +20,44 @@ export interface QueuedSubmission {
 }
 
 /**
- * The payload as the gateway writes it begins with the submission and its link: the link id
- * is read off that start, which spares parsing every queued job's description (up to 50000
- * characters). Anything else is parsed whole.
+ * A job's payload as the gateway writes it begins with its link: the link id is read off
+ * that start, which spares parsing the payloads of other links' jobs (up to a hundred
+ * submissions, each with a description of up to 50000 characters). Anything else (a job
+ * of the previous release) is parsed whole.
  */
-const HEAD = /^\{"submission":"([0-9A-Za-z]{16})","link":\{"id":(\d+),"teamId":\d+,"calendarId":\d+\},"receivedAt":"([^"\\]+)"/;
+const HEAD = /^\{"link":\{"id":(\d+),/;
 
-function ofLink(data: string, linkId: number): QueuedSubmission | null {
-  const m = HEAD.exec(data);
-  if (m) return Number(m[2]) === linkId ? { uid: m[1], receivedAt: m[3] } : null;
+/** A job's submissions; none when its payload is not one a gateway writes (a job that failed for it). */
+function membersOf(data: unknown): Array<Partial<SmartLinkSubmission>> {
   try {
-    const job = JSON.parse(data) as { submission?: unknown; link?: { id?: unknown }; receivedAt?: unknown };
-    return job.link?.id === linkId && typeof job.submission === 'string' && typeof job.receivedAt === 'string' ? { uid: job.submission, receivedAt: job.receivedAt } : null;
+    return submissionsOf(data as SmartLinkJob | SingleSubmissionJob).filter((s) => typeof s === 'object' && s !== null);
   } catch {
-    return null;
+    return [];
   }
+}
+
+function ofLink(data: string, linkId: number): QueuedSubmission[] {
+  const m = HEAD.exec(data);
+  if (m && Number(m[1]) !== linkId) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return [];
+  }
+  return membersOf(parsed)
+    .filter((s) => s.link?.id === linkId && typeof s.submission === 'string' && typeof s.receivedAt === 'string')
+    .map((s) => ({ uid: s.submission as string, receivedAt: s.receivedAt as string }));
+}
+
+/** A submission still in Redis, found through the job its id names, with that job. */
+export async function findQueuedSubmission(queue: Queue, uid: string): Promise<{ job: Job; submission: Partial<SmartLinkSubmission> } | null> {
+  for (const id of jobIdsOf(uid)) {
+    const job = await queue.getJob(id);
+    const submission = job && membersOf(job.data).find((s) => s.submission === uid);
+    if (job && submission) return { job, submission };
+  }
+  return null;
 }
 
 /**
@@ -48,8 +73,7 @@ export async function queuedSubmissionsOf(redis: Redis, queue: Queue, linkId: nu
     for (const id of ids.slice(i, i + CHUNK)) pipeline.hget(queue.toKey(id), 'data');
     for (const [err, data] of (await pipeline.exec()) ?? []) {
       if (err) throw err;
-      const hit = typeof data === 'string' ? ofLink(data, linkId) : null;
-      if (hit) found.push(hit);
+      if (typeof data === 'string') found.push(...ofLink(data, linkId));
     }
   }
   return found;

@@ -4,7 +4,7 @@ import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { smartLinkJob } from '../../../shared/queues/smart-link.job';
 import { findCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
-import { queuedSubmissionsOf } from './queued-submissions';
+import { findQueuedSubmission, queuedSubmissionsOf } from './queued-submissions';
 import { newSigningSecret, newSmartLinkKey, sealSecret } from './secrets';
 import {
   findSmartLink,
@@ -126,7 +126,7 @@ export function toSubmissionJson(row: SubmissionRow) {
 }
 
 /** A submission known only by its job in Redis: no record yet, so no event or processing time. */
-function unrecordedSubmissionJson(uid: string, receivedAt: string) {
+function unrecordedSubmissionJson(uid: string, receivedAt: string | null) {
   return { id: `sls_${uid}`, status: 'queued' as const, event_public_id: null, error: null, received_at: iso(receivedAt), processed_at: null };
 }
 
@@ -204,11 +204,12 @@ export async function getSubmission(deps: Deps, teamId: number, publicId: string
   if (row) return toSubmissionJson(row);
   // No record yet: still in the queue, or given up on there. A finished job without a
   // record had its record deleted (SUBMISSION_RETENTION_DAYS): gone, like an unknown id.
-  const job = await deps.queues.producer(smartLinkJob).queue.getJob(uid);
-  if (job && job.data.link.teamId === teamId) {
-    const state = await job.getState();
-    if (state === 'failed') return { ...unrecordedSubmissionJson(uid, job.data.receivedAt), status: 'failed' as const, error: 'not_processed' };
-    if (state !== 'completed') return unrecordedSubmissionJson(uid, job.data.receivedAt);
+  const queued = await findQueuedSubmission(deps.queues.producer(smartLinkJob).queue, uid);
+  if (queued && queued.submission.link?.teamId === teamId) {
+    const receivedAt = queued.submission.receivedAt ?? null;
+    const state = await queued.job.getState();
+    if (state === 'failed') return { ...unrecordedSubmissionJson(uid, receivedAt), status: 'failed' as const, error: 'not_processed' };
+    if (state !== 'completed') return unrecordedSubmissionJson(uid, receivedAt);
   }
   throw notFound('Submission');
 }

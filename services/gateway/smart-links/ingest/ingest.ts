@@ -4,8 +4,7 @@ import { parseDateInput, pgTimestampToMillis } from '../../../../shared/calendar
 import { isDbUnavailableError } from '../../../../shared/db/knex';
 import { lastDayAfterMinutes, plusMinutesIso, resolveEventTimes } from '../../../../shared/calendar/event-times';
 import { AppError, type FieldErrors, tooManyRequests, unavailable } from '../../../../shared/errors/app-error';
-import { newUid } from '../../../../shared/ids/ids';
-import { type SmartLinkJob, smartLinkJob } from '../../../../shared/queues/smart-link.job';
+import { type SmartLinkSubmission, smartLinkJob, type SubmissionOutcomes } from '../../../../shared/queues/smart-link.job';
 import { closeRedis, createRedis, isRedisUnavailableError, type Redis } from '../../../../shared/queues/redis';
 import type { AppContext } from '../../context';
 import { validatePart } from '../../http/validation';
@@ -16,9 +15,9 @@ import { consumePoint, rateLimitHeaders, sharedLimiter, type LimitVerdict, verdi
 import { derivedUid, openSecret } from '../secrets';
 import { findSmartLinkByKey, type IngestLink, type KeyedLink } from '../smart-links.repository';
 import { submissionFields, type SubmissionFields } from '../smart-links.schemas';
-import { BatchAdder } from './batch-add';
 import { type BodyProblem, parseFields, readBody } from './body';
 import { verifyWebhook } from './signature';
+import { SubmissionQueue } from './submission-queue';
 
 const PATH = /^\/s\/([A-Za-z0-9]{1,64})(?:\/([a-z_0-9]{1,20}))?\/?(?:\?.*)?$/;
 /** How long /s/{key}/{platform} waits for the event before answering 202 instead of 303. */
@@ -105,7 +104,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     durationSeconds: 60,
   });
   const producer = ctx.queues.producer(smartLinkJob);
-  const adder = new BatchAdder(producer.queue, ctx.redis, logger);
+  const submissions = new SubmissionQueue(producer.queue, ctx.redis, logger);
   let queueEvents: QueueEvents | null = null;
   let queueEventsConnection: Redis | null = null;
 
@@ -173,11 +172,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
       return send(res, 422, { message, errors: problems });
     }
 
-    // A repeated delivery (same webhook-id or Idempotency-Key) gets the same id, so its job
-    // id is taken and nothing new is queued.
-    const deliveryKey = req.headers['webhook-id'] ?? req.headers['idempotency-key'];
-    const submission = typeof deliveryKey === 'string' && deliveryKey ? derivedUid(config.appKey, `sls:${link.id}:${deliveryKey}`) : newUid();
-    const event: SmartLinkJob['event'] = {
+    const event: SmartLinkSubmission['event'] = {
       uid: '',
       title: fields.title,
       description: fields.description ?? null,
@@ -190,24 +185,27 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     };
     // Identical content sent to the same link is the same event.
     event.uid = derivedUid(config.appKey, `evt:${link.id}:${JSON.stringify(event)}`);
-    const job: SmartLinkJob = {
-      submission,
-      link: { id: link.id, teamId: link.team_id, calendarId: link.calendar_id },
-      receivedAt: new Date(nowMs).toISOString(),
-      event,
-      meta: { requestId },
-    };
-    await adder.add('submission', job, submission);
+    // A repeated delivery (same webhook-id or Idempotency-Key) gets the same id, and so the
+    // same job id: it is taken, and nothing new is queued.
+    const deliveryKey = req.headers['webhook-id'] ?? req.headers['idempotency-key'];
+    const uid = typeof deliveryKey === 'string' && deliveryKey ? derivedUid(config.appKey, `sls:${link.id}:${deliveryKey}`) : undefined;
+    const awaited = platform !== undefined && link.requires_approval === false;
+    const queued = submissions.add(
+      { id: link.id, teamId: link.team_id, calendarId: link.calendar_id },
+      { receivedAt: new Date(nowMs).toISOString(), event, meta: { requestId } },
+      { uid, alone: awaited, bytes: raw.length },
+    );
+    await queued.stored;
 
-    if (platform !== undefined && link.requires_approval === false) {
-      const outcome = await waitForOutcome(submission);
-      if (outcome?.event) {
-        res.writeHead(303, { ...CORS, Location: `${config.publicBaseUrl}/e/${outcome.event}/${platform as PlatformKey}`, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+    if (awaited) {
+      const event = await waitForEvent(queued.jobId, queued.uid);
+      if (event) {
+        res.writeHead(303, { ...CORS, Location: `${config.publicBaseUrl}/e/${event}/${platform as PlatformKey}`, 'Cache-Control': 'no-store', 'Content-Length': 0 });
         res.end();
         return;
       }
     }
-    send(res, 202, { data: { id: `sls_${submission}`, status: 'queued' } });
+    send(res, 202, { data: { id: `sls_${queued.uid}`, status: 'queued' } });
   }
 
   /** 401 for a bad or missing signature, counted per address: 429 past the limit. */
@@ -218,15 +216,17 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     send(res, 401, { message: 'Invalid signature.' });
   }
 
-  async function waitForOutcome(submission: string): Promise<{ event: string | null } | null> {
+  /** The uid of the submission's event once its job is done (null if it made none, or not within PLATFORM_WAIT_MS). */
+  async function waitForEvent(jobId: string, uid: string): Promise<string | null> {
     if (!queueEvents) {
       queueEventsConnection = createRedis(config.redisUrl, 'worker');
       queueEvents = new QueueEvents(smartLinkJob.queue, { connection: queueEventsConnection, prefix: config.queuePrefix });
       queueEvents.on('error', (err) => logger.debug({ err: err.message }, 'queue events error'));
     }
     try {
-      const job = await producer.queue.getJob(submission);
-      return job ? ((await job.waitUntilFinished(queueEvents, PLATFORM_WAIT_MS)) as { event: string | null }) : null;
+      const job = await producer.queue.getJob(jobId);
+      const outcomes = job ? ((await job.waitUntilFinished(queueEvents, PLATFORM_WAIT_MS)) as SubmissionOutcomes) : null;
+      return outcomes?.[uid]?.event ?? null;
     } catch {
       return null;
     }

@@ -1,57 +1,117 @@
-import type { Queue } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import { unavailable } from '../../../../shared/errors/app-error';
+import { randomBase62, UID_LENGTH } from '../../../../shared/ids/ids';
 import type { Logger } from '../../../../shared/logging/logger';
 import { isRedisUnavailableError, type Redis } from '../../../../shared/queues/redis';
+import { GROUP_PREFIX_LENGTH, groupJobId, type SmartLinkJob, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../../../shared/queues/smart-link.job';
 
-interface Pending {
-  name: string;
-  data: object;
-  jobId: string;
+type Entry = SmartLinkJob['submissions'][number];
+
+interface Member {
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
+/** One job in the making: a link's submissions of this turn, or one submission alone. */
+interface Group {
+  jobId: string;
+  link: SubmissionLink;
+  entries: Entry[];
+  members: Member[];
+  bytes: number;
+  opts: JobsOptions;
+}
+
+export interface Queued {
+  /** The submission's id (its `sls_` id without the prefix). */
+  uid: string;
+  /** The job holding it. */
+  jobId: string;
+  /** Settles once Redis has stored the job (a 503 AppError when it could not). */
+  stored: Promise<void>;
+}
+
 /**
- * Adds jobs from concurrent requests in batches: whatever arrives in one turn of the event
- * loop (or the batch size) goes to Redis in one addBulk. Each request still waits for its
- * own job to be stored: its promise settles when the batch holding it does (a 503 if
- * Redis refuses).
+ * A group's job is gone once done: the submission records in Postgres say what became of
+ * each, and a group can hold a hundred submissions' payloads. Jobs of their own (a delivery
+ * key's, whose id keeps a repeated delivery from being queued again) keep the queue's
+ * retention.
  */
-export class BatchAdder {
-  private pending: Pending[] = [];
+const GROUP_JOB: JobsOptions = { removeOnComplete: true };
+/** A group is closed past this many bytes of payload, whatever its count. */
+const GROUP_BYTES = 512 * 1024;
+
+/**
+ * Queues accepted submissions. Those of one turn of the event loop go to Redis together, in
+ * one addBulk, and those of one link in one job (up to SUBMISSIONS_PER_JOB, GROUP_BYTES):
+ * the per-job work of BullMQ, in this process, in Redis and in the worker, is paid once per
+ * group instead of once per submission. Each request still waits for its own submission
+ * to be stored: its promise settles when the addBulk holding it does (a 503 if Redis
+ * refuses).
+ */
+export class SubmissionQueue {
+  private open = new Map<number, Group>();
+  private closed: Group[] = [];
+  private count = 0;
   private scheduled = false;
 
   constructor(
     private readonly queue: Queue,
     private readonly connection: Redis,
     private readonly logger: Logger,
-    private readonly maxBatch = 500,
+    private readonly maxPerFlush = 500,
   ) {}
 
-  add(name: string, data: object, jobId: string): Promise<void> {
+  /**
+   * Queues one submission. `uid` (a delivery key's) or `alone` (its outcome is awaited) make
+   * it a job of its own, named by its id; otherwise it joins its link's group of this turn
+   * and its id is made here, under the group's prefix. `bytes`: its payload's size, roughly.
+   */
+  add(link: SubmissionLink, entry: Omit<Entry, 'submission'>, opts: { uid?: string; alone?: boolean; bytes: number }): Queued {
     // A connection that is not ready would hold the batch until it is; answer now instead.
-    if (this.connection.status !== 'ready') return Promise.reject(unavailable());
-    return new Promise((resolve, reject) => {
-      this.pending.push({ name, data, jobId, resolve, reject });
-      if (this.pending.length >= this.maxBatch) this.flush();
-      else if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
+    if (this.connection.status !== 'ready') throw unavailable();
+    let group: Group;
+    let uid: string;
+    if (opts.uid !== undefined || opts.alone) {
+      uid = opts.uid ?? randomBase62(UID_LENGTH);
+      group = { jobId: uid, link, entries: [], members: [], bytes: 0, opts: {} };
+      this.closed.push(group);
+    } else {
+      let current = this.open.get(link.id);
+      if (!current || current.entries.length >= SUBMISSIONS_PER_JOB || current.bytes + opts.bytes > GROUP_BYTES) {
+        if (current) this.closed.push(current);
+        current = { jobId: groupJobId(randomBase62(GROUP_PREFIX_LENGTH)), link, entries: [], members: [], bytes: 0, opts: GROUP_JOB };
+        this.open.set(link.id, current);
       }
-    });
+      group = current;
+      uid = group.jobId.slice(-GROUP_PREFIX_LENGTH) + randomBase62(UID_LENGTH - GROUP_PREFIX_LENGTH);
+    }
+    group.entries.push({ submission: uid, ...entry });
+    group.bytes += opts.bytes;
+    const stored = new Promise<void>((resolve, reject) => group.members.push({ resolve, reject }));
+    if (++this.count >= this.maxPerFlush) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return { uid, jobId: group.jobId, stored };
   }
 
   private flush(): void {
     this.scheduled = false;
-    const batch = this.pending;
-    this.pending = [];
-    if (!batch.length) return;
-    this.queue.addBulk(batch.map((p) => ({ name: p.name, data: p.data, opts: { jobId: p.jobId } }))).then(
-      () => batch.forEach((p) => p.resolve()),
+    const groups = [...this.closed, ...this.open.values()];
+    this.closed = [];
+    this.open.clear();
+    this.count = 0;
+    if (!groups.length) return;
+    const jobs = groups.map((g) => ({ name: 'submissions', data: { link: g.link, submissions: g.entries } satisfies SmartLinkJob, opts: { ...g.opts, jobId: g.jobId } }));
+    this.queue.addBulk(jobs).then(
+      () => groups.forEach((g) => g.members.forEach((m) => m.resolve())),
       (err: unknown) => {
         const gone = isRedisUnavailableError(err);
-        this.logger.warn({ err: (err as Error).message, jobs: batch.length }, gone ? 'could not queue submissions: Redis unavailable' : 'could not queue submissions');
-        batch.forEach((p) => p.reject(gone ? unavailable() : err));
+        const submissions = groups.reduce((n, g) => n + g.entries.length, 0);
+        this.logger.warn({ err: (err as Error).message, submissions }, gone ? 'could not queue submissions: Redis unavailable' : 'could not queue submissions');
+        groups.forEach((g) => g.members.forEach((m) => m.reject(gone ? unavailable() : err)));
       },
     );
   }
