@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logging/logger';
@@ -38,6 +39,23 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Knex {
       debug: () => undefined,
     },
   });
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * `sql` as a named prepared statement: Postgres parses and plans it once per pooled
+ * connection instead of on every call. For a hot statement whose plan does not depend on
+ * its values (an insert by key), never for a search. The name comes from the text (pg
+ * refuses one name for two texts), remembered per text.
+ */
+export function preparedRaw(db: Knex, sql: string, bindings: readonly Knex.RawBinding[]): Knex.Raw {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `p_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    statementNames.set(sql, name);
+  }
+  return db.raw(sql, bindings).options({ name });
 }
 
 /** Creates the database named in the URL when it does not exist yet. Safe to race. */

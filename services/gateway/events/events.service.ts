@@ -95,14 +95,15 @@ const isShortLinkConflict = (err: unknown) =>
 
 /**
  * Inserts an event into the team's calendar and spends one slot of the monthly allowance,
- * in one statement. `missing` is thrown when the calendar does not exist.
+ * in one statement. `missing` makes the error thrown when the calendar does not exist (made
+ * only then: an error captures a stack trace, no cost for the hot path to pay).
  */
 async function insertNewEvent(
   deps: EventsDeps,
   teamId: number,
   calendarUid: string,
   values: Partial<EventRow>,
-  missing: Error,
+  missing: () => Error,
 ): Promise<EventWithCalendar> {
   const period = periodOf(deps.clock.now());
   const insert = (db: Knex) =>
@@ -121,7 +122,7 @@ async function insertNewEvent(
         return insert(trx);
       });
     }
-    if (!inserted) throw missing;
+    if (!inserted) throw missing();
     const { counted, ...created } = inserted;
     if (!counted) deps.counters.eventsCreated.add(usageKey(teamId, period));
     await deps.caches.invalidate({ kind: 'calendar-events', id: created.calendar.id });
@@ -137,7 +138,7 @@ export async function createEvent(deps: EventsDeps, teamId: number, calPublicId:
   if (!calendarUid) throw notFound('Calendar');
   const values = await eventValues(input);
   values.short_link = blankToNull(input.short_link) ?? null;
-  return insertNewEvent(deps, teamId, calendarUid, values, notFound('Calendar'));
+  return insertNewEvent(deps, teamId, calendarUid, values, () => notFound('Calendar'));
 }
 
 /**
@@ -149,7 +150,7 @@ export async function createSimpleEvent(deps: EventsDeps, teamId: number, input:
   const start = parseDateInput(input.start);
   if (!start) throw validationFailed({ start: ['The start field must be a valid date.'] });
   const isAllDay = input.is_all_day ?? start.kind === 'date';
-  const invalidCalendar = validationFailed({ calendar: ['The selected calendar is invalid.'] });
+  const invalidCalendar = () => validationFailed({ calendar: ['The selected calendar is invalid.'] });
 
   const existing = await simpleEventCalendar(deps.db, teamId, input, invalidCalendar);
   // A new "My Calendar" takes the event's zone (else UTC).
@@ -173,11 +174,11 @@ export async function createSimpleEvent(deps: EventsDeps, teamId: number, input:
 }
 
 /** The calendar the request names (422 when it is not the team's), else the team's oldest, if any. */
-async function simpleEventCalendar(db: Knex, teamId: number, input: SimpleEventInput, invalid: Error): Promise<CalendarRow | undefined> {
+async function simpleEventCalendar(db: Knex, teamId: number, input: SimpleEventInput, invalid: () => Error): Promise<CalendarRow | undefined> {
   if (input.calendar !== undefined) {
     const uid = uidFromPublicId('cal_', input.calendar);
     const found = uid ? await findCalendar(db, teamId, uid) : undefined;
-    if (!found) throw invalid;
+    if (!found) throw invalid();
     return found;
   }
   return oldestCalendar(db, teamId);
