@@ -1,6 +1,6 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import { unavailable } from '../../../../shared/errors/app-error';
-import { randomBase62, UID_LENGTH } from '../../../../shared/ids/ids';
+import { newUid, randomBase62, UID_LENGTH } from '../../../../shared/ids/ids';
 import type { Logger } from '../../../../shared/logging/logger';
 import { isRedisUnavailableError, type Redis } from '../../../../shared/queues/redis';
 import { GROUP_PREFIX_LENGTH, groupJobId, type SmartLinkJob, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../../../shared/queues/smart-link.job';
@@ -73,7 +73,7 @@ export class SubmissionQueue {
     let group: Group;
     let uid: string;
     if (opts.uid !== undefined || opts.alone) {
-      uid = opts.uid ?? randomBase62(UID_LENGTH);
+      uid = opts.uid ?? newUid();
       group = { jobId: uid, link, entries: [], members: [], bytes: 0, opts: {} };
       this.closed.push(group);
     } else {
