@@ -63,7 +63,8 @@ describe('submissions queued in one turn', () => {
       submissions.add(refB, entry(refB, 'B1'), { bytes: 100 }),
       submissions.add(refA, entry(refA, 'A2'), { bytes: 100 }),
       submissions.add(refA, entry(refA, 'Keyed'), { uid: derivedUid('grouping-test', 'delivery-1'), bytes: 100 }),
-      submissions.add(refA, entry(refA, 'A3'), { bytes: 100 }),
+      // Its description reads like the start of another submission: it is still one.
+      submissions.add(refA, { ...entry(refA, 'A3'), event: { ...entry(refA, 'A3').event, description: '{"submission":"AAAAAAAAAAAAAAAA","receivedAt":"2030-01-01T00:00:00.000Z"}' } }, { bytes: 100 }),
     ];
     await Promise.all(queued.map((q) => q.stored));
 
@@ -74,7 +75,8 @@ describe('submissions queued in one turn', () => {
     expect(keyed.jobId).toBe(keyed.uid);
     expect(new Set(queued.map((q) => q.uid)).size).toBe(5);
     const group = await queue.getJob(a1.jobId);
-    expect(group?.data).toEqual({ link: refA, submissions: [a1, a2, a3].map((q, i) => ({ submission: q.uid, ...entry(refA, `A${i + 1}`) })) });
+    expect(group?.data.submissions.map((s) => [s.submission, s.event.title])).toEqual([[a1.uid, 'A1'], [a2.uid, 'A2'], [a3.uid, 'A3']]);
+    expect(group?.data).toEqual({ link: refA, submissions: [a1, a2].map((q, i) => ({ submission: q.uid, ...entry(refA, `A${i + 1}`) })).concat([expect.objectContaining({ submission: a3.uid })]) });
 
     // Each one reads queued, by its own id, and is listed with its link's.
     for (const q of queued) {

@@ -20,12 +20,14 @@ export interface QueuedSubmission {
 }
 
 /**
- * A job's payload as the gateway writes it begins with its link: the link id is read off
- * that start, which spares parsing the payloads of other links' jobs (up to a hundred
- * submissions, each with a description of up to 50000 characters). Anything else (a job
- * of the previous release) is parsed whole.
+ * A job's payload as the gateway writes it begins with its link, and each of its
+ * submissions with its id and receipt time: both are read off the text, which spares
+ * parsing the payloads (up to a hundred submissions a job, each with a description of up
+ * to 50000 characters). JSON escapes every quote inside a value, so MEMBER cannot match
+ * within a description. Anything else (a job of the previous release) is parsed whole.
  */
-const HEAD = /^\{"link":\{"id":(\d+),/;
+const HEAD = /^\{"link":\{"id":(\d+),"teamId":\d+,"calendarId":\d+\},"submissions":\[/;
+const MEMBER = /\{"submission":"([0-9A-Za-z]{16})","receivedAt":"([^"\\]+)"/g;
 
 /** A job's submissions; none when its payload is not one a gateway writes (a job that failed for it). */
 function membersOf(data: unknown): Array<Partial<SmartLinkSubmission>> {
@@ -37,8 +39,8 @@ function membersOf(data: unknown): Array<Partial<SmartLinkSubmission>> {
 }
 
 function ofLink(data: string, linkId: number): QueuedSubmission[] {
-  const m = HEAD.exec(data);
-  if (m && Number(m[1]) !== linkId) return [];
+  const head = HEAD.exec(data);
+  if (head) return Number(head[1]) === linkId ? [...data.matchAll(MEMBER)].map((m) => ({ uid: m[1], receivedAt: m[2] })) : [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);
