@@ -4,7 +4,7 @@ import { EXTRACTION_RECORDS, startRetention } from '../../shared/db/retention';
 import { uidFromPublicId } from '../../shared/ids/ids';
 import type { Logger } from '../../shared/logging/logger';
 import { type ExtractionJob, extractionJob, publishExtractionFinished } from '../../shared/queues/extraction.job';
-import { cappedBackoff, type JobMeta } from '../../shared/queues/queues';
+import type { JobMeta } from '../../shared/queues/queues';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { type Outcome, findExtraction, finishExtraction } from './extractions.repository';
 import { ExtractionFailure, type Extractor } from './extractor/extractor';
@@ -79,7 +79,6 @@ export function extractionWorker(ctx: WorkerContext, extractor: Extractor = extr
     // The work is CPU-bound and short; a few at a time overlap the Postgres round trips.
     concurrency: 4,
     close: () => retention.stop(),
-    options: { settings: { backoffStrategy: cappedBackoff } },
     process: async (job: Job<ExtractionJob & { meta?: JobMeta }>, workerCtx, log) => {
       try {
         return await processExtraction(workerCtx, extractor, job.data, log);

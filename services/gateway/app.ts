@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import { deploymentOf } from '../../shared/db/deployment';
 import express, { type Express } from 'express';
 import { accountRoutes } from './account/account.routes';
 import { queueBoard } from './admin/queue-board';
@@ -73,7 +74,10 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
 
   const caches = new ReadCaches(deps.redis, deps.config.queuePrefix, deps.logger);
   const stopListening = listenForInvalidations(deps.config.redisUrl, deps.config.queuePrefix, caches, deps.logger);
-  const queues = new GatewayQueues(deps.redis, deps.config.queuePrefix, deps.logger);
+  const deployment = deploymentOf(deps.db);
+  // Read now, so the first jobs are stamped (until it is read, jobs go unstamped: any worker takes them).
+  deployment.get().catch((err: Error) => deps.logger.warn({ err: err.message }, 'could not read the deployment id yet'));
+  const queues = new GatewayQueues(deps.redis, deps.config.queuePrefix, deps.logger, deployment);
   const counters = {
     dynamicLinkUses: new BatchedCounter((rows) => addUses(deps.db, rows), 2000, deps.logger),
     subscriberSyncs: new BatchedCounter((rows) => addSyncs(deps.db, rows), 2000, deps.logger),

@@ -1,5 +1,6 @@
-import type { Logger } from '../../shared/logging/logger';
 import { Queue } from 'bullmq';
+import type { DeploymentId } from '../../shared/db/deployment';
+import type { Logger } from '../../shared/logging/logger';
 import { type JobContract, Producer, QUEUES } from '../../shared/queues/queues';
 import type { Redis } from '../../shared/queues/redis';
 
@@ -14,12 +15,14 @@ export class GatewayQueues {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly logger: Logger,
+    /** Stamped on every job, so only this database's workers run them. */
+    private readonly deployment: DeploymentId,
   ) {}
 
   producer<T extends object>(contract: JobContract<T>): Producer<T> {
     let producer = this.producers.get(contract.queue);
     if (!producer) {
-      producer = new Producer(contract as JobContract<object>, this.redis, this.prefix, this.logger);
+      producer = new Producer(contract as JobContract<object>, this.redis, this.prefix, this.logger, this.deployment);
       this.producers.set(contract.queue, producer);
     }
     return producer as unknown as Producer<T>;

@@ -1,4 +1,16 @@
 import type { Knex } from '../../shared/db/knex';
+import type { MailMessage } from '../../shared/queues/mail-jobs';
+
+/** A job's name for a row: its id and random key, which must both match (see MailMessage.key). */
+export type DeliveryRef = Pick<MailMessage, 'deliveryId' | 'key'>;
+
+/** The refs as two arrays for unnest(): rows are matched on both, a keyless ref only to a keyless row. */
+const refArrays = (refs: DeliveryRef[]): Knex.RawBinding[] => [
+  refs.map((r) => r.deliveryId),
+  // pg writes null array items as NULL; knex's types allow no null inside an array binding.
+  refs.map((r) => r.key ?? null) as unknown as string[],
+];
+const MATCH = `JOIN unnest(?::bigint[], ?::uuid[]) AS ref(id, key) ON d.id = ref.id AND d.key IS NOT DISTINCT FROM ref.key`;
 
 export type DeliveryStatus = 'queued' | 'sent' | 'failed';
 
@@ -13,25 +25,26 @@ export interface Claim {
  * sent: attempts + 1 and our token. Rows that are not queued (sent or failed: nothing to
  * do) or not visible yet (see waitForQueuingTransaction) are not in the answer.
  */
-export async function claimDeliveries(db: Knex, ids: number[], token: string): Promise<Map<number, Claim>> {
+export async function claimDeliveries(db: Knex, refs: DeliveryRef[], token: string): Promise<Map<number, Claim>> {
   const { rows } = await db.raw(
     `WITH prev AS (
-       SELECT id, claim_token FROM deliveries WHERE id = ANY(?::bigint[]) AND status = 'queued' ORDER BY id FOR UPDATE
+       SELECT d.id, d.claim_token FROM deliveries d ${MATCH} WHERE d.status = 'queued' ORDER BY d.id FOR UPDATE OF d
      )
      UPDATE deliveries d
         SET attempts = d.attempts + 1, claim_token = ?, claimed_at = now(), updated_at = now()
        FROM prev WHERE d.id = prev.id
      RETURNING d.id, d.attempts, prev.claim_token AS interrupted_claim`,
-    [ids, token],
+    [...refArrays(refs), token],
   );
   return new Map(
     (rows as Array<{ id: number; attempts: number; interrupted_claim: string | null }>).map((r) => [r.id, { attempts: r.attempts, interruptedClaim: r.interrupted_claim }]),
   );
 }
 
-export async function deliveryStatuses(db: Knex, ids: number[]): Promise<Map<number, DeliveryStatus>> {
-  const rows = (await db('deliveries').select('id', 'status').whereIn('id', ids)) as Array<{ id: number; status: DeliveryStatus }>;
-  return new Map(rows.map((r) => [r.id, r.status]));
+/** The statuses of the rows these refs name (a row whose key differs is not theirs: absent). */
+export async function deliveryStatuses(db: Knex, refs: DeliveryRef[]): Promise<Map<number, DeliveryStatus>> {
+  const { rows } = await db.raw(`SELECT d.id, d.status FROM deliveries d ${MATCH}`, refArrays(refs));
+  return new Map((rows as Array<{ id: number; status: DeliveryStatus }>).map((r) => [r.id, r.status]));
 }
 
 /**

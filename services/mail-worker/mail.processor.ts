@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/lifecycle/clock';
 import type { Logger } from '../../shared/logging/logger';
 import type { MailJob, MailKind, MailMessage } from '../../shared/queues/mail-jobs';
 import type { JobMeta } from '../../shared/queues/queues';
-import { type Claim, claimDeliveries, deliveryStatuses, markFailed, releaseClaim, waitForQueuingTransaction } from './deliveries.repository';
+import { type Claim, claimDeliveries, type DeliveryRef, deliveryStatuses, markFailed, releaseClaim, waitForQueuingTransaction } from './deliveries.repository';
 import type { MailTransport } from './mail.transport';
 import { messageFactory, type Sender } from './message.builder';
 import type { SendRate } from './send-rate';
@@ -31,6 +31,9 @@ export interface MailOutcome {
   /** Their transaction rolled back: no row, nothing to send. */
   gone: number;
 }
+
+/** The message's outbox file name: fixed per delivery, and never the same for two databases' rows. */
+const outboxName = (m: MailMessage, kind: MailKind) => `d${m.deliveryId}-${m.key ?? 'nokey'}-${kind}`;
 
 /**
  * One job: claim its messages' delivery rows, send each, record each. The rows are the
@@ -67,7 +70,7 @@ export async function processMailJob(job: Job<MailJob & { meta?: JobMeta }>, dep
       let messageId: string;
       try {
         await deps.rate.take();
-        ({ messageId } = await deps.transport.send(build(m), `d${m.deliveryId}-${job.data.kind}`));
+        ({ messageId } = await deps.transport.send(build(m), outboxName(m, job.data.kind)));
       } catch (err) {
         failures.push({ message: m, failure: classifySendError(err) });
         return;
@@ -121,20 +124,24 @@ async function recordFailures(
 
 /** The claims, and what needs nothing from us (done before, or never committed). */
 async function claim(db: Knex, data: MailJob, token: string, log: Logger) {
-  const ids = data.messages.map((m) => m.deliveryId);
-  const claims = await claimDeliveries(db, ids, token);
+  const refs: DeliveryRef[] = data.messages;
+  const ids = refs.map((m) => m.deliveryId);
+  const claims = await claimDeliveries(db, refs, token);
+  const unclaimedRefs = () => refs.filter((r) => !claims.has(r.deliveryId));
+  let statuses = unclaimedRefs().length ? await deliveryStatuses(db, unclaimedRefs()) : new Map();
   let unclaimed = ids.filter((id) => !claims.has(id));
-  let statuses = unclaimed.length ? await deliveryStatuses(db, unclaimed) : new Map();
   if (unclaimed.some((id) => statuses.get(id) === undefined || statuses.get(id) === 'queued')) {
     // Queued by a transaction that had not committed at the claim (it may have since, or
     // may roll back): wait for it to end, then claim again.
     await waitForQueuingTransaction(db, data.eventId);
-    for (const [id, c] of await claimDeliveries(db, unclaimed, token)) claims.set(id, c);
+    for (const [id, c] of await claimDeliveries(db, unclaimedRefs(), token)) claims.set(id, c);
     unclaimed = ids.filter((id) => !claims.has(id));
-    statuses = unclaimed.length ? await deliveryStatuses(db, unclaimed) : new Map();
+    statuses = unclaimed.length ? await deliveryStatuses(db, unclaimedRefs()) : new Map();
   }
   // Still queued but not ours: another attempt holds the rows at this very moment; retry later.
   if (unclaimed.some((id) => statuses.get(id) === 'queued')) throw new Error('deliveries could not be claimed');
+  // No row with that id and key: its transaction rolled back, or the job is not this
+  // database's (a restored or recreated one, whose row ids start again).
   const gone = unclaimed.filter((id) => statuses.get(id) === undefined).length;
   if (gone) log.info({ gone }, 'delivery rows never committed; nothing to send for them');
   return { claims: claims as Map<number, Claim>, skipped: unclaimed.length - gone, gone };

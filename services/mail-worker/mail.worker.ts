@@ -28,10 +28,6 @@ export function defineMailWorker(ctx: WorkerContext, transport: MailTransport = 
   return {
     contract: mailJob,
     concurrency: config.mail.concurrency,
-    options: {
-      // A crash loop must not turn queued messages into failed ones too soon.
-      maxStalledCount: 5,
-    },
     process: (job, c, log) => processMailJob(job, { db: c.db, clock: c.clock, transport, from, recorder, rate, countDelivery }, log),
     close: async () => {
       await retention.stop();

@@ -3,7 +3,6 @@ import type { Knex } from '../../shared/db/knex';
 import { startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
 import type { Logger } from '../../shared/logging/logger';
 import { eventLimitRejections } from '../../shared/metrics/metrics';
-import { cappedBackoff } from '../../shared/queues/queues';
 import {
   type SingleSubmissionJob,
   type SmartLinkJob,
@@ -116,7 +115,6 @@ export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJ
       });
       return result;
     },
-    options: { settings: { backoffStrategy: cappedBackoff } },
     close: () => retention.stop(),
   };
 }

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Logger } from '../logging/logger';
-import { defineJob, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
+import { defineJob, jobMetaSchema, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
 import type { Redis } from './redis';
 
 /**
@@ -17,7 +17,7 @@ export const extractionJob = defineJob<ExtractionJob>({
   queue: QUEUES.extractions,
   schema: Joi.object({
     extractionId: Joi.string().pattern(/^ext_[0-9A-Za-z]{16}$/).required(),
-    meta: Joi.object({ requestId: Joi.string().max(200) }).unknown(true),
+    meta: jobMetaSchema,
   }),
   // Retries are for Postgres outages, for as long as they last: the row is pending until a
   // worker can write it (three quick tries left it pending for good after a few seconds of

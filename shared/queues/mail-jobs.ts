@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { IcsAttendee, IcsEvent } from '../calendar/ics';
-import { defineJob, QUEUES } from './queues';
+import { newUid } from '../ids/ids';
+import { defineJob, jobMetaSchema, QUEUES } from './queues';
 
 /**
  * `cancellation`: the event is cancelled (deleted with `notify_invitees`). `removal`: the
@@ -59,6 +60,12 @@ export interface EventSnapshot extends Omit<IcsEvent, 'url' | 'createdMs' | 'can
 /** One message of a job: to whom, and the delivery row that records its fate. */
 export interface MailMessage {
   deliveryId: number;
+  /**
+   * The row's random key: the worker claims the row only with both, so a job of another
+   * database (restored, recreated, or another deployment's) can never touch this row.
+   * Absent only for rows made before keys were (their jobs name none).
+   */
+  key?: string;
   to: { email: string; name: string | null };
   /** The recipient's own answer (from their RSVP), which wins over the kind's (ATTENDEE_ANSWER). */
   answer?: AttendeeAnswer;
@@ -115,6 +122,7 @@ export const mailJob = defineJob<MailJob>({
       .items(
         Joi.object({
           deliveryId: Joi.number().integer().min(1).required(),
+          key: Joi.string().guid(),
           to: Joi.object({ email: Joi.string().required(), name: Joi.string().allow(null).required() }).required(),
           answer: Joi.string().valid(...Object.values(RSVP_PARTSTAT)),
         }),
@@ -122,14 +130,19 @@ export const mailJob = defineJob<MailJob>({
       .min(1)
       .required(),
     answerUrl: Joi.string(),
-    meta: Joi.object({ requestId: Joi.string() }),
+    meta: jobMetaSchema,
   }),
   // attempts and backoff come from the MAIL_* settings, stamped on each job when queued.
   defaults: {},
 });
 
-/** A job's id, from its first delivery row: every row is in one job only, so a job can never be queued twice. */
-export const mailJobId = (firstDeliveryId: number) => `mail-${firstDeliveryId}`;
+/**
+ * A job's id: random. Never a row id: BullMQ silently ignores an add whose id it still
+ * holds (finished jobs are kept a day), so ids that a restored or recreated database, or a
+ * second deployment on the same Redis, hands out again would drop those messages unsent.
+ * Each delivery row is put in one job only by the transaction that makes it.
+ */
+export const newMailJobId = () => `mail-${newUid()}`;
 
 /**
  * BullMQ priority of the n-th batch (1-based) of one fan-out. Lower runs first, equal

@@ -1,5 +1,6 @@
 import { type JobsOptions, Queue } from 'bullmq';
-import type Joi from 'joi';
+import Joi from 'joi';
+import type { DeploymentId } from '../db/deployment';
 import { unavailable } from '../errors/app-error';
 import type { Logger } from '../logging/logger';
 import { isRedisUnavailableError, type Redis } from './redis';
@@ -19,7 +20,11 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 /** Carried by every job, so one request can be followed from the gateway into the worker. */
 export interface JobMeta {
   requestId?: string;
+  /** The database the job belongs to (its deployment id): stamped by Producer, checked by createWorker. */
+  deployment?: string;
 }
+
+export const jobMetaSchema = Joi.object({ requestId: Joi.string().max(200), deployment: Joi.string().max(64) });
 
 /** A queue's contract: its name, the payload's schema, and the defaults its jobs get. */
 export interface JobContract<T> {
@@ -38,18 +43,14 @@ export const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> =
 
 /**
  * For jobs whose only failures are outages (Postgres away): retry for hours, 1 s doubling
- * to a 60 s ceiling, so an outage delays accepted work but never drops it. The worker
- * must run with `settings: { backoffStrategy: cappedBackoff }`.
+ * to a 60 s ceiling, so an outage delays accepted work but never drops it. createWorker
+ * registers the `capped` strategy on every worker.
  */
 export const RETRY_THROUGH_OUTAGES: Pick<JobsOptions, 'attempts' | 'backoff'> = { attempts: 1000, backoff: { type: 'capped' } };
 
 /** Backoff for the `capped` type: 1 s doubling to a 60 s ceiling. */
 export const cappedBackoff = (attemptsMade: number) => Math.min(60_000, 1000 * 2 ** Math.max(0, attemptsMade - 1));
 
-/** BullMQ job ids must not contain ':' and must not be all digits. */
-export function safeJobId(...parts: string[]): string {
-  return parts.join('-').replace(/:/g, '_');
-}
 
 /**
  * Puts jobs on one queue from a request path. The connection has no offline queue, so
@@ -64,13 +65,22 @@ export class Producer<T extends object> {
     private readonly connection: Redis,
     prefix: string,
     private readonly logger: Logger,
+    /** Stamped on every job (meta.deployment) once known, so no other database's worker runs it. */
+    private readonly deployment?: DeploymentId,
   ) {
     this.queue = new Queue(contract.queue, { connection, prefix, defaultJobOptions: { ...RETENTION, ...contract.defaults } });
     this.queue.on('error', (err) => logger.debug({ err: err.message, queue: contract.queue }, 'queue connection error'));
   }
 
+  /** The job as stored: the payload with this database's deployment id in its meta. */
+  stamped<D extends { meta?: JobMeta }>(data: D): D {
+    const deployment = this.deployment?.peek();
+    return deployment ? { ...data, meta: { ...data.meta, deployment } } : data;
+  }
+
   /** Stores the job in Redis (or throws a 503 AppError). Payloads are checked first. */
-  async add(name: string, data: T & { meta?: JobMeta }, opts: JobsOptions = {}): Promise<string> {
+  async add(name: string, payload: T & { meta?: JobMeta }, opts: JobsOptions = {}): Promise<string> {
+    const data = this.stamped(payload);
     const { error } = this.contract.schema.validate(data);
     if (error) throw new Error(`invalid ${this.contract.queue} payload: ${error.message}`);
     // BullMQ waits for a connection that is not ready yet (and would send the job later);
@@ -92,7 +102,8 @@ export class Producer<T extends object> {
    * Stores many jobs in one round trip (a fan-out of hundreds of messages), all or none,
    * with the same checks and the same 503 as add.
    */
-  async addBulk(jobs: Array<{ name: string; data: T & { meta?: JobMeta }; opts?: JobsOptions }>): Promise<string[]> {
+  async addBulk(payloads: Array<{ name: string; data: T & { meta?: JobMeta }; opts?: JobsOptions }>): Promise<string[]> {
+    const jobs = payloads.map((job) => ({ ...job, data: this.stamped(job.data) }));
     for (const job of jobs) {
       const { error } = this.contract.schema.validate(job.data);
       if (error) throw new Error(`invalid ${this.contract.queue} payload: ${error.message}`);

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { defineJob, type JobMeta, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
+import { defineJob, type JobMeta, jobMetaSchema, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
 
 /** The link a submission came through, with the team and calendar its event goes to. */
 export interface SubmissionLink {
@@ -43,6 +43,8 @@ export interface SmartLinkSubmission {
 export interface SmartLinkJob {
   link: SubmissionLink;
   submissions: Array<Omit<SmartLinkSubmission, 'link'>>;
+  /** The job's own (its database); each submission's meta names the request that sent it. */
+  meta?: JobMeta;
 }
 
 /** What became of a submission (its record says the same). */
@@ -126,10 +128,10 @@ const submission = {
     ends_at: instant(),
     status: Joi.string().valid('approved', 'pending').required(),
   }).required(),
-  meta: Joi.object({ requestId: Joi.string() }),
+  meta: jobMetaSchema,
 };
 
-const grouped = Joi.object({ link, submissions: Joi.array().items(Joi.object(submission)).min(1).max(SUBMISSIONS_PER_JOB).required() });
+const grouped = Joi.object({ link, submissions: Joi.array().items(Joi.object(submission)).min(1).max(SUBMISSIONS_PER_JOB).required(), meta: jobMetaSchema });
 const single = Joi.object({ ...submission, link });
 
 export const smartLinkJob = defineJob<SmartLinkJob | SingleSubmissionJob>({

@@ -1,4 +1,5 @@
 import { DelayedError, type Job, type Processor, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
+import { type DeploymentId, deploymentOf } from '../db/deployment';
 import { isDbUnavailableError } from '../db/knex';
 import type { Config } from '../config/config';
 import type { Knex } from '../db/knex';
@@ -8,6 +9,48 @@ import { cappedBackoff, type JobContract, type JobMeta } from './queues';
 import type { Redis } from './redis';
 import type { Metrics } from '../metrics/metrics';
 import { jobMetrics } from '../metrics/job-metrics';
+
+/** How long a job of another database is left for that database's workers before it fails. */
+export const FOREIGN_JOB_MAX_AGE_MS = 24 * 3600_000;
+
+/**
+ * Jobs queued by another database: two deployments (staging beside production) given one
+ * Redis and one QUEUE_PREFIX, or a database recreated while its old jobs wait. Their row
+ * ids mean nothing here, so such a job is not run but left, delayed, for a worker of its own
+ * database (it has half a chance each time while both deployments run), without spending
+ * an attempt; the delay doubles up to a minute. One whose database has had no worker take
+ * it for FOREIGN_JOB_MAX_AGE_MS fails with that reason (kept in the failed set to retry).
+ */
+class ForeignJobs {
+  private lastWarnMs = 0;
+
+  constructor(
+    private readonly own: DeploymentId,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Throws what Postgres throws while it is away (the job then waits like any other). */
+  async isForeign(deployment: string): Promise<boolean> {
+    return deployment !== (await this.own.get());
+  }
+
+  async leave(job: Job, deployment: string, token: string, log: Logger): Promise<void> {
+    if (Date.now() - job.timestamp > FOREIGN_JOB_MAX_AGE_MS) {
+      throw new UnrecoverableError(`queued by another database (deployment ${deployment}), whose workers did not take it within a day; QUEUE_PREFIX must differ per deployment`);
+    }
+    const times = Math.max(1, job.attemptsStarted ?? 1);
+    const delayMs = Math.min(60_000, 250 * 2 ** Math.min(times, 8)) * (0.5 + Math.random());
+    if (Date.now() - this.lastWarnMs > 60_000) {
+      this.lastWarnMs = Date.now();
+      this.logger.error(
+        { queue: job.queueName, jobId: job.id, deployment, own: this.own.peek() },
+        'a job of another database is in this queue: QUEUE_PREFIX is shared by two deployments on one Redis; it is left for its own workers',
+      );
+    }
+    log.debug({ deployment, delayMs }, 'job of another database left for its own workers');
+    await job.moveToDelayed(Date.now() + delayMs, token);
+  }
+}
 
 const secondsSince = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
 
@@ -28,10 +71,23 @@ export interface WorkerDefinition<T, R> {
   concurrency: number;
   /** Processes one job; throw UnrecoverableError for payloads that can never succeed. */
   process: (job: Job<T & { meta?: JobMeta }>, ctx: WorkerContext, log: Logger) => Promise<R>;
-  options?: Partial<WorkerOptions>;
+  /** BullMQ options of this worker; the stall policy and the `capped` backoff are createWorker's (see STALL_POLICY). */
+  options?: Partial<Omit<WorkerOptions, 'maxStalledCount'>>;
   /** Releases what the definition opened (an SMTP pool…); called after the worker has closed. */
   close?: () => Promise<void> | void;
 }
+
+/**
+ * A job whose worker died (a crash, an OOM kill, a liveness probe restarting a busy process)
+ * is stalled, not failed: BullMQ's default fails it on its second stall ("job stalled more
+ * than allowable limit"), and a crash loop then turned accepted work into failed work that
+ * never ran again. Here a stall is never a failure, however often it repeats: the job runs
+ * again until it is done, or ends with a reason of its own (a bad payload, an event limit, a
+ * CPU budget). That is safe because no job can kill its process: every processor is
+ * idempotent and bounded (payload sizes are capped, extraction runs in a thread with a CPU
+ * budget).
+ */
+export const STALL_POLICY = { maxStalledCount: Number.MAX_SAFE_INTEGER } satisfies Partial<WorkerOptions>;
 
 /**
  * A BullMQ worker for one queue, with the payload checked against its contract and every
@@ -40,11 +96,16 @@ export interface WorkerDefinition<T, R> {
  */
 export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerContext, connection: Redis): Worker<T, R> {
   const figures = jobMetrics(ctx.metrics, def.contract.queue);
+  const foreign = new ForeignJobs(deploymentOf(ctx.db), ctx.logger);
   const processor: Processor<T, R> = async (job, token) => {
     const meta = (job.data as { meta?: JobMeta }).meta;
     const log = ctx.logger.child({ queue: def.contract.queue, jobId: job.id, reqId: meta?.requestId, attempt: job.attemptsMade + 1 });
     const started = process.hrtime.bigint();
     try {
+      if (token && meta?.deployment && (await foreign.isForeign(meta.deployment))) {
+        await foreign.leave(job, meta.deployment, token, log);
+        throw new DelayedError();
+      }
       // A payload that breaks its contract will never succeed: fail it at once, no retries.
       // Fields this worker does not know are let through (producers check strictly): a
       // newer gateway's jobs, queued during a rollout, run on the fields this release knows.
@@ -54,6 +115,7 @@ export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerConte
       figures.completed(secondsSince(started));
       return result;
     } catch (err) {
+      if (err instanceof DelayedError) throw err;
       if (token && isDbUnavailableError(err)) {
         // Postgres is away: nothing this job does can succeed until it is back. The job waits
         // (delayed, its own backoff up to a minute) without spending one of its attempts, so
@@ -79,6 +141,9 @@ export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerConte
     lockDuration: ctx.config.workerLockMs,
     stalledInterval: ctx.config.workerLockMs,
     ...def.options,
+    // After the definition's options, so no worker can opt out: see STALL_POLICY.
+    ...STALL_POLICY,
+    settings: { ...def.options?.settings, backoffStrategy: cappedBackoff },
   });
   worker.on('failed', (job, err) => {
     const meta = (job?.data as { meta?: JobMeta } | undefined)?.meta;
@@ -87,6 +152,7 @@ export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerConte
       job && err.name !== 'UnrecoverableError' && job.attemptsMade < (job.opts.attempts ?? 1) ? 'job failed; will retry' : 'job failed for good',
     );
   });
+  worker.on('stalled', (jobId) => ctx.logger.warn({ queue: def.contract.queue, jobId }, 'job stalled (its worker stopped); it runs again'));
   worker.on('error', (err) => ctx.logger.warn({ queue: def.contract.queue, err: err.message }, 'worker error'));
   return worker;
 }

@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import type { MailJob } from '../../shared/queues/mail-jobs';
+import { mailJobOf } from '../helpers/mail-jobs';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { isolatedPrefix } from '../helpers/service-processes';
@@ -36,7 +37,7 @@ const deliveriesOf = async (evt: { uid: string }) =>
     .where('e.uid', evt.uid)
     .orderBy('d.id')
     .select('d.id', 'd.email', 'd.kind', 'd.sequence', 'd.status', 'd.attempts');
-const jobOf = async (deliveryId: number) => queue.getJob(`mail-${deliveryId}`);
+const jobOf = async (deliveryId: number) => mailJobOf(queue, deliveryId);
 
 describe('adding invitees', () => {
   it('stores them once per email, queues one invitation each and sets has_calendar_invites', async () => {
@@ -168,7 +169,8 @@ describe('adding invitees', () => {
     expect(first?.data.messages.map((m) => m.deliveryId)).toEqual(rows.slice(0, 10).map((r) => r.id));
     expect(last?.opts.priority).toBe(50);
     expect(last?.data.messages).toHaveLength(10);
-    expect(await queue.getJob(`mail-${rows[1].id}`)).toBeUndefined();
+    expect((await jobOf(rows[1].id))?.id).toBe(first?.id);
+    expect(first?.id).toMatch(/^mail-[0-9A-Za-z]{16}$/);
   });
 
   it("answers 404 for another team's event, calendar or invitee, as for unknown ones", async () => {

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { icsUid } from '../../shared/calendar/ics';
 import type { MailJob } from '../../shared/queues/mail-jobs';
+import { mailJobOf, reread } from '../helpers/mail-jobs';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import type { MailOutcome } from '../../services/mail-worker/mail.processor';
 import { defineMailWorker } from '../../services/mail-worker/mail.worker';
@@ -424,9 +425,9 @@ describe('failures', () => {
       return rows[0]?.status === 'failed' && rows;
     }, { what: 'the delivery to fail' });
     expect(row).toMatchObject({ status: 'failed', attempts: 1, error: expect.stringMatching(/^550 .*User unknown/) });
-    const job = await queue.getJob(`mail-${row.id}`);
+    const job = await mailJobOf(queue, row.id);
     await waitFor(async () => (await job?.getState()) === 'failed', { what: 'the job to fail' });
-    expect((await queue.getJob(`mail-${row.id}`))?.attemptsMade).toBe(1);
+    expect((await reread(queue, job))?.attemptsMade).toBe(1);
     expect(sink.tries('bounce@example.test')).toBe(1);
     expect((await invitees(evt))[0].last_delivery).toMatchObject({ kind: 'invitation', status: 'failed', attempts: 1, sent_at: null, error: expect.stringContaining('550') });
     expect(await delivered('invitation', 'failed')).toBe(failedBefore + 1);
@@ -457,11 +458,11 @@ describe('failures', () => {
       const rows = await deliveries(evt);
       return rows[0]?.status === 'sent' && rows;
     }, { what: 'the delivery sent' });
-    const job = await queue.getJob(`mail-${row.id}`);
+    const job = await mailJobOf(queue, row.id);
     await waitFor(async () => (await job?.getState()) === 'completed', { what: 'the job to complete' });
     // Run the very same job again, as a redelivery would.
     await job?.retry('completed');
-    await waitFor(async () => (await queue.getJob(`mail-${row.id}`))?.returnvalue?.skipped === 1 || undefined, { what: 'the re-run to finish' });
+    await waitFor(async () => (await reread(queue, job))?.returnvalue?.skipped === 1 || undefined, { what: 'the re-run to finish' });
     expect(sink.tries('once@example.test')).toBe(1);
   });
 });

@@ -5,6 +5,7 @@ import { Queue } from 'bullmq';
 import { simpleParser } from 'mailparser';
 import { icsUid } from '../../shared/calendar/ics';
 import type { MailJob } from '../../shared/queues/mail-jobs';
+import { mailJobOf, reread } from '../helpers/mail-jobs';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import type { MailOutcome } from '../../services/mail-worker/mail.processor';
 import { defineMailWorker } from '../../services/mail-worker/mail.worker';
@@ -44,7 +45,8 @@ describe('the outbox (no SMTP_URL)', () => {
     await team.api.post(`/api/calendars/${cal.public_id}/events/${evt.public_id}/invites`, { invitees: [{ email: 'kai@example.test', name: 'Kai' }] });
 
     const [file] = await waitFor(() => emlFiles().length === 1 && emlFiles(), { what: 'the .eml file' });
-    expect(file).toMatch(/^d\d+-invitation\.eml$/);
+    // Named by the row's id and random key: another database's row of the same id gets another file.
+    expect(file).toMatch(/^d\d+-[0-9a-f-]{36}-invitation\.eml$/);
     const raw = fs.readFileSync(path.join(outbox, file));
     expect(raw.toString('utf8')).not.toMatch(/[^\r]\n/); // CRLF line ends throughout, as RFC 5322 wants
     const mail = await simpleParser(raw);
@@ -61,10 +63,10 @@ describe('the outbox (no SMTP_URL)', () => {
       return r?.status === 'sent' && r;
     }, { what: 'the delivery recorded sent' });
     expect(row.message_id).toBe(mail.messageId);
-    const job = await queue.getJob(`mail-${row.id}`);
+    const job = await mailJobOf(queue, row.id);
     await waitFor(async () => (await job?.getState()) === 'completed', { what: 'the job to complete' });
     await job?.retry('completed');
-    await waitFor(async () => (await queue.getJob(`mail-${row.id}`))?.returnvalue?.skipped === 1 || undefined, { what: 'the re-run' });
+    await waitFor(async () => (await reread(queue, job))?.returnvalue?.skipped === 1 || undefined, { what: 'the re-run' });
     expect(emlFiles()).toEqual([file]);
     expect(fs.readdirSync(outbox).filter((f) => f.endsWith('.partial'))).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { parseMailbox } from '../../shared/config/mailbox';
 import { loadConfig } from '../../shared/config/config';
 import type { Knex } from '../../shared/db/knex';
 import type { MailJob } from '../../shared/queues/mail-jobs';
+import { mailJobOf } from '../helpers/mail-jobs';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { claimDeliveries } from '../../services/mail-worker/deliveries.repository';
 import { type MailDeps, processMailJob } from '../../services/mail-worker/mail.processor';
@@ -63,7 +64,7 @@ async function queuedInvitations(...emails: string[]): Promise<MailJob[]> {
   const ids = (await gw.db('deliveries').whereIn('email', emails).orderBy('id').pluck('id')) as number[];
   const jobs: MailJob[] = [];
   for (let i = 0; i < ids.length; i += 3) {
-    const job = await queue.getJob(`mail-${ids[i]}`);
+    const job = await mailJobOf(queue, ids[i]);
     if (!job) throw new Error('no job queued');
     jobs.push(job.data);
   }
@@ -102,7 +103,7 @@ describe('processMailJob', () => {
     const [job] = await queuedInvitations('resumed@example.test');
     const [m] = job.messages;
     // A worker claimed it and vanished (no outcome recorded).
-    expect(await claimDeliveries(gw.db, [m.deliveryId], 'token-of-a-dead-worker')).toEqual(new Map([[m.deliveryId, { attempts: 1, interruptedClaim: null }]]));
+    expect(await claimDeliveries(gw.db, [m], 'token-of-a-dead-worker')).toEqual(new Map([[m.deliveryId, { attempts: 1, interruptedClaim: null }]]));
     expect(await processMailJob(asJob(job), deps, log)).toMatchObject({ sent: 1 });
     expect(await delivery(m.deliveryId)).toMatchObject({ status: 'sent', attempts: 2 });
     expect(logLines.some((l) => l.includes('an earlier attempt stopped mid-send') && l.includes(`"deliveryId":${m.deliveryId}`))).toBe(true);
@@ -117,8 +118,8 @@ describe('processMailJob', () => {
     await trx('deliveries').where({ id: job.messages[0].deliveryId }).delete();
     const [row] = await trx('deliveries')
       .insert({ team_id: team.teamId, event_id: job.eventId, email: 'early@example.test', kind: 'invitation', sequence: 5 })
-      .returning('id');
-    const outcome = processMailJob(asJob({ ...job, messages: [{ ...job.messages[0], deliveryId: row.id }] }), deps, log);
+      .returning(['id', 'key']);
+    const outcome = processMailJob(asJob({ ...job, messages: [{ ...job.messages[0], deliveryId: row.id, key: row.key }] }), deps, log);
     await blockedBy(trx);
     await trx.commit();
     expect(await outcome).toEqual({ sent: 1, skipped: 0, gone: 0 });
@@ -131,8 +132,8 @@ describe('processMailJob', () => {
     await trx.raw('SELECT 1 FROM events WHERE id = ? FOR UPDATE', [job.eventId]);
     const [row] = await trx('deliveries')
       .insert({ team_id: team.teamId, event_id: job.eventId, email: 'rolled@example.test', kind: 'update', sequence: 7 })
-      .returning('id');
-    const outcome = processMailJob(asJob({ ...job, kind: 'update', messages: [{ deliveryId: row.id, to: { email: 'rolled@example.test', name: null } }] }), deps, log);
+      .returning(['id', 'key']);
+    const outcome = processMailJob(asJob({ ...job, kind: 'update', messages: [{ deliveryId: row.id, key: row.key, to: { email: 'rolled@example.test', name: null } }] }), deps, log);
     await blockedBy(trx);
     await trx.rollback();
     expect(await outcome).toEqual({ sent: 0, skipped: 0, gone: 1 });

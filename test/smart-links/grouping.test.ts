@@ -1,9 +1,11 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { SubmissionQueue } from '../../services/gateway/smart-links/ingest/submission-queue';
+import { deploymentOf } from '../../shared/db/deployment';
+import { Producer } from '../../shared/queues/queues';
 import { derivedUid } from '../../services/gateway/smart-links/secrets';
 import { smartLinkWorker } from '../../services/smart-link-worker/processor';
 import { createLogger } from '../../shared/logging/logger';
-import { groupJobId, type SmartLinkJob, smartLinkJob, type SmartLinkSubmission, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../shared/queues/smart-link.job';
+import { groupJobId, type SingleSubmissionJob, type SmartLinkJob, smartLinkJob, type SmartLinkSubmission, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../shared/queues/smart-link.job';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { isolatedPrefix } from '../helpers/service-processes';
 import { waitFor } from '../helpers/wait';
@@ -14,12 +16,14 @@ import { type Link, newLink } from './helpers';
 const prefix = isolatedPrefix('sl_grouping');
 let gw: TestGateway;
 let team: TestTeam;
+let producer: Producer<SmartLinkJob | SingleSubmissionJob>;
 let queue: Queue<SmartLinkJob>;
 
 beforeAll(async () => {
   gw = await startGateway({ QUEUE_PREFIX: prefix });
   team = await gw.newTeam();
-  queue = new Queue(smartLinkJob.queue, { connection: gw.redis, prefix });
+  producer = new Producer(smartLinkJob, gw.redis, prefix, createLogger('grouping-test', 'silent'), deploymentOf(gw.db));
+  queue = producer.queue as Queue<SmartLinkJob>;
 });
 afterAll(async () => {
   await queue.obliterate({ force: true });
@@ -56,7 +60,7 @@ describe('submissions queued in one turn', () => {
   it("share one job per link (a delivery key's apart), and each is found, listed and written on its own", async () => {
     const [a, b] = [(await newLink(gw, team)).link, (await newLink(gw, team)).link];
     const [refA, refB] = [await refOf(a), await refOf(b)];
-    const submissions = new SubmissionQueue(queue as unknown as Queue, gw.redis, createLogger('grouping-test', 'silent'));
+    const submissions = new SubmissionQueue(producer, gw.redis, createLogger('grouping-test', 'silent'));
     // As the ingest path adds them when requests arrive together.
     const queued = [
       submissions.add(refA, entry(refA, 'A1'), { bytes: 100 }),
@@ -76,7 +80,12 @@ describe('submissions queued in one turn', () => {
     expect(new Set(queued.map((q) => q.uid)).size).toBe(5);
     const group = await queue.getJob(a1.jobId);
     expect(group?.data.submissions.map((s) => [s.submission, s.event.title])).toEqual([[a1.uid, 'A1'], [a2.uid, 'A2'], [a3.uid, 'A3']]);
-    expect(group?.data).toEqual({ link: refA, submissions: [a1, a2].map((q, i) => ({ submission: q.uid, ...entry(refA, `A${i + 1}`) })).concat([expect.objectContaining({ submission: a3.uid })]) });
+    expect(group?.data).toEqual({
+      link: refA,
+      submissions: [a1, a2].map((q, i) => ({ submission: q.uid, ...entry(refA, `A${i + 1}`) })).concat([expect.objectContaining({ submission: a3.uid })]),
+      // Only this database's workers run it.
+      meta: { deployment: (await gw.db('deployment').first('id')).id },
+    });
 
     // Each one reads queued, by its own id, and is listed with its link's.
     for (const q of queued) {
@@ -110,7 +119,7 @@ describe('submissions queued in one turn', () => {
 
   it('closes a group at SUBMISSIONS_PER_JOB submissions or 512 KiB of payload', async () => {
     const ref = await refOf((await newLink(gw, team)).link);
-    const submissions = new SubmissionQueue(queue as unknown as Queue, gw.redis, createLogger('grouping-test', 'silent'));
+    const submissions = new SubmissionQueue(producer, gw.redis, createLogger('grouping-test', 'silent'));
     const many = Array.from({ length: SUBMISSIONS_PER_JOB + 1 }, (_, i) => submissions.add(ref, entry(ref, `Many ${i}`), { bytes: 100 }));
     const big = [1, 2].map((i) => submissions.add(ref, entry(ref, `Big ${i}`), { bytes: 300 * 1024 }));
     await Promise.all([...many, ...big].map((q) => q.stored));

@@ -1,7 +1,7 @@
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { toIcsEvent } from '../../../shared/calendar/event-view';
 import type { Knex } from '../../../shared/db/knex';
-import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, mailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail-jobs';
+import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, newMailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail-jobs';
 import type { AppContext } from '../context';
 import type { EventWithCalendar } from '../events/events.repository';
 import { eventView, isPublished } from '../public/public.service';
@@ -107,12 +107,12 @@ export async function queueDeliveries(
         eventId: event.id,
         kind: p.kind,
         event: snapshot,
-        messages: batch.map((d) => ({ deliveryId: d.id, to: { email: d.email, name: d.name }, ...(d.answer ? { answer: RSVP_PARTSTAT[d.answer] } : {}) })),
+        messages: batch.map((d) => ({ deliveryId: d.id, key: d.key, to: { email: d.email, name: d.name }, ...(d.answer ? { answer: RSVP_PARTSTAT[d.answer] } : {}) })),
         ...(p.answerUrl ? { answerUrl: p.answerUrl } : {}),
         meta: p.requestId ? { requestId: p.requestId } : undefined,
       },
       opts: {
-        jobId: mailJobId(batch[0].id),
+        jobId: newMailJobId(),
         priority: fanOutPriority(jobs.length + 1),
         attempts: maxAttempts,
         backoff: { type: 'exponential', delay: backoffMs },

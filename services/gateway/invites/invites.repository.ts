@@ -27,6 +27,8 @@ export interface InviteeWithDelivery extends InviteeRow {
 /** A delivery row just made, with whom it goes to (and their RSVP answer, if they gave one). */
 export interface NewDelivery {
   id: number;
+  /** The row's random key, which its job names beside the id (see MailMessage). */
+  key: string;
   email: string;
   name: string | null;
   answer?: 'yes' | 'maybe' | null;
@@ -124,9 +126,9 @@ export async function insertDeliveriesFor(
        SELECT ?, ?, invitee_id, rsvp_id, email, ?, ? FROM recipients
         ORDER BY rank, ord
        ON CONFLICT DO NOTHING
-       RETURNING id, email
+       RETURNING id, key, email
      )
-     SELECT ins.id, ins.email, rc.name, rc.answer FROM ins JOIN recipients rc ON lower(rc.email) = lower(ins.email) ORDER BY ins.id`,
+     SELECT ins.id, ins.key, ins.email, rc.name, rc.answer FROM ins JOIN recipients rc ON lower(rc.email) = lower(ins.email) ORDER BY ins.id`,
     [p.eventId, ...(p.inviteeIds ? [p.inviteeIds] : []), p.withRsvps === true, p.eventId, p.teamId, p.eventId, p.kind, p.sequence],
   );
   return rows as NewDelivery[];

@@ -99,10 +99,10 @@ export async function insertRsvpDelivery(
   trx: Knex,
   p: { rsvp: RsvpRow; kind: MailKind; sequence: number },
 ): Promise<NewDelivery[]> {
-  const rows: Array<{ id: number; email: string }> = await trx('deliveries')
+  const rows: Array<{ id: number; key: string; email: string }> = await trx('deliveries')
     .insert({ team_id: p.rsvp.team_id, event_id: p.rsvp.event_id, rsvp_id: p.rsvp.id, email: p.rsvp.email, kind: p.kind, sequence: p.sequence })
     .onConflict()
     .ignore()
-    .returning(['id', 'email']);
-  return rows.map((r) => ({ id: r.id, email: r.email, name: p.rsvp.name }));
+    .returning(['id', 'key', 'email']);
+  return rows.map((r) => ({ id: r.id, key: r.key, email: r.email, name: p.rsvp.name }));
 }

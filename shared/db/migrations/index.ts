@@ -20,6 +20,7 @@ import * as shortLinkRetirement from './0018_short_link_retirement';
 import * as rsvpLinks from './0019_rsvp_links';
 import * as deliveryRetention from './0020_delivery_retention';
 import * as searchStatistics from './0021_search_statistics';
+import * as deploymentIdentity from './0022_deployment_identity';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -53,4 +54,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0019_rsvp_links', rsvpLinks],
   ['0020_delivery_retention', deliveryRetention],
   ['0021_search_statistics', searchStatistics],
+  ['0022_deployment_identity', deploymentIdentity],
 ];

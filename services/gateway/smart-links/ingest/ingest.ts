@@ -104,7 +104,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     durationSeconds: 60,
   });
   const producer = ctx.queues.producer(smartLinkJob);
-  const submissions = new SubmissionQueue(producer.queue, ctx.redis, logger);
+  const submissions = new SubmissionQueue(producer, ctx.redis, logger);
   let queueEvents: QueueEvents | null = null;
   let queueEventsConnection: Redis | null = null;
 
@@ -186,9 +186,10 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     // Identical content sent to the same link is the same event.
     event.uid = derivedUid(config.appKey, `evt:${link.id}:${JSON.stringify(event)}`);
     // A repeated delivery (same webhook-id or Idempotency-Key) gets the same id, and so the
-    // same job id: it is taken, and nothing new is queued.
+    // same job id: it is taken, and nothing new is queued. Scoped by the link's random uid,
+    // never its row id, so no link of another database can share it.
     const deliveryKey = req.headers['webhook-id'] ?? req.headers['idempotency-key'];
-    const uid = typeof deliveryKey === 'string' && deliveryKey ? derivedUid(config.appKey, `sls:${link.id}:${deliveryKey}`) : undefined;
+    const uid = typeof deliveryKey === 'string' && deliveryKey ? derivedUid(config.appKey, `sls:${link.uid}:${deliveryKey}`) : undefined;
     const awaited = platform !== undefined && link.requires_approval === false;
     const queued = submissions.add(
       { id: link.id, teamId: link.team_id, calendarId: link.calendar_id },

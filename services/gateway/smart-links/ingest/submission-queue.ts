@@ -1,9 +1,10 @@
-import type { JobsOptions, Queue } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
 import { unavailable } from '../../../../shared/errors/app-error';
 import { newUid, randomBase62, UID_LENGTH } from '../../../../shared/ids/ids';
 import type { Logger } from '../../../../shared/logging/logger';
+import type { Producer } from '../../../../shared/queues/queues';
 import { isRedisUnavailableError, type Redis } from '../../../../shared/queues/redis';
-import { GROUP_PREFIX_LENGTH, groupJobId, type SmartLinkJob, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../../../shared/queues/smart-link.job';
+import { GROUP_PREFIX_LENGTH, groupJobId, type SingleSubmissionJob, type SmartLinkJob, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../../../shared/queues/smart-link.job';
 
 type Entry = SmartLinkJob['submissions'][number];
 
@@ -56,7 +57,7 @@ export class SubmissionQueue {
   private scheduled = false;
 
   constructor(
-    private readonly queue: Queue,
+    private readonly producer: Pick<Producer<SmartLinkJob | SingleSubmissionJob>, 'queue' | 'stamped'>,
     private readonly connection: Redis,
     private readonly logger: Logger,
     private readonly maxPerFlush = 500,
@@ -104,8 +105,12 @@ export class SubmissionQueue {
     this.open.clear();
     this.count = 0;
     if (!groups.length) return;
-    const jobs = groups.map((g) => ({ name: 'submissions', data: { link: g.link, submissions: g.entries } satisfies SmartLinkJob, opts: { ...g.opts, jobId: g.jobId } }));
-    this.queue.addBulk(jobs).then(
+    const jobs = groups.map((g) => ({
+      name: 'submissions',
+      data: this.producer.stamped<SmartLinkJob>({ link: g.link, submissions: g.entries }),
+      opts: { ...g.opts, jobId: g.jobId },
+    }));
+    this.producer.queue.addBulk(jobs).then(
       () => groups.forEach((g) => g.members.forEach((m) => m.resolve())),
       (err: unknown) => {
         const gone = isRedisUnavailableError(err);
