@@ -17,9 +17,10 @@ export const FOREIGN_JOB_MAX_AGE_MS = 24 * 3600_000;
  * Jobs queued by another database: two deployments (staging beside production) given one
  * Redis and one QUEUE_PREFIX, or a database recreated while its old jobs wait. Their row
  * ids mean nothing here, so such a job is not run but left, delayed, for a worker of its own
- * database (it has half a chance each time while both deployments run), without spending
- * an attempt; the delay doubles up to a minute. One whose database has had no worker take
- * it for FOREIGN_JOB_MAX_AGE_MS fails with that reason (kept in the failed set to retry).
+ * database (it has about half a chance each time while both deployments run), without
+ * spending an attempt; the delay grows by a quarter second each time, up to ten. One whose
+ * database has had no worker take it for FOREIGN_JOB_MAX_AGE_MS fails with that reason
+ * (kept in the failed set, to retry once a worker of its own runs).
  */
 class ForeignJobs {
   private lastWarnMs = 0;
@@ -38,8 +39,10 @@ class ForeignJobs {
     if (Date.now() - job.timestamp > FOREIGN_JOB_MAX_AGE_MS) {
       throw new UnrecoverableError(`queued by another database (deployment ${deployment}), whose workers did not take it within a day; QUEUE_PREFIX must differ per deployment`);
     }
+    // Short while the other deployment runs (it takes the job at its next turn, each worker
+    // about as likely as the other), longer as the job keeps coming back here.
     const times = Math.max(1, job.attemptsStarted ?? 1);
-    const delayMs = Math.min(60_000, 250 * 2 ** Math.min(times, 8)) * (0.5 + Math.random());
+    const delayMs = Math.min(10_000, 250 * times) * (0.5 + Math.random());
     if (Date.now() - this.lastWarnMs > 60_000) {
       this.lastWarnMs = Date.now();
       this.logger.error(
