@@ -72,7 +72,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   app.use('/api', jsonBody);
 
   const caches = new ReadCaches(deps.redis, deps.config.queuePrefix, deps.logger);
-  const stopListening = listenForInvalidations(deps.config.redisUrl, deps.config.queuePrefix, caches, deps.logger);
+  const stopListening = listenForInvalidations(deps.config.redis, deps.config.queuePrefix, caches, deps.logger);
   const queues = new GatewayQueues(deps.redis, deps.config.queuePrefix, deps.logger);
   const counters = {
     dynamicLinkUses: new BatchedCounter((rows) => addUses(deps.db, rows), 2000, deps.logger),
@@ -83,7 +83,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   const limits = new PlanRateLimits(deps.redis, deps.config.queuePrefix);
   const ctx: AppContext = { ...deps, caches, queues, counters, limits, metrics, httpMetrics };
   queueDepthGauge(metrics, () => queues.all());
-  const extractionWaiter = new ExtractionWaiter(deps.config.redisUrl, deps.config.queuePrefix, deps.logger);
+  const extractionWaiter = new ExtractionWaiter(deps.config.redis, deps.config.queuePrefix, deps.logger);
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
