@@ -1,5 +1,5 @@
 import type { Logger } from '../logging/logger';
-import { closeRedis, createRedis, type Redis, type RedisTarget } from '../queues/redis';
+import { closeRedis, createSubscriber, type Redis, type RedisTarget } from '../queues/redis';
 
 /** What changed: the caches of every gateway drop what depends on it. */
 export type Invalidation =
@@ -35,7 +35,7 @@ export interface InvalidationTarget {
  */
 export function listenForInvalidations(redis: RedisTarget, queuePrefix: string, target: InvalidationTarget, logger: Logger): () => Promise<void> {
   const channel = invalidationChannel(queuePrefix);
-  const sub: Redis = createRedis(redis, 'worker', { connectionName: 'calendar-invalidations' });
+  const sub = createSubscriber(redis, 'calendar-invalidations');
   sub.on('error', (err) => logger.debug({ err: err.message }, 'invalidation subscriber error'));
   sub.on('ready', () => {
     sub.subscribe(channel).then(

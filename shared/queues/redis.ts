@@ -83,6 +83,33 @@ function createCluster(seeds: string[], role: Role, extra: RedisOptions): Cluste
   return new Cluster(urls.map(hostPort), options);
 }
 
+/**
+ * A connection for SUBSCRIBE, whose 'ready' and 'close' say when messages can and cannot
+ * arrive (a cache trusts itself only in between). On one server it is a worker connection.
+ * On a cluster it is a connection to one node at a time: a message PUBLISHed on any node
+ * of a cluster reaches the subscribers of every node. Each time it reconnects it moves to
+ * the next seed, so a node that is gone for good does not keep it away.
+ */
+export function createSubscriber(target: RedisTarget, connectionName: string): Server {
+  if (typeof target === 'string') return createRedis(target, 'worker', { connectionName });
+  const seeds = target.cluster.map((s) => new URL(s));
+  let next = 0;
+  const sub: Server = new Server({
+    ...nodeOptions(seeds[0]),
+    ...hostPort(seeds[0]),
+    connectionName,
+    lazyConnect: false,
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: null,
+    retryStrategy: (times) => {
+      // The connection reads its host and port from its options at each connect.
+      Object.assign(sub.options, hostPort(seeds[++next % seeds.length]));
+      return retryDelay('worker')(times);
+    },
+  });
+  return sub;
+}
+
 export const isCluster = (redis: Redis): redis is Cluster => redis instanceof Cluster;
 
 /** True when the error means Redis is out of reach (as opposed to a bad command). */
