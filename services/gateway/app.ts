@@ -87,7 +87,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
-    ...systemRoutes(deps.db, deps.redis, opts.isShuttingDown ?? (() => false), metrics, deps.config.metricsToken),
+    ...systemRoutes(deps.db, deps.redis, deps.config.queuePrefix, opts.isShuttingDown ?? (() => false), metrics, deps.config.metricsToken),
     ...docsRoutes(() => openapi),
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),

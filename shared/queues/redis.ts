@@ -112,13 +112,28 @@ export function createSubscriber(target: RedisTarget, connectionName: string): S
 
 export const isCluster = (redis: Redis): redis is Cluster => redis instanceof Cluster;
 
+/**
+ * Answers once Redis can do this process's work. One server: PING. A cluster: a read of a
+ * key under the prefix, which goes to the master serving the prefix's slot: a PING would
+ * be answered by any node, even while that master is gone or the cluster is down.
+ */
+export async function probeRedis(redis: Redis, queuePrefix: string): Promise<void> {
+  if (isCluster(redis)) await redis.exists(`${queuePrefix}:probe`);
+  else await redis.ping();
+}
+
 /** True when the error means Redis is out of reach (as opposed to a bad command). */
 export function isRedisUnavailableError(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as { name?: string; message?: string; code?: string };
-  if (e.name === 'MaxRetriesPerRequestError') return true;
+  // ClusterAllFailedError: no node answered a slots refresh.
+  if (e.name === 'MaxRetriesPerRequestError' || e.name === 'ClusterAllFailedError') return true;
   if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) return true;
-  return /Stream isn't writeable|enableOfflineQueue|Connection is closed|Command timed out|connect ECONNREFUSED|READONLY|LOADING/i.test(
+  if (/Stream isn't writeable|enableOfflineQueue|Connection is closed|Command timed out|connect ECONNREFUSED|READONLY|LOADING/i.test(e.message ?? '')) return true;
+  // A cluster: a slot without a master, a master that is down or being failed over, a
+  // topology the client could not refresh. A command that used up its redirections did so
+  // on one of these (CROSSSLOT and other bad commands fail at once, as on one server).
+  return /CLUSTERDOWN|MASTERDOWN|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available|Cluster is ended|No subscriber for the cluster/.test(
     e.message ?? '',
   );
 }

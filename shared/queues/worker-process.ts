@@ -38,6 +38,7 @@ export async function runWorkerProcess<T, R>(
     host: config.host,
     db,
     redis,
+    queuePrefix: config.queuePrefix,
     metrics,
     metricsToken: config.metricsToken,
     isShuttingDown: () => lifecycle.isShuttingDown,

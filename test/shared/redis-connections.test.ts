@@ -1,4 +1,4 @@
-import { closeRedis, createRedis, createSubscriber } from '../../shared/queues/redis';
+import { closeRedis, createRedis, createSubscriber, isRedisUnavailableError } from '../../shared/queues/redis';
 import { freePort } from '../helpers/processes';
 import { isolatedPrefix } from '../helpers/service-processes';
 import { waitFor } from '../helpers/wait';
@@ -24,5 +24,24 @@ describe('Redis connections', () => {
       await closeRedis(sub);
       await closeRedis(pub);
     }
+  });
+
+  it("tells a cluster's outages (a 503) from bad commands (a 500)", () => {
+    const unavailable = [
+      Object.assign(new Error('CLUSTERDOWN The cluster is down'), { name: 'ReplyError' }),
+      new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'),
+      Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' }),
+      new Error("Cluster isn't ready and enableOfflineQueue options is false"),
+      new Error('None of startup nodes is available'),
+      Object.assign(new Error('TRYAGAIN Multiple keys request during rehashing of slot'), { name: 'ReplyError' }),
+      Object.assign(new Error('MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to no'), { name: 'ReplyError' }),
+    ];
+    for (const err of unavailable) expect([err.message, isRedisUnavailableError(err)]).toEqual([err.message, true]);
+    const bugs = [
+      Object.assign(new Error("CROSSSLOT Keys in request don't hash to the same slot"), { name: 'ReplyError' }),
+      new Error('All the keys in a pipeline command should belong to the same slot'),
+      Object.assign(new Error('ERR unknown command'), { name: 'ReplyError' }),
+    ];
+    for (const err of bugs) expect([err.message, isRedisUnavailableError(err)]).toEqual([err.message, false]);
   });
 });
