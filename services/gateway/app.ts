@@ -73,7 +73,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   app.use('/api', jsonBody);
 
   const caches = new ReadCaches(deps.redis, deps.config.queuePrefix, deps.logger);
-  const stopListening = listenForInvalidations(deps.config.redisUrl, deps.config.queuePrefix, caches, deps.logger);
+  const stopListening = listenForInvalidations(deps.config.redis, deps.config.queuePrefix, caches, deps.logger);
   const deployment = deploymentOf(deps.db);
   // Read now, so the first jobs are stamped (until it is read, jobs go unstamped: any worker takes them).
   deployment.get().catch((err: Error) => deps.logger.warn({ err: err.message }, 'could not read the deployment id yet'));
@@ -87,11 +87,11 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   const limits = new PlanRateLimits(deps.redis, deps.config.queuePrefix);
   const ctx: AppContext = { ...deps, caches, queues, counters, limits, metrics, httpMetrics };
   queueDepthGauge(metrics, () => queues.all());
-  const extractionWaiter = new ExtractionWaiter(deps.config.redisUrl, deps.config.queuePrefix, deps.logger);
+  const extractionWaiter = new ExtractionWaiter(deps.config.redis, deps.config.queuePrefix, deps.logger);
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
-    ...systemRoutes(deps.db, deps.redis, opts.isShuttingDown ?? (() => false), metrics, deps.config.metricsToken),
+    ...systemRoutes(deps.db, deps.redis, deps.config.queuePrefix, opts.isShuttingDown ?? (() => false), metrics, deps.config.metricsToken),
     ...docsRoutes(() => openapi),
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),

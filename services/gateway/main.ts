@@ -18,7 +18,7 @@ async function main(): Promise<void> {
 
   const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax, applicationName: 'gateway', logger });
   lifecycle.onShutdown('postgres', () => db.destroy());
-  const redis = createRedis(config.redisUrl, 'client');
+  const redis = createRedis(config.redis, 'client');
   redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));
   lifecycle.onShutdown('redis', () => closeRedis(redis));
 

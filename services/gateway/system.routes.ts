@@ -18,7 +18,7 @@ const readySchema = Joi.object({
 /** Liveness (the process answers), readiness (its dependencies answer) and metrics. */
 const ROBOTS_TXT = ['User-agent: *', 'Disallow: /api/', 'Disallow: /s/', 'Disallow: /e/*/rsvp', 'Disallow: /c/*/subscribe/', 'Disallow: /c/*/feeds/', ''].join('\n');
 
-export function systemRoutes(db: Knex, redis: Redis, isShuttingDown: () => boolean, metrics: Metrics, metricsToken: string | null): RouteSpec[] {
+export function systemRoutes(db: Knex, redis: Redis, queuePrefix: string, isShuttingDown: () => boolean, metrics: Metrics, metricsToken: string | null): RouteSpec[] {
   const tags = ['System'];
   return [
     defineRoute({
@@ -59,7 +59,7 @@ export function systemRoutes(db: Knex, redis: Redis, isShuttingDown: () => boole
         503: { description: 'A dependency is unreachable, or the process is shutting down', body: readySchema },
       },
       handler: async (_input, _req, res) => {
-        const { ready, body } = await readiness(db, redis, isShuttingDown);
+        const { ready, body } = await readiness(db, redis, queuePrefix, isShuttingDown);
         res
           .status(ready ? 200 : 503)
           .set('Cache-Control', 'no-store')

@@ -1,5 +1,5 @@
 import type { Logger } from '../logging/logger';
-import { closeRedis, createRedis, type Redis } from '../queues/redis';
+import { closeRedis, createSubscriber, type Redis, type RedisTarget } from '../queues/redis';
 
 /** What changed: the caches of every gateway drop what depends on it. */
 export type Invalidation =
@@ -33,9 +33,9 @@ export interface InvalidationTarget {
  * subscription is confirmed and off (and emptied) whenever the connection drops, since
  * messages published meanwhile are lost.
  */
-export function listenForInvalidations(redisUrl: string, queuePrefix: string, target: InvalidationTarget, logger: Logger): () => Promise<void> {
+export function listenForInvalidations(redis: RedisTarget, queuePrefix: string, target: InvalidationTarget, logger: Logger): () => Promise<void> {
   const channel = invalidationChannel(queuePrefix);
-  const sub: Redis = createRedis(redisUrl, 'worker', { connectionName: 'calendar-invalidations' });
+  const sub = createSubscriber(redis, 'calendar-invalidations');
   sub.on('error', (err) => logger.debug({ err: err.message }, 'invalidation subscriber error'));
   sub.on('ready', () => {
     sub.subscribe(channel).then(

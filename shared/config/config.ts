@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { compile as compileTrustedProxies } from 'proxy-addr';
+import type { RedisTarget } from '../queues/redis';
 import { parseMailbox } from './mailbox';
 
 /**
@@ -12,7 +13,8 @@ export interface Config {
   host: string;
   databaseUrl: string;
   dbPoolMax: number;
-  redisUrl: string;
+  /** One server's URL, or a Redis Cluster's seed nodes (REDIS_CLUSTER=true). */
+  redis: RedisTarget;
   queuePrefix: string;
   publicBaseUrl: string;
   appKey: string;
@@ -77,6 +79,22 @@ export interface MailSettings {
 
 const DEV_APP_KEY = 'dev-only-app-key-change-me-0123456789abcdef';
 
+const redisUrl = Joi.string().uri({ scheme: ['redis', 'rediss'] });
+const redisUrls = (value: string) => value.split(',');
+
+/**
+ * The part of a key Redis Cluster hashes (the text inside the first `{…}`, when not empty),
+ * or null when the prefix leaves that to what follows it.
+ */
+export function hashTagOf(prefix: string): string | null {
+  const open = prefix.indexOf('{');
+  const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
+  return close > open + 1 ? prefix.slice(open + 1, close) : null;
+}
+
+/** What a cluster's seed URLs must agree on: every node is connected with the same settings. */
+const connectionOf = (url: URL) => `${url.protocol}//${url.username}:${url.password}`;
+
 const schema = Joi.object({
   NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
   PORT: Joi.number().integer().min(0).max(65535).default(3000),
@@ -85,7 +103,12 @@ const schema = Joi.object({
     .uri({ scheme: ['postgres', 'postgresql'] })
     .default('postgres://postgres:postgres@127.0.0.1:5432/calendar'),
   DB_POOL_MAX: Joi.number().integer().min(1).max(500).default(10),
-  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
+  // One URL, or for a Redis Cluster several seed nodes, comma-separated.
+  REDIS_URL: Joi.string()
+    .custom((value: string, helpers) => (redisUrls(value).every((url) => !redisUrl.validate(url).error) ? value : helpers.error('redis.url')))
+    .messages({ 'redis.url': '{{#label}} must be a redis:// or rediss:// URL, or with REDIS_CLUSTER=true several, comma-separated' })
+    .default('redis://127.0.0.1:6379'),
+  REDIS_CLUSTER: Joi.boolean().default(false),
   // Redis Cluster needs every key of a queue in one slot: the braces make the prefix a hash tag.
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9{}_-]+$/).default('{cal}'),
   PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
@@ -159,6 +182,32 @@ const CHECKS: Check[] = [
     },
   },
   {
+    settings: ['REDIS_URL', 'REDIS_CLUSTER'],
+    problem: (env) =>
+      !env.REDIS_CLUSTER && redisUrls(env.REDIS_URL as string).length > 1
+        ? 'REDIS_URL lists several servers: set REDIS_CLUSTER=true if they are seed nodes of a Redis Cluster (one server takes one URL)'
+        : undefined,
+  },
+  {
+    settings: ['REDIS_URL', 'REDIS_CLUSTER'],
+    problem: (env) => {
+      if (!env.REDIS_CLUSTER) return undefined;
+      const urls = redisUrls(env.REDIS_URL as string).map((url) => new URL(url));
+      if (new Set(urls.map(connectionOf)).size > 1) return 'REDIS_URL: the seed nodes of a Redis Cluster must share scheme, user and password (every node is connected with the same)';
+      if (urls.some((url) => !['', '/', '/0'].includes(url.pathname))) return 'REDIS_URL: a Redis Cluster has database 0 only; leave the database number out';
+      return undefined;
+    },
+  },
+  {
+    // BullMQ's scripts and the pipelines touch several keys of a queue at once, which a
+    // cluster allows only within one slot (else CROSSSLOT): the prefix must fix the slot.
+    settings: ['REDIS_CLUSTER', 'QUEUE_PREFIX'],
+    problem: (env) =>
+      env.REDIS_CLUSTER && hashTagOf(env.QUEUE_PREFIX as string) === null
+        ? 'QUEUE_PREFIX must hold a Redis Cluster hash tag when REDIS_CLUSTER=true, e.g. {cal} or {cal-staging}: the text in braces puts every key in one slot'
+        : undefined,
+  },
+  {
     settings: ['MAIL_FROM'],
     problem: (env) => (parseMailbox(env.MAIL_FROM as string) ? undefined : 'MAIL_FROM must be an address, e.g. "Calendar <no-reply@example.com>"'),
   },
@@ -208,7 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: value.HOST,
     databaseUrl: value.DATABASE_URL,
     dbPoolMax: value.DB_POOL_MAX,
-    redisUrl: value.REDIS_URL,
+    redis: value.REDIS_CLUSTER ? { cluster: redisUrls(value.REDIS_URL) } : value.REDIS_URL,
     queuePrefix: value.QUEUE_PREFIX,
     publicBaseUrl: baseUrl.replace(/\/+$/, ''),
     appKey: value.APP_KEY ?? DEV_APP_KEY,

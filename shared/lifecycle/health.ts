@@ -1,5 +1,5 @@
 import type { Knex } from '../db/knex';
-import { type Redis, whenReady } from '../queues/redis';
+import { probeRedis, type Redis, whenReady } from '../queues/redis';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -29,14 +29,15 @@ export interface Readiness {
 
 /**
  * Readiness of any service: Postgres and Redis answer (each within 2 s), and the process is
- * not shutting down (a load balancer or Kubernetes stops sending it work).
+ * not shutting down (a load balancer or Kubernetes stops sending it work). On a cluster,
+ * Redis answers when the master serving the queues' slot (the prefix's) does.
  */
-export async function readiness(db: Knex, redis: Redis, isShuttingDown: () => boolean): Promise<Readiness> {
+export async function readiness(db: Knex, redis: Redis, queuePrefix: string, isShuttingDown: () => boolean): Promise<Readiness> {
   const [postgres, redisState] = await Promise.all([
     check(() => db.raw('SELECT 1')),
     check(async () => {
       await whenReady(redis, CHECK_TIMEOUT_MS);
-      await redis.ping();
+      await probeRedis(redis, queuePrefix);
     }),
   ]);
   const ready = postgres === 'ok' && redisState === 'ok' && !isShuttingDown();

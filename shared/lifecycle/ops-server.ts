@@ -20,6 +20,7 @@ export async function startOpsServer(o: {
   host: string;
   db: Knex;
   redis: Redis;
+  queuePrefix: string;
   metrics: Metrics;
   metricsToken: string | null;
   isShuttingDown: () => boolean;
@@ -34,7 +35,7 @@ export async function startOpsServer(o: {
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { message: 'Method not allowed.' });
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') {
-      readiness(o.db, o.redis, () => o.isShuttingDown() || !o.isRunning()).then(
+      readiness(o.db, o.redis, o.queuePrefix, () => o.isShuttingDown() || !o.isRunning()).then(
         ({ ready, body }) => json(res, ready ? 200 : 503, body),
         () => json(res, 503, { status: 'unavailable' }),
       );

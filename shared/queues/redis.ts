@@ -1,17 +1,36 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterOptions, Redis as Server, type RedisOptions } from 'ioredis';
 
-export type { Redis };
+/**
+ * Where Redis is: one server's URL, or the seed nodes of a Redis Cluster (URLs of any of
+ * its nodes; the client learns the others and which slots each serves from them).
+ */
+export type RedisTarget = string | { cluster: string[] };
+
+/**
+ * A connection to Redis: to one server, or to a cluster, which sends each command to the
+ * node serving its key's slot. BullMQ and rate-limiter-flexible take either.
+ */
+export type Redis = Server | Cluster;
+export type { Server as RedisServer };
+
+type Role = 'client' | 'worker';
+
+const retryDelay = (role: Role) => (role === 'client' ? (times: number) => Math.min(times * 100, 500) : (times: number) => Math.min(times * 200, 2000));
 
 /**
  * Redis connections. Request-path connections (`client`) fail fast while Redis is away
  * (no offline queue), so a submission becomes a quick 503 instead of a hung request, and
  * try to reconnect at least every half second, so the 503s stop soon after Redis is back;
  * worker connections (`worker`) wait and retry for as long as it takes, as BullMQ needs.
+ * A cluster target gets a cluster client with the same behaviour per role.
  */
-export function createRedis(url: string, role: 'client' | 'worker', extra: RedisOptions = {}): Redis {
+export function createRedis(target: string, role: Role, extra?: RedisOptions): Server;
+export function createRedis(target: RedisTarget, role: Role, extra?: RedisOptions): Redis;
+export function createRedis(target: RedisTarget, role: Role, extra: RedisOptions = {}): Redis {
+  if (typeof target !== 'string') return createCluster(target.cluster, role, extra);
   const base: RedisOptions = {
     connectionName: `calendar-${role}`,
-    retryStrategy: role === 'client' ? (times) => Math.min(times * 100, 500) : (times) => Math.min(times * 200, 2000),
+    retryStrategy: retryDelay(role),
     lazyConnect: false,
   };
   const roleOpts: RedisOptions =
@@ -19,16 +38,102 @@ export function createRedis(url: string, role: 'client' | 'worker', extra: Redis
       ? // Many requests run concurrently here: commands from one turn of the event loop go out as one write.
         { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 2000, enableAutoPipelining: true }
       : { enableOfflineQueue: true, maxRetriesPerRequest: null };
-  return new Redis(url, { ...base, ...roleOpts, ...extra });
+  return new Server(target, { ...base, ...roleOpts, ...extra });
+}
+
+/** What every node of a cluster is connected with: the first seed's credentials and TLS (config checks the seeds agree). */
+function nodeOptions(seed: URL): RedisOptions {
+  return {
+    ...(seed.username ? { username: decodeURIComponent(seed.username) } : {}),
+    ...(seed.password ? { password: decodeURIComponent(seed.password) } : {}),
+    ...(seed.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+const hostPort = (seed: URL) => ({ host: seed.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(seed.port || 6379) });
+
+function createCluster(seeds: string[], role: Role, extra: RedisOptions): Cluster {
+  const urls = seeds.map((s) => new URL(s));
+  const { retryStrategy, ...nodeExtra } = extra;
+  const options: ClusterOptions = {
+    clusterRetryStrategy: retryStrategy === undefined ? retryDelay(role) : retryStrategy,
+    lazyConnect: false,
+    // Writes and reads go to the masters: a job read back from a replica could be older than
+    // what was just written.
+    scaleReads: 'master',
+    // With TLS a seed's name must stay a name, or its certificate would be checked against
+    // the address it resolved to.
+    ...(urls[0].protocol === 'rediss:' ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
+    redisOptions: {
+      ...nodeOptions(urls[0]),
+      connectionName: `calendar-${role}`,
+      ...(role === 'client' ? { connectTimeout: 2000, commandTimeout: 2000, maxRetriesPerRequest: 1 } : { maxRetriesPerRequest: null }),
+      ...nodeExtra,
+    },
+    ...(role === 'client'
+      ? {
+          // As for one server: no offline queue, commands of one turn pipelined. While a slot
+          // has no master (CLUSTERDOWN) or its master is unreachable, a command is tried again
+          // every 100 ms, 16 times at most (ioredis's redirection budget), then fails.
+          enableOfflineQueue: false,
+          enableAutoPipelining: true,
+        }
+      : { enableOfflineQueue: true }),
+  };
+  return new Cluster(urls.map(hostPort), options);
+}
+
+/**
+ * A connection for SUBSCRIBE, whose 'ready' and 'close' say when messages can and cannot
+ * arrive (a cache trusts itself only in between). On one server it is a worker connection.
+ * On a cluster it is a connection to one node at a time: a message PUBLISHed on any node
+ * of a cluster reaches the subscribers of every node. Each time it reconnects it moves to
+ * the next seed, so a node that is gone for good does not keep it away.
+ */
+export function createSubscriber(target: RedisTarget, connectionName: string): Server {
+  if (typeof target === 'string') return createRedis(target, 'worker', { connectionName });
+  const seeds = target.cluster.map((s) => new URL(s));
+  let next = 0;
+  const sub: Server = new Server({
+    ...nodeOptions(seeds[0]),
+    ...hostPort(seeds[0]),
+    connectionName,
+    lazyConnect: false,
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: null,
+    retryStrategy: (times) => {
+      // The connection reads its host and port from its options at each connect.
+      Object.assign(sub.options, hostPort(seeds[++next % seeds.length]));
+      return retryDelay('worker')(times);
+    },
+  });
+  return sub;
+}
+
+export const isCluster = (redis: Redis): redis is Cluster => redis instanceof Cluster;
+
+/**
+ * Answers once Redis can do this process's work. One server: PING. A cluster: a read of a
+ * key under the prefix, which goes to the master serving the prefix's slot: a PING would
+ * be answered by any node, even while that master is gone or the cluster is down.
+ */
+export async function probeRedis(redis: Redis, queuePrefix: string): Promise<void> {
+  if (isCluster(redis)) await redis.exists(`${queuePrefix}:probe`);
+  else await redis.ping();
 }
 
 /** True when the error means Redis is out of reach (as opposed to a bad command). */
 export function isRedisUnavailableError(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as { name?: string; message?: string; code?: string };
-  if (e.name === 'MaxRetriesPerRequestError') return true;
+  // ClusterAllFailedError: no node answered a slots refresh.
+  if (e.name === 'MaxRetriesPerRequestError' || e.name === 'ClusterAllFailedError') return true;
   if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) return true;
-  return /Stream isn't writeable|enableOfflineQueue|Connection is closed|Command timed out|connect ECONNREFUSED|READONLY|LOADING/i.test(
+  if (/Stream isn't writeable|enableOfflineQueue|Connection is closed|Command timed out|connect ECONNREFUSED|READONLY|LOADING/i.test(e.message ?? '')) return true;
+  // A cluster: a slot without a master, a master that is down or being failed over, a
+  // topology the client could not refresh. A command that used up its redirections did so
+  // on one of these (CROSSSLOT and other bad commands fail at once, as on one server).
+  return /CLUSTERDOWN|MASTERDOWN|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available|Cluster is ended|No subscriber for the cluster/.test(
     e.message ?? '',
   );
 }

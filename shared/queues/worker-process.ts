@@ -27,7 +27,7 @@ export async function runWorkerProcess<T, R>(
   lifecycle.installSignalHandlers();
 
   const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax, applicationName: service, logger });
-  const redis = createRedis(config.redisUrl, 'client');
+  const redis = createRedis(config.redis, 'client');
   redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));
   const metrics = new Metrics(service, { processMetrics: true });
   const started: { worker?: Worker<T, R> } = {};
@@ -38,6 +38,7 @@ export async function runWorkerProcess<T, R>(
     host: config.host,
     db,
     redis,
+    queuePrefix: config.queuePrefix,
     metrics,
     metricsToken: config.metricsToken,
     isShuttingDown: () => lifecycle.isShuttingDown,
@@ -46,7 +47,7 @@ export async function runWorkerProcess<T, R>(
   lifecycle.onShutdown('http', () => ops.close());
   lifecycle.onShutdown('postgres', () => db.destroy());
   lifecycle.onShutdown('redis', () => closeRedis(redis));
-  const workerConnection = createRedis(config.redisUrl, 'worker');
+  const workerConnection = createRedis(config.redis, 'worker');
   workerConnection.on('error', (err) => logger.debug({ err: err.message }, 'redis (worker) connection error'));
   lifecycle.onShutdown('redis-worker', () => closeRedis(workerConnection));
 

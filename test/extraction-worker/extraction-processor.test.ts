@@ -24,7 +24,7 @@ let teamId: number;
 
 beforeAll(async () => {
   db = createDb(config.databaseUrl, { poolMax: 4 });
-  redis = createRedis(config.redisUrl, 'client');
+  redis = createRedis(config.redis, 'client');
   redis.on('error', () => undefined);
   await waitFor(() => redis.status === 'ready', { what: 'Redis' });
   deps = { db, redis, config };
@@ -107,7 +107,7 @@ describe('processing an extraction', () => {
 
   it('announces the finished id to waiting gateways', async () => {
     const { id } = await pending();
-    const sub = createRedis(config.redisUrl, 'worker');
+    const sub = createRedis(config.redis, 'worker');
     const heard: string[] = [];
     try {
       sub.on('message', (_channel: string, message: string) => heard.push(message));

@@ -243,7 +243,7 @@ describe('reading an extraction', () => {
 
 describe('waiting for a result', () => {
   it('lets every waiting request go when the gateway shuts down', async () => {
-    const waiter = new ExtractionWaiter(gw.config.redisUrl, gw.config.queuePrefix, createLogger('waiter-test', 'silent'));
+    const waiter = new ExtractionWaiter(gw.config.redis, gw.config.queuePrefix, createLogger('waiter-test', 'silent'));
     let reads = 0;
     // Far longer than the test may take: only release() can end this wait in time.
     const waiting = waiter.wait('ext_0000000000000000', 600_000, async () => {

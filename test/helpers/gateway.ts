@@ -101,7 +101,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
 
   const config = loadConfig(testEnv({ PUBLIC_BASE_URL: baseUrl, ...env }));
   const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax });
-  const redis = createRedis(config.redisUrl, 'client');
+  const redis = createRedis(config.redis, 'client');
   redis.on('error', () => undefined);
   const clock = new TestClock();
   const logger = createLogger('gateway-test', config.logLevel);

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from '../../shared/queues/redis';
+import { isCluster, type Redis } from '../../shared/queues/redis';
 import { testEnv } from './gateway';
 import { dist, freePort, spawnNode, type Spawned } from './processes';
 import { waitFor } from './wait';
@@ -16,10 +16,28 @@ import { waitFor } from './wait';
  */
 export const isolatedPrefix = (name: string) => `{test_${process.env.TEST_RUN_ID ?? 'x'}_${name}}`;
 
+/**
+ * Every key matching `match`, a batch at a time. SCAN walks one server's keys: on a cluster
+ * every master is walked (replicas hold copies of their master's keys).
+ */
+export async function* scanKeys(redis: Redis, match: string): AsyncGenerator<{ server: Redis; keys: string[] }> {
+  for (const server of isCluster(redis) ? redis.nodes('master') : [redis]) {
+    for await (const keys of server.scanStream({ match, count: 500 }) as AsyncIterable<string[]>) if (keys.length) yield { server, keys };
+  }
+}
+
 /** Removes every Redis key under a prefix. */
 export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
-  const stream = redis.scanStream({ match: `${prefix}*`, count: 500 });
-  for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.unlink(...keys);
+  for await (const { server, keys } of scanKeys(redis, `${prefix}*`)) {
+    if (!isCluster(redis)) {
+      await server.unlink(...keys);
+      continue;
+    }
+    // A batch of one cluster node may hold keys of several slots, which one UNLINK refuses (CROSSSLOT).
+    const pipeline = server.pipeline();
+    for (const key of keys) pipeline.unlink(key);
+    await pipeline.exec();
+  }
 }
 
 export interface GatewayProcess extends Spawned {

@@ -23,9 +23,9 @@ export async function startWorker<T, R>(
 ): Promise<TestWorker<T, R>> {
   const config = loadConfig(testEnv(env));
   const db = createDb(config.databaseUrl, { poolMax: 5 });
-  const redis = createRedis(config.redisUrl, 'client');
+  const redis = createRedis(config.redis, 'client');
   redis.on('error', () => undefined);
-  const connection = createRedis(config.redisUrl, 'worker');
+  const connection = createRedis(config.redis, 'worker');
   connection.on('error', () => undefined);
   const ctx: WorkerContext = { config, db, logger: createLogger('worker-test', config.logLevel), clock: new TestClock(), redis, metrics: new Metrics('worker-test') };
   const def = await define(ctx);

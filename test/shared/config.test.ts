@@ -7,7 +7,7 @@ describe('configuration', () => {
     expect(c).toMatchObject({
       port: 3000,
       databaseUrl: 'postgres://postgres:postgres@127.0.0.1:5432/calendar',
-      redisUrl: 'redis://127.0.0.1:6379',
+      redis: 'redis://127.0.0.1:6379',
       publicBaseUrl: 'http://localhost:3000',
       smtpUrl: null,
       mailFrom: 'Calendar <no-reply@localhost>',
@@ -125,6 +125,47 @@ describe('configuration', () => {
     expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' })).toMatchObject({ httpHeadersTimeoutMs: 1000, httpRequestTimeoutMs: 2000 });
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS/);
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: 'soon', HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS[\s\S]*HTTP_REQUEST_TIMEOUT_MS/);
+  });
+
+  it('reads REDIS_URL as one server, or with REDIS_CLUSTER=true as a cluster\'s seed nodes', () => {
+    expect(loadConfig({ REDIS_URL: 'rediss://user:pw@redis.internal:6380/2' }).redis).toBe('rediss://user:pw@redis.internal:6380/2');
+    expect(loadConfig({ REDIS_CLUSTER: 'true' }).redis).toEqual({ cluster: ['redis://127.0.0.1:6379'] });
+    expect(loadConfig({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://:pw@10.0.0.1:7000,redis://:pw@10.0.0.2:7000/0' }).redis).toEqual({
+      cluster: ['redis://:pw@10.0.0.1:7000', 'redis://:pw@10.0.0.2:7000/0'],
+    });
+    expect(loadConfig({ REDIS_CLUSTER: 'false' }).redis).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('refuses what a cluster cannot work with, and seed lists without REDIS_CLUSTER', () => {
+    const problems = (env: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems({ REDIS_URL: 'redis://a:7000,redis://b:7000' })).toEqual([
+      'REDIS_URL lists several servers: set REDIS_CLUSTER=true if they are seed nodes of a Redis Cluster (one server takes one URL)',
+    ]);
+    expect(problems({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://a:7000, redis://b:7000' })).toEqual([
+      'REDIS_URL: "REDIS_URL" must be a redis:// or rediss:// URL, or with REDIS_CLUSTER=true several, comma-separated',
+    ]);
+    expect(problems({ REDIS_CLUSTER: 'yes' })[0]).toMatch(/^REDIS_CLUSTER: .*boolean/);
+    expect(problems({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://:one@a:7000,redis://:two@b:7000' })).toEqual([
+      'REDIS_URL: the seed nodes of a Redis Cluster must share scheme, user and password (every node is connected with the same)',
+    ]);
+    expect(problems({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://a:7000,rediss://b:7000' })).toHaveLength(1);
+    expect(problems({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://a:7000/3' })).toEqual(['REDIS_URL: a Redis Cluster has database 0 only; leave the database number out']);
+    // Every key must hash to one slot: without a hash tag BullMQ's scripts would fail with CROSSSLOT.
+    for (const prefix of ['cal', '{}cal', 'cal{', '{}{cal}']) {
+      expect(problems({ REDIS_CLUSTER: 'true', QUEUE_PREFIX: prefix })).toEqual([
+        'QUEUE_PREFIX must hold a Redis Cluster hash tag when REDIS_CLUSTER=true, e.g. {cal} or {cal-staging}: the text in braces puts every key in one slot',
+      ]);
+      // One server has no slots: any prefix works there, as before.
+      expect(problems({ QUEUE_PREFIX: prefix })).toEqual([]);
+    }
+    for (const prefix of ['{cal}', 'calendar{eu}', '{cal-staging}']) expect(problems({ REDIS_CLUSTER: 'true', QUEUE_PREFIX: prefix })).toEqual([]);
   });
 
   it('requires APP_KEY in production', () => {

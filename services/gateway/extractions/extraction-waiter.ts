@@ -1,6 +1,6 @@
 import type { Logger } from '../../../shared/logging/logger';
 import { extractionFinishedChannel } from '../../../shared/queues/extraction.job';
-import { closeRedis, createRedis, type Redis } from '../../../shared/queues/redis';
+import { closeRedis, createSubscriber, type RedisServer, type RedisTarget } from '../../../shared/queues/redis';
 
 /**
  * Lets a request wait for its extraction (`?wait=N`) without polling Postgres: the worker
@@ -9,20 +9,20 @@ import { closeRedis, createRedis, type Redis } from '../../../shared/queues/redi
  * read once, so a result that came before the subscription is not missed.
  */
 export class ExtractionWaiter {
-  private sub: Redis | null = null;
+  private sub: RedisServer | null = null;
   private subscribed: Promise<void> | null = null;
   private readonly waiting = new Map<string, Set<() => void>>();
   private closed = false;
 
   constructor(
-    private readonly redisUrl: string,
+    private readonly redis: RedisTarget,
     private readonly queuePrefix: string,
     private readonly logger: Logger,
   ) {}
 
   private subscription(): Promise<void> {
     if (!this.subscribed) {
-      const sub = createRedis(this.redisUrl, 'worker', { connectionName: 'calendar-extraction-waiter' });
+      const sub = createSubscriber(this.redis, 'calendar-extraction-waiter');
       sub.on('error', (err) => this.logger.debug({ err: err.message }, 'extraction waiter connection error'));
       sub.on('message', (_channel: string, id: string) => this.wake(id));
       this.sub = sub;

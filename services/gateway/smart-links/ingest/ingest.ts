@@ -220,7 +220,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
   /** The uid of the submission's event once its job is done (null if it made none, or not within PLATFORM_WAIT_MS). */
   async function waitForEvent(jobId: string, uid: string): Promise<string | null> {
     if (!queueEvents) {
-      queueEventsConnection = createRedis(config.redisUrl, 'worker');
+      queueEventsConnection = createRedis(config.redis, 'worker');
       queueEvents = new QueueEvents(smartLinkJob.queue, { connection: queueEventsConnection, prefix: config.queuePrefix });
       queueEvents.on('error', (err) => logger.debug({ err: err.message }, 'queue events error'));
     }
