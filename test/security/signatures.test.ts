@@ -154,6 +154,80 @@ describe('signed URLs', () => {
   });
 });
 
+describe('RSVP answer keys', () => {
+  it('a key opens its protected event only under the code it was made with, and only while the event takes RSVPs', async () => {
+    const base = { title: 'Members evening', date_start: '2030-06-01 18:00', date_end: '2030-06-01 21:00', timezone: 'UTC', has_rsvp: true };
+    const e = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { ...base, access_code: 'first-code' })).body.data as { uid: string; public_id: string; public_url: string };
+    const eventPath = `/api/calendars/${cal.public_id}/events/${e.public_id}`;
+    const give = async (email: string) => {
+      const signed = (await team.api.post(`${eventPath}/signed-url`, {})).body.url as string;
+      const res = await fetch(signed.replace('?', '/rsvp?'), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ name: 'Guest', email, answer: 'yes' }),
+      });
+      return ((await res.json()) as { data: { key: string } }).data.key;
+    };
+    /** Follows the answer link; answers its status, whether it set an unlock cookie, and what the cookies open. */
+    const follow = async (key: string) => {
+      const res = await fetch(`${e.public_url}/rsvp?key=${key}`, { redirect: 'manual' });
+      const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]);
+      const cookie = cookies.join('; ');
+      return {
+        status: res.status,
+        unlock: cookies.some((c) => c.startsWith(`unlock_${e.uid}=`)),
+        page: (await fetch(e.public_url, { headers: { cookie } })).status,
+        ics: (await fetch(`${e.public_url}/ics`, { headers: { cookie }, redirect: "manual" })).status,
+      };
+    };
+    const key = await give('keeper@example.com');
+    expect(key.split('.')).toHaveLength(3);
+    expect(await follow(key)).toEqual({ status: 303, unlock: true, page: 200, ics: 200 });
+    // Another answer's key, or this one's answer part alone, opens nothing.
+    const other = await give('other@example.com');
+    expect(await follow(`${key.split('.').slice(0, 2).join('.')}.${other.split('.')[2]}`)).toMatchObject({ unlock: false, page: 403 });
+    expect(await follow(key.split('.').slice(0, 2).join('.'))).toMatchObject({ status: 303, unlock: false, page: 403, ics: 403 });
+
+    // The owner changes the code: the key still changes the answer, but opens nothing.
+    expect((await team.api.put(eventPath, { ...base, access_code: 'second-code' })).status).toBe(200);
+    expect(await follow(key)).toEqual({ status: 303, unlock: false, page: 403, ics: 403 });
+    const signed = (await team.api.post(`${eventPath}/signed-url`, {})).body.url as string;
+    const changed = await fetch(signed.replace('?', '/rsvp?'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ name: 'Guest', email: 'keeper@example.com', answer: 'no', key }),
+    });
+    expect(changed.status).toBe(200);
+    expect(((await changed.json()) as { data: { answer: string } }).data.answer).toBe('no');
+
+    // A key made under the new code opens it, until the event stops taking RSVPs.
+    const renewed = await give('new-guest@example.com');
+    expect(await follow(renewed)).toMatchObject({ unlock: true, page: 200 });
+    expect((await team.api.put(eventPath, { ...base, has_rsvp: false })).status).toBe(200);
+    expect(await follow(renewed)).toMatchObject({ status: 303, unlock: false, page: 403 });
+  });
+
+  it("a nearly right key neither changes the answer nor opens the event", async () => {
+    const e = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Keyed', date_start: '2030-06-02 18:00', date_end: '2030-06-02 19:00', timezone: 'UTC', has_rsvp: true, access_code: 'keyed-code' })).body.data as { uid: string; public_id: string; public_url: string };
+    const signed = (await team.api.post(`/api/calendars/${cal.public_id}/events/${e.public_id}/signed-url`, {})).body.url as string;
+    const post = (body: Record<string, string>) =>
+      fetch(signed.replace('?', '/rsvp?'), { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(body) });
+    const key = ((await (await post({ name: 'Kim', email: 'kim@example.com', answer: 'yes' })).json()) as { data: { key: string } }).data.key;
+    for (const [how, near] of nearMisses(key)) {
+      const res = await fetch(`${e.public_url}/rsvp?key=${encodeURIComponent(near)}`, { redirect: 'manual' });
+      expect([how, res.status === 303 && res.headers.getSetCookie().some((c) => c.startsWith(`unlock_${e.uid}=`))]).toEqual([how, false]);
+    }
+    // The answer's part of the key (its uid and MAC) nearly right: the answer stands, and
+    // the address is sent its link, as for no key at all.
+    const [uid, mac, unlock] = key.split('.');
+    for (const [how, near] of nearMisses(`${uid}.${mac}`).filter(([, k]) => k !== '')) {
+      const changed = await post({ name: 'Kim', email: 'kim@example.com', answer: 'no', key: `${near}.${unlock}` });
+      expect([how, changed.status]).toEqual([how, 202]);
+    }
+    expect((await team.api.get(`/api/calendars/${cal.public_id}/events/${e.public_id}/rsvps`)).body.data.map((r: { answer: string }) => r.answer)).toEqual(['yes']);
+  });
+});
+
 describe('personal feed tokens', () => {
   it('only the exact token serves the feed; near misses are unknown feeds', async () => {
     const seeded = await seedTeam(gw, await gw.newTeam({ plan: 'unlimited' }));

@@ -70,6 +70,11 @@ export function verifyUnlockCookie(appKey: string, event: ProtectedEvent, value:
  * deleted and re-given answer has a new one) and its address are signed, so it opens
  * nothing else. `{rsvp uid}.{mac}`; it is given to the browser that gave the answer (a
  * cookie), to a JSON caller in the answer, and to the address in every RSVP message.
+ *
+ * For a protected event the key also opens the page (its holder answered with access to
+ * it): a third part, `.{unlock mac}`, signs the event's code hash as it was when the key was
+ * made. A new code revokes that power, as it revokes signed URLs and unlock cookies, while
+ * the key still changes the answer; so does an event that stops taking RSVPs.
  */
 export interface AnswerHolder {
   eventUid: string;
@@ -77,22 +82,44 @@ export interface AnswerHolder {
   email: string;
 }
 
+/** The event as a key's unlocking power is signed and checked. */
+export interface AnswerEvent {
+  uid: string;
+  access_code_hash: string | null;
+  has_rsvp: boolean;
+}
+
 const answerMac = (appKey: string, a: AnswerHolder) => mac(appKey, `rsvp:${a.eventUid}:${a.rsvpUid}:${a.email.toLowerCase()}`);
+const answerUnlockMac = (appKey: string, a: AnswerHolder, accessCodeHash: string) => mac(appKey, `rsvp-unlock:${a.eventUid}:${a.rsvpUid}:${accessCodeHash}`);
 
-export const answerKey = (appKey: string, a: AnswerHolder) => `${a.rsvpUid}.${answerMac(appKey, a)}`;
+export function answerKey(appKey: string, a: AnswerHolder, event: AnswerEvent): string {
+  const key = `${a.rsvpUid}.${answerMac(appKey, a)}`;
+  return event.access_code_hash && event.has_rsvp ? `${key}.${answerUnlockMac(appKey, a, event.access_code_hash)}` : key;
+}
 
+/** `{rsvp uid}.{mac}` with an optional `.{unlock mac}`: each MAC is 43 base64url characters. */
+const ANSWER_KEY = /^([A-Za-z0-9]{16})\.([A-Za-z0-9_-]{43})(?:\.([A-Za-z0-9_-]{43}))?$/;
+
+/** True when the key is this answer's (it may change it). */
 export function verifyAnswerKey(appKey: string, a: AnswerHolder, key: unknown): boolean {
-  if (typeof key !== 'string' || key.length > 200) return false;
-  const dot = key.indexOf('.');
-  if (dot < 0 || key.slice(0, dot) !== a.rsvpUid) return false;
-  return sameMac(key.slice(dot + 1), answerMac(appKey, a));
+  const m = typeof key === 'string' ? ANSWER_KEY.exec(key) : null;
+  return m !== null && m[1] === a.rsvpUid && sameMac(m[2], answerMac(appKey, a));
+}
+
+/**
+ * True when the key is this answer's and also opens its protected event now: it was made
+ * under the event's current code, and the event still takes RSVPs.
+ */
+export function answerKeyUnlocks(appKey: string, a: AnswerHolder, event: AnswerEvent, key: unknown): boolean {
+  if (!event.access_code_hash || !event.has_rsvp || !verifyAnswerKey(appKey, a, key)) return false;
+  const unlock = ANSWER_KEY.exec(key as string)?.[3];
+  return unlock !== undefined && sameMac(unlock, answerUnlockMac(appKey, a, event.access_code_hash));
 }
 
 /** The rsvp uid a key names (not yet verified), or null. */
 export function answerKeyRsvpUid(key: unknown): string | null {
   if (typeof key !== 'string') return null;
-  const m = /^([A-Za-z0-9]{16})\.[A-Za-z0-9_-]{43}$/.exec(key);
-  return m ? m[1] : null;
+  return ANSWER_KEY.exec(key)?.[1] ?? null;
 }
 
 /** The answer key cookie: scoped to the event, so each event keeps its own. */

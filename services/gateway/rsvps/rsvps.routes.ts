@@ -13,7 +13,7 @@ import { accessTo, cookiesOf, eventCookie, findPublishedEvent } from '../public/
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../public/signatures';
 import { errorPage, lockedPage, pageCsp } from '../public/views';
 import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
-import { allRsvps, answerKeyOf, csvLine, deleteRsvp, findAnswerByKey, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
+import { allRsvps, answerKeyOf, answerKeyOpens, csvLine, deleteRsvp, findAnswerByKey, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
 
 const RSVP_WINDOW_SECONDS = 10 * 60;
 const NO_RSVPS = 'This event does not take RSVPs.';
@@ -94,7 +94,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         try {
           const { row, held } = await submitRsvp(ctx, found, input, req.id);
           res.set('Cache-Control', 'no-store');
-          const key = held ? undefined : answerKeyOf(ctx, params.uid, row);
+          const key = held ? undefined : answerKeyOf(ctx, found.event, row);
           // The browser that gave the answer keeps its key, to change it from the page later.
           if (key) res.set('Set-Cookie', eventCookie(ctx.config.publicBaseUrl, params.uid, answerCookieName(params.uid), key, ANSWER_COOKIE_SECONDS));
           if (wantsJson(req)) {
@@ -116,7 +116,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'rsvpAnswerLink',
       summary: "An answer's link (from RSVP emails): keeps its key in this browser, then shows the event page",
       description:
-        "Sets the answer's key as a cookie for the event (and, for a protected event, the unlock cookie: the link's holder has seen it), then 303 to the event page, where a new answer from the same email replaces the old one. A key that is not valid (the answer was removed) is a 404 page.",
+        "Sets the answer's key as a cookie for the event (and, for a protected event, the unlock cookie, when the key was made under the event's current access code and the event still takes RSVPs: a new code revokes what the key opens, not the answer it changes), then 303 to the event page, where a new answer from the same email replaces the old one. A key that is not valid (the answer was removed) is a 404 page.",
       tags,
       auth: false,
       page: true,
@@ -128,7 +128,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: async ({ params, query }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
-        const valid = found && (await findAnswerByKey(ctx, found.event, query.key));
+        const valid = found ? await findAnswerByKey(ctx, found.event, query.key) : undefined;
         res.set('Cache-Control', 'no-store').set('Referrer-Policy', 'no-referrer');
         if (!found || !valid) {
           const message = found ? 'This answer link is not valid any more: the answer was removed. You can answer again on the event page.' : 'This event does not exist.';
@@ -139,7 +139,9 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         const base = ctx.config.publicBaseUrl;
         const cookies = [eventCookie(base, params.uid, answerCookieName(params.uid), query.key, ANSWER_COOKIE_SECONDS)];
         const { event } = found;
-        if (event.access_code_hash) {
+        // Only a key made under the event's current code opens it: a new code, or an event
+        // that stopped taking RSVPs, leaves the key able to change the answer and no more.
+        if (event.access_code_hash && answerKeyOpens(ctx, event, valid, query.key)) {
           const value = unlockCookieValue(ctx.config.appKey, { uid: event.uid, access_code_hash: event.access_code_hash }, ctx.clock.now().getTime());
           cookies.push(eventCookie(base, params.uid, unlockCookieName(params.uid), value, UNLOCK_COOKIE_SECONDS));
         }

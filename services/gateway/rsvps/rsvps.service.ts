@@ -7,7 +7,7 @@ import type { AppContext } from '../context';
 import { type EventWithCalendar, findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
 import { type MailDeps, queueDeliveries } from '../invites/invite-mail.queue';
-import { type AnswerHolder, answerKey, answerKeyRsvpUid, verifyAnswerKey } from '../public/signatures';
+import { type AnswerEvent, type AnswerHolder, answerKey, answerKeyRsvpUid, answerKeyUnlocks, verifyAnswerKey } from '../public/signatures';
 import { findInviteesByEmail, raiseSequence } from '../invites/invites.repository';
 import {
   adjustCounts,
@@ -52,8 +52,12 @@ async function inCalendarByRsvpAlone(trx: Knex, rsvp: RsvpRow): Promise<boolean>
 
 const holderOf = (eventUid: string, rsvp: RsvpRow): AnswerHolder => ({ eventUid, rsvpUid: rsvp.uid, email: rsvp.email });
 
-/** The answer's key, which changes it (see answerKey). */
-export const answerKeyOf = (deps: Pick<MailDeps, 'config'>, eventUid: string, rsvp: RsvpRow) => answerKey(deps.config.appKey, holderOf(eventUid, rsvp));
+/** The answer's key, which changes it (and, for a protected event, opens it under its current code: see answerKey). */
+export const answerKeyOf = (deps: Pick<MailDeps, 'config'>, event: AnswerEvent, rsvp: RsvpRow) => answerKey(deps.config.appKey, holderOf(event.uid, rsvp), event);
+
+/** Whether the key also opens the protected event now (made under its current code, RSVPs still taken). */
+export const answerKeyOpens = (deps: Pick<MailDeps, 'config'>, event: AnswerEvent, rsvp: RsvpRow, key: unknown) =>
+  answerKeyUnlocks(deps.config.appKey, holderOf(event.uid, rsvp), event, key);
 
 /** The answer a key opens (one of this event's, key verified), or undefined. */
 export async function findAnswerByKey(deps: Pick<AppContext, 'db' | 'config'>, event: { id: number; uid: string }, key: unknown): Promise<RsvpRow | undefined> {
@@ -63,8 +67,8 @@ export async function findAnswerByKey(deps: Pick<AppContext, 'db' | 'config'>, e
 }
 
 /** The link in RSVP messages: it gives the browser the answer's key, then shows the event page. */
-export const answerUrl = (deps: Pick<MailDeps, 'config'>, eventUid: string, rsvp: RsvpRow) =>
-  `${deps.config.publicBaseUrl}/e/${eventUid}/rsvp?key=${answerKeyOf(deps, eventUid, rsvp)}`;
+export const answerUrl = (deps: Pick<MailDeps, 'config'>, event: AnswerEvent, rsvp: RsvpRow) =>
+  `${deps.config.publicBaseUrl}/e/${event.uid}/rsvp?key=${answerKeyOf(deps, event, rsvp)}`;
 
 /**
  * One message about the event to the person who gave this answer: a delivery row and its
@@ -81,7 +85,7 @@ async function tellPerson(
   // The event as it is now, under the lock (the page's copy may be a moment old).
   const current = (await findEvent(trx, null, p.found.event.uid)) ?? p.found;
   // Messages about their own answer carry its link; a removal (the answer is gone) does not.
-  const link = isRsvpKind(p.kind) ? answerUrl(deps, p.found.event.uid, p.rsvp) : undefined;
+  const link = isRsvpKind(p.kind) ? answerUrl(deps, p.found.event, p.rsvp) : undefined;
   await queueDeliveries(deps, { found: current, kind: p.kind, sequence: p.sequence, deliveries, requestId: p.requestId, answerUrl: link });
   return true;
 }
