@@ -138,6 +138,19 @@ export function isRedisUnavailableError(err: unknown): boolean {
   );
 }
 
+/**
+ * True when a failed command may still have run in Redis: its reply timed out, or the
+ * connection went away while it was in flight. (One refused before it was sent, with no
+ * connection or a stream not writeable, or answered with an error reply, did not run.)
+ */
+export function mayHaveRun(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { name?: string; message?: string; code?: string };
+  if (e.name === 'MaxRetriesPerRequestError') return true;
+  if (e.code === 'ECONNRESET' || e.code === 'EPIPE') return true;
+  return /Command timed out|Connection is closed/i.test(e.message ?? '');
+}
+
 /** Closes a connection, quickly even when the server is gone. */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;

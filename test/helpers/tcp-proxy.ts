@@ -7,6 +7,10 @@ import net from 'node:net';
 export class TcpProxy {
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
+  /** While set, what the target answers is dropped (requests still reach it): replies lost on the way. */
+  private muted = false;
+  /** What clients sent while muted (latin1), to tell what was asked while the answers were lost. */
+  private askedWhileMuted = '';
 
   private constructor(
     readonly port: number,
@@ -36,9 +40,33 @@ export class TcpProxy {
       };
       client.on('error', drop).on('close', drop);
       upstream.on('error', drop).on('close', drop);
-      client.pipe(upstream).pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        if (this.muted) this.askedWhileMuted += chunk.toString('latin1');
+        upstream.write(chunk);
+      });
+      upstream.on('data', (chunk: Buffer) => {
+        if (!this.muted) client.write(chunk);
+      });
     });
     await new Promise<void>((resolve) => this.server?.listen(this.port, '127.0.0.1', resolve));
+  }
+
+  /** From now on the target's answers are dropped: requests run there, their replies never arrive. */
+  mute(): void {
+    this.muted = true;
+    this.askedWhileMuted = '';
+  }
+
+  /** How many times `text` was sent to the target since mute(). */
+  timesAsked(text: string): number {
+    return this.askedWhileMuted.split(text).length - 1;
+  }
+
+  /** Drops every open connection (whose replies were lost) and passes everything again. */
+  async reconnect(): Promise<void> {
+    await this.cut();
+    this.muted = false;
+    await this.restore();
   }
 
   /** Drops every open connection and refuses new ones. */
