@@ -1,4 +1,5 @@
 import { startGateway, type TestGateway } from '../helpers/gateway';
+import { whenReady } from '../../shared/queues/redis';
 import { TestRedisServer } from '../helpers/redis-server';
 import { newLink, submitForm } from '../smart-links/helpers';
 
@@ -105,25 +106,33 @@ describe('smart-link limit', () => {
 });
 
 describe('when Redis is away', () => {
-  it('the API keeps answering reads, counted per process until Redis is back', async () => {
+  it('the API keeps answering reads under a stricter count of its own, carried into Redis when it is back', async () => {
     const redis = await TestRedisServer.start();
     const away = await startGateway({ REDIS_URL: redis.url });
     try {
-      const team = await away.newTeam({ limits: { api_per_minute_token: 3, api_per_minute_team: 100 } });
-      expect((await team.api.get('/api/calendars')).headers.get('x-ratelimit-remaining')).toBe('2');
+      const team = await away.newTeam({ limits: { api_per_minute_token: 8, api_per_minute_team: 100 } });
+      expect((await team.api.get('/api/calendars')).headers.get('x-ratelimit-remaining')).toBe('7');
       await redis.kill();
-      // Reads still work, still limited (by this process's own count).
+      // Reads still work, limited by this process alone to a quarter of the limit (2 of 8):
+      // gateways counting apart must not add up to more than the shared limit.
       const reads = [];
-      for (let i = 0; i < 4; i++) reads.push((await team.api.get('/api/calendars')).status);
-      expect(reads.slice(0, 3)).toEqual([200, 200, 200]);
-      expect(reads[3]).toBe(429);
+      for (let i = 0; i < 3; i++) reads.push((await team.api.get('/api/calendars')).status);
+      expect(reads).toEqual([200, 200, 429]);
+      // Redis is back (with what it had): the two reads allowed meanwhile count there too.
+      await redis.startProcess();
+      await whenReady(away.redis, 10_000);
+      const back = await team.api.get('/api/calendars');
+      expect([back.status, back.headers.get('x-ratelimit-remaining')]).toEqual([200, '4']);
+      const rest = [];
+      for (let i = 0; i < 5; i++) rest.push((await team.api.get('/api/calendars')).status);
+      expect(rest).toEqual([200, 200, 200, 200, 429]);
     } finally {
       await away.close();
       await redis.stop();
     }
   });
 
-  it('the unlock limit still checks no more than five guesses of a burst, counted per process', async () => {
+  it('the unlock limit checks no more guesses of a burst than a quarter of its five (one), counted per process', async () => {
     const redis = await TestRedisServer.start();
     const away = await startGateway({ REDIS_URL: redis.url });
     try {
@@ -135,8 +144,8 @@ describe('when Redis is away', () => {
       await redis.kill();
       const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => away.anon.post(`/e/${e.uid}/unlock`, { access_code: `wrong-${i}` })));
       const statuses = burst.map((res) => res.status);
-      expect(statuses.filter((s) => s === 403)).toHaveLength(5);
-      expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+      expect(statuses.filter((s) => s === 403)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(19);
       const right = await away.anon.post(`/e/${e.uid}/unlock`, { access_code: 'sesame-42' });
       expect(right.status).toBe(429);
       expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);

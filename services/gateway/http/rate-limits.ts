@@ -3,27 +3,95 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { Redis } from '../../../shared/queues/redis';
 
 /**
- * Limits shared by every gateway process through Redis (rate-limiter-flexible). While Redis
- * is unreachable each process falls back to an in-memory limiter with the same numbers, so
- * the service keeps answering instead of failing closed.
+ * While Redis is unreachable each gateway counts on its own, in memory, allowing this share
+ * of each limit (at least one): with up to 1 / FALLBACK_SHARE gateways the service as a
+ * whole is never looser than the shared limit (with G gateways: at most G × share × limit).
  */
-export function sharedLimiter(redis: Redis, opts: { keyPrefix: string; points: number; durationSeconds: number; blockSeconds?: number }) {
-  return new RateLimiterRedis({
-    storeClient: redis,
-    keyPrefix: opts.keyPrefix,
-    points: opts.points,
-    duration: opts.durationSeconds,
-    blockDuration: opts.blockSeconds ?? 0,
-    rejectIfRedisNotReady: true,
-    insuranceLimiter: new RateLimiterMemory({ points: opts.points, duration: opts.durationSeconds, blockDuration: opts.blockSeconds ?? 0 }),
-  });
+export const FALLBACK_SHARE = 0.25;
+
+/** At most this many addresses' outage counts are kept to carry into Redis (the oldest go first). */
+const MAX_OWED = 100_000;
+
+/**
+ * A limit shared by every gateway process through Redis (rate-limiter-flexible). While Redis
+ * is unreachable the process falls back to a stricter window of its own (FALLBACK_SHARE of
+ * the limit), so the service keeps answering instead of failing closed, and what a key used
+ * meanwhile is added to its shared count when Redis answers again: the end of an outage
+ * never starts a window over.
+ */
+export class SharedLimiter {
+  private readonly shared: RateLimiterRedis;
+  private readonly local: RateLimiterMemory;
+  /** Points each key was allowed while Redis was away, until they reach Redis (or their window ends). */
+  private readonly owed = new Map<string, { points: number; untilMs: number }>();
+
+  constructor(
+    redis: Redis,
+    private readonly opts: { keyPrefix: string; points: number; durationSeconds: number; blockSeconds?: number },
+  ) {
+    const window = { points: opts.points, duration: opts.durationSeconds, blockDuration: opts.blockSeconds ?? 0 };
+    this.shared = new RateLimiterRedis({ storeClient: redis, keyPrefix: opts.keyPrefix, rejectIfRedisNotReady: true, ...window });
+    this.local = new RateLimiterMemory({ ...window, points: Math.max(1, Math.floor(opts.points * FALLBACK_SHARE)) });
+  }
+
+  /** Counts one point: the window's state, or throws it (a RateLimiterRes) past the limit. */
+  async consume(key: string): Promise<RateLimiterRes> {
+    const owed = this.owedBy(key);
+    try {
+      const state = await this.shared.consume(key, 1 + owed);
+      this.owed.delete(key);
+      return state;
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        // Counted in Redis all the same (it counts a refused point too).
+        this.owed.delete(key);
+        throw err;
+      }
+      const state = await this.local.consume(key);
+      this.owe(key, 1);
+      return state;
+    }
+  }
+
+  /** Gives a point back (the attempt was right after all), wherever it was counted. */
+  async reward(key: string): Promise<void> {
+    const owed = this.owedBy(key);
+    if (owed > 0) {
+      this.owe(key, -1);
+      await this.local.reward(key);
+      return;
+    }
+    try {
+      await this.shared.reward(key);
+    } catch {
+      await this.local.reward(key);
+    }
+  }
+
+  private owedBy(key: string): number {
+    const entry = this.owed.get(key);
+    if (entry && entry.untilMs <= Date.now()) this.owed.delete(key);
+    return entry && entry.untilMs > Date.now() ? entry.points : 0;
+  }
+
+  private owe(key: string, points: number): void {
+    const total = this.owedBy(key) + points;
+    this.owed.delete(key);
+    if (total <= 0) return;
+    if (this.owed.size >= MAX_OWED) this.owed.delete(this.owed.keys().next().value as string);
+    this.owed.set(key, { points: total, untilMs: Date.now() + this.opts.durationSeconds * 1000 });
+  }
+}
+
+export function sharedLimiter(redis: Redis, opts: { keyPrefix: string; points: number; durationSeconds: number; blockSeconds?: number }): SharedLimiter {
+  return new SharedLimiter(redis, opts);
 }
 
 /**
  * Counts one point against `key`: the window's state after it, and whether that went past
  * the limit. Anything else the limiter throws (no Redis and no insurance) propagates.
  */
-export async function consumePoint(limiter: RateLimiterRedis, key: string): Promise<{ state: RateLimiterRes; over: boolean }> {
+export async function consumePoint(limiter: SharedLimiter, key: string): Promise<{ state: RateLimiterRes; over: boolean }> {
   try {
     return { state: await limiter.consume(key), over: false };
   } catch (err) {
@@ -63,7 +131,7 @@ export interface LimitVerdict {
  * no limit costs nothing.
  */
 export class PlanRateLimits {
-  private readonly limiters = new Map<string, RateLimiterRedis>();
+  private readonly limiters = new Map<string, SharedLimiter>();
 
   constructor(
     private readonly redis: Redis,
@@ -87,7 +155,7 @@ export class PlanRateLimits {
     };
   }
 
-  private limiter(scope: string, perMinute: number): RateLimiterRedis {
+  private limiter(scope: string, perMinute: number): SharedLimiter {
     const id = `${scope}:${perMinute}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {

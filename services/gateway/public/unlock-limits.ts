@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Redis } from '../../../shared/queues/redis';
 import { limitAddress } from '../http/client-address';
-import { consumePoint, type LimitVerdict, type RateLimiterRes, sharedLimiter } from '../http/rate-limits';
+import { consumePoint, type LimitVerdict, type RateLimiterRes, type SharedLimiter, sharedLimiter } from '../http/rate-limits';
 
 /** Wrong access codes allowed per event and address (an IPv6 address counts as its /64)… */
 export const UNLOCK_ATTEMPTS = 5;
@@ -20,7 +19,7 @@ export const UNLOCK_EVENT_DAILY_ATTEMPTS = 1000;
 const DAY_SECONDS = 24 * 3600;
 
 interface Window {
-  limiter: RateLimiterRedis;
+  limiter: SharedLimiter;
   points: number;
 }
 
