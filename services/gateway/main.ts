@@ -4,7 +4,7 @@ import { Lifecycle } from '../../shared/lifecycle/lifecycle';
 import { systemClock } from '../../shared/lifecycle/clock';
 import { createLogger } from '../../shared/logging/logger';
 import { Metrics } from '../../shared/metrics/metrics';
-import { closeRedis, createRedis } from '../../shared/queues/redis';
+import { closeRedis, createRedis, warnUnlessNoEviction } from '../../shared/queues/redis';
 import { buildApp } from './app';
 import { listen } from './server';
 
@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   lifecycle.onShutdown('postgres', () => db.destroy());
   const redis = createRedis(config.redis, 'client');
   redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));
+  warnUnlessNoEviction(redis, logger);
   lifecycle.onShutdown('redis', () => closeRedis(redis));
 
   const metrics = new Metrics('gateway', { processMetrics: true });

@@ -113,13 +113,39 @@ export function createSubscriber(target: RedisTarget, connectionName: string): S
 export const isCluster = (redis: Redis): redis is Cluster => redis instanceof Cluster;
 
 /**
- * Answers once Redis can do this process's work. One server: PING. A cluster: a read of a
- * key under the prefix, which goes to the master serving the prefix's slot: a PING would
- * be answered by any node, even while that master is gone or the cluster is down.
+ * Room a Redis at its maxmemory must still have for readiness: the largest job the service
+ * adds is half of this (a group of submissions), and below it adds start to be refused.
+ */
+export const READY_HEADROOM_BYTES = 1024 * 1024;
+
+/**
+ * A small write under the prefix, then Redis's memory figures, in one script. It goes to
+ * the master serving the prefix's slot (on a cluster a PING would be answered by any node,
+ * even while that master is gone), and fails when Redis refuses writes (full, a failed
+ * snapshot, a replica), which a PING does not show.
+ */
+const PROBE = `redis.call('SET', KEYS[1], '1', 'PX', 60000)
+local info = redis.call('INFO', 'memory')
+return {tonumber(string.match(info, 'used_memory:(%d+)')), tonumber(string.match(info, 'maxmemory:(%d+)'))}`;
+
+/**
+ * Answers once Redis can do this process's work: it takes writes, with READY_HEADROOM_BYTES
+ * to spare under its maxmemory. Between refused adds a full Redis may take a small write, so
+ * the write alone does not tell.
  */
 export async function probeRedis(redis: Redis, queuePrefix: string): Promise<void> {
-  if (isCluster(redis)) await redis.exists(`${queuePrefix}:probe`);
-  else await redis.ping();
+  const [used, max] = (await redis.eval(PROBE, 1, `${queuePrefix}:probe`)) as [number, number];
+  if (max > 0 && used + READY_HEADROOM_BYTES > max) throw new Error(`Redis is full: ${used} of ${max} bytes used`);
+}
+
+/**
+ * True for Redis refusing writes while it answers: full at its maxmemory with
+ * noeviction (OOM), a failed snapshot (MISCONF), a replica or too few replicas. Nothing
+ * can be queued until that ends, which is an outage, not a bad request.
+ */
+export function refusesWrites(err: unknown): boolean {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /^(?:OOM|MISCONF|READONLY|NOREPLICAS)\b/.test(message);
 }
 
 /** True when the error means Redis is out of reach (as opposed to a bad command). */
@@ -128,6 +154,7 @@ export function isRedisUnavailableError(err: unknown): boolean {
   const e = err as { name?: string; message?: string; code?: string };
   // ClusterAllFailedError: no node answered a slots refresh.
   if (e.name === 'MaxRetriesPerRequestError' || e.name === 'ClusterAllFailedError') return true;
+  if (refusesWrites(err)) return true;
   if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) return true;
   if (/Stream isn't writeable|enableOfflineQueue|Connection is closed|Command timed out|connect ECONNREFUSED|READONLY|LOADING/i.test(e.message ?? '')) return true;
   // A cluster: a slot without a master, a master that is down or being failed over, a
@@ -149,6 +176,30 @@ export function mayHaveRun(err: unknown): boolean {
   if (e.name === 'MaxRetriesPerRequestError') return true;
   if (e.code === 'ECONNRESET' || e.code === 'EPIPE') return true;
   return /Command timed out|Connection is closed/i.test(e.message ?? '');
+}
+
+/**
+ * BullMQ keeps its queues in Redis: under any eviction policy but noeviction, a Redis at
+ * its maxmemory deletes queued jobs (accepted work) and the locks of active ones without a
+ * word. Checked once connected (every master of a cluster), loudly; CONFIG may be refused
+ * (managed Redis), which is said too.
+ */
+export function warnUnlessNoEviction(redis: Redis, logger: { error: (o: object, m: string) => void; info: (o: object, m: string) => void }): void {
+  const check = async () => {
+    const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+    for (const node of nodes) {
+      const [, policy] = ((await node.config('GET', 'maxmemory-policy')) as string[]) ?? [];
+      if (policy !== undefined && policy !== 'noeviction') {
+        logger.error(
+          { policy, node: `${node.options.host}:${node.options.port}` },
+          `Redis maxmemory-policy is ${policy}: a full Redis will delete queued jobs and lose accepted work; set maxmemory-policy noeviction`,
+        );
+      }
+    }
+  };
+  const run = () => check().catch((err: Error) => logger.info({ err: err.message.slice(0, 200) }, 'could not read Redis maxmemory-policy; make sure it is noeviction'));
+  if (redis.status === 'ready') void run();
+  else redis.once('ready', () => void run());
 }
 
 /** Closes a connection, quickly even when the server is gone. */

@@ -7,7 +7,7 @@ import { createLogger } from '../logging/logger';
 import { startOpsServer } from '../lifecycle/ops-server';
 import { Metrics } from '../metrics/metrics';
 import { queueDepthGauge } from '../metrics/queue-metrics';
-import { closeRedis, createRedis } from './redis';
+import { closeRedis, createRedis, warnUnlessNoEviction } from './redis';
 import { createWorker, type WorkerContext, type WorkerDefinition } from './worker';
 
 /**
@@ -29,6 +29,7 @@ export async function runWorkerProcess<T, R>(
   const db = createDb(config.databaseUrl, { poolMax: config.dbPoolMax, applicationName: service, logger });
   const redis = createRedis(config.redis, 'client');
   redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));
+  warnUnlessNoEviction(redis, logger);
   const metrics = new Metrics(service, { processMetrics: true });
   const started: { worker?: Worker<T, R> } = {};
   // Registered first, so it closes last (shutdown runs in reverse): while the worker drains,

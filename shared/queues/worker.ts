@@ -6,7 +6,7 @@ import type { Knex } from '../db/knex';
 import type { Clock } from '../lifecycle/clock';
 import type { Logger } from '../logging/logger';
 import { cappedBackoff, type JobContract, type JobMeta } from './queues';
-import type { Redis } from './redis';
+import { type Redis, refusesWrites } from './redis';
 import type { Metrics } from '../metrics/metrics';
 import { jobMetrics } from '../metrics/job-metrics';
 
@@ -52,6 +52,71 @@ class ForeignJobs {
     }
     log.debug({ deployment, delayMs }, 'job of another database left for its own workers');
     await job.moveToDelayed(Date.now() + delayMs, token);
+  }
+}
+
+/**
+ * One line for the first of a run of errors, then at most one a minute with how many came
+ * meanwhile: a worker that meets the same failure at every turn (Redis full) must not write
+ * a line for each.
+ */
+class ThrottledLog {
+  private lastMs = 0;
+  private suppressed = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly msg: string,
+    private readonly everyMs = 60_000,
+  ) {}
+
+  log(err: Error): void {
+    const now = Date.now();
+    if (now - this.lastMs < this.everyMs) {
+      this.suppressed++;
+      return;
+    }
+    this.logger.warn({ err: err.message.slice(0, 300), suppressed: this.suppressed }, this.msg);
+    this.lastMs = now;
+    this.suppressed = 0;
+  }
+}
+
+/**
+ * While Redis answers but refuses writes (full at its maxmemory, see refusesWrites), BullMQ's
+ * loop fails at once and tries again at once, thousands of times a second. Each such error
+ * pauses taking jobs (the jobs in hand go on) for a while that doubles from a second to 30,
+ * then tries again; a job completed resets it. The worker recovers by itself once Redis has
+ * room, and its /readyz says 503 meanwhile (not running).
+ */
+class RefusalBackoff {
+  private delayMs = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly worker: Worker,
+    private readonly logger: Logger,
+  ) {
+    worker.on('closing', () => {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+    });
+  }
+
+  onError(err: Error): void {
+    if (!refusesWrites(err) || this.timer || this.worker.closing) return;
+    this.delayMs = Math.min(30_000, Math.max(1000, this.delayMs * 2));
+    const delayMs = this.delayMs;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.worker.closing) this.worker.resume();
+    }, delayMs);
+    this.worker.pause(true).catch(() => undefined);
+    this.logger.warn({ delayMs }, 'Redis refuses writes; taking no jobs for a while');
+  }
+
+  onProgress(): void {
+    this.delayMs = 0;
   }
 }
 
@@ -156,6 +221,12 @@ export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerConte
     );
   });
   worker.on('stalled', (jobId) => ctx.logger.warn({ queue: def.contract.queue, jobId }, 'job stalled (its worker stopped); it runs again'));
-  worker.on('error', (err) => ctx.logger.warn({ queue: def.contract.queue, err: err.message }, 'worker error'));
+  const errors = new ThrottledLog(ctx.logger.child({ queue: def.contract.queue }), 'worker error');
+  const backoff = new RefusalBackoff(worker, ctx.logger.child({ queue: def.contract.queue }));
+  worker.on('error', (err) => {
+    errors.log(err);
+    backoff.onError(err);
+  });
+  worker.on('completed', () => backoff.onProgress());
   return worker;
 }
