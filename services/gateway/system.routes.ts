@@ -26,6 +26,7 @@ export function systemRoutes(db: Knex, redis: Redis, queuePrefix: string, isShut
       path: '/healthz',
       operationId: 'healthz',
       summary: 'Liveness: the process is up',
+      description: '200 `{"status":"ok"}` while the process runs, whatever Postgres and Redis do: for a liveness probe (restart only what does not answer this).',
       tags,
       auth: false,
       responses: { 200: { description: 'Alive', body: Joi.object({ status: Joi.string().valid('ok').required() }) } },
@@ -52,6 +53,7 @@ export function systemRoutes(db: Knex, redis: Redis, queuePrefix: string, isShut
       path: '/readyz',
       operationId: 'readyz',
       summary: 'Readiness: Postgres and Redis are reachable',
+      description: '200 when Postgres answers and Redis takes writes with room to spare (each checked within 2 s) and the process is not shutting down; 503 with which check failed otherwise, so a load balancer stops sending it work.',
       tags,
       auth: false,
       responses: {

@@ -236,8 +236,8 @@ describe('reading an extraction', () => {
     expect((await team.api.get(`/api/events/extract/${evt.public_id}`)).body).toEqual({ message: 'Extraction not found.' });
     expect((await team.api.get('/api/events/extract')).body).toEqual({ message: 'Event not found.' });
     const paths = gw.openapi.paths as Record<string, Record<string, unknown>>;
-    expect(Object.keys(paths['/api/events/extract'])).toEqual(['post']);
-    expect(Object.keys(paths['/api/events/extract/{ext}'])).toEqual(['get']);
+    expect(Object.keys(paths['/api/events/extract'])).toEqual(['post', 'options']);
+    expect(Object.keys(paths['/api/events/extract/{ext}'])).toEqual(['get', 'options']);
   });
 });
 

@@ -62,8 +62,18 @@ describe('health, docs and unknown paths', () => {
       expect(documented).toContain(op);
     }
     const create = doc.paths['/api/calendars/{cal}/events'].post;
-    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '404', '409', '413', '415', '422', '429', '503']);
+    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '404', '408', '409', '413', '415', '422', '429', '503']);
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['title', 'date_start', 'date_end', 'timezone']);
+    expect(create.requestBody.required).toBe(true);
+    // Every field optional: an empty POST takes the defaults, so the body may be left out.
+    expect(doc.paths['/api/calendars/{cal}/events/{evt}/signed-url'].post.requestBody.required).toBe(false);
+    // Ids in paths are documented with their form, so path templates never overlap for tools that match them.
+    expect(create.parameters.find((p: { name: string }) => p.name === 'cal').schema.pattern).toBe('^cal_[0-9A-Za-z]{16}$');
+    expect(doc.paths['/c/{uid}'].get.parameters[0].schema.pattern).toBe('^[0-9A-Za-z]{16}$');
+    // OPTIONS is documented on every path, a license and every tag with its description.
+    expect(Object.values(doc.paths).every((ops) => 'options' in (ops as object))).toBe(true);
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect(doc.tags.every((t: { description?: string }) => t.description)).toBe(true);
     expect(create.security).toEqual([{ bearerAuth: [] }]);
     expect(Object.keys(create.responses['200'].headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining']);
     expect(Object.keys(create.responses['429'].headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After']);
@@ -87,6 +97,9 @@ describe('health, docs and unknown paths', () => {
       'GET /api/calendars answered 418, which the document does not list',
     ]);
     expect(gw.conformance.check('GET', '/api/nowhere', 200, null, '')).toEqual(['GET /api/nowhere is not in the OpenAPI document']);
+    expect(gw.conformance.check('GET', '/c/AAAAAAAAAAAAAAAA.ics', 200, 'text/html; charset=utf-8', '')).toEqual([
+      'GET /c/{uid}.ics 200 answered text/html; the document lists text/calendar',
+    ]);
   });
 
   it('serves the interactive reference with local assets only', async () => {

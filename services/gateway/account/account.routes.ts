@@ -34,6 +34,7 @@ export function accountRoutes({ db, clock, caches, counters }: AppContext): Rout
       path: '/api/account',
       operationId: 'getAccount',
       summary: 'The user, team, plan and this month’s usage',
+      description: 'The calling user, their team, the plan with its monthly event limit, and how many events the team has created this calendar month (UTC).',
       tags,
       auth: true,
       responses: { 200: { description: 'The account', body: dataOf(accountSchema) }, ...errors(401, 503) },
@@ -81,6 +82,7 @@ export function accountRoutes({ db, clock, caches, counters }: AppContext): Rout
       path: '/api/extension/token',
       operationId: 'revokeExtensionToken',
       summary: "Revoke the calling user's extension token(s)",
+      description: 'Revokes every browser-extension token of the calling user; API tokens are untouched.',
       tags,
       auth: true,
       responses: {

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { bool, shortLink, text, timezone } from '../http/validation';
+import { bool, idParam, shortLink, text, timezone } from '../http/validation';
 
 const isoMicros = () => Joi.string().description('ISO 8601 UTC with microseconds, e.g. 2026-03-05T10:00:00.123456Z');
 
@@ -22,7 +22,7 @@ export const createCalendarBody = Joi.object({
 /** PUT: the create body's required fields stay required; omitted optional ones keep their value. */
 export const updateCalendarBody = createCalendarBody;
 
-export const calendarParams = Joi.object({ cal: Joi.string().required().description('cal_… public id') });
+export const calendarParams = Joi.object({ cal: idParam('cal_') });
 
 export const calendarSchema = Joi.object({
   uid: Joi.string().required(),

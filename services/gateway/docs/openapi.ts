@@ -84,8 +84,57 @@ function impliedResponses(route: RouteSpec): Record<string, unknown> {
     if (api) out['415'] = { description: 'Body in a content type this endpoint does not take', content: content(messageSchema) };
   }
   if (route.body || route.query) out['422'] = { description: 'Validation failed: every failing field is listed', content: content(validationErrorSchema) };
-  return out;
+  return { ...out, ...TIMEOUT };
 }
+
+/** Every tag an operation may carry, in the order the reference shows them. */
+export const TAGS = [
+  { name: 'Calendars', description: "A team's calendars: name, time zone, short link." },
+  { name: 'Events', description: 'Events with their add-to-calendar links and snippets; listing, search, approval of smart-link events, signed URLs for protected events.' },
+  { name: 'Invites', description: 'People invited by email: each gets the event as a calendar invitation, then its updates and cancellation.' },
+  { name: 'RSVPs', description: "Answers given on an event's page, and the organizer's view of them." },
+  { name: 'Subscribers', description: "People subscribed to a calendar's feed through the subscribe links." },
+  { name: 'Smart links', description: 'URLs that turn form posts and webhooks into events, and their submissions.' },
+  { name: 'Extraction', description: 'Free text (a sentence, an email) read into event fields.' },
+  { name: 'Dynamic links', description: 'Add-to-calendar links made from query parameters, without storing an event.' },
+  { name: 'Account', description: 'The caller, its team, plan and usage; browser-extension tokens.' },
+  { name: 'Public pages', description: 'What visitors open without a token: event and calendar pages, platform links, .ics files and feeds.' },
+  { name: 'Documentation', description: 'This document and its interactive reference.' },
+  { name: 'System', description: 'Liveness, readiness, metrics and robots.txt.' },
+];
+
+/**
+ * OPTIONS on any path the service serves: 204 with `Allow` (a method not listed there is a
+ * 405 with the same header). The smart-link path also answers CORS preflights.
+ */
+function optionsOperation(path: string, operations: Record<string, unknown>): Record<string, unknown> {
+  const allow = ['OPTIONS', ...Object.keys(operations).map((m) => m.toUpperCase())].join(', ');
+  const tags = (Object.values(operations)[0] as { tags?: string[] }).tags ?? [];
+  const cors = path.startsWith('/s/');
+  return {
+    operationId: `options${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    summary: `The methods this address takes (${allow})`,
+    description: `204 with \`Allow: ${allow}\`; any other method is answered 405 with the same \`Allow\`.${cors ? ' A browser preflight gets the CORS headers that let a page on any origin post a form or JSON here.' : ''}`,
+    tags,
+    security: [],
+    parameters: pathParameters(path, undefined),
+    responses: {
+      204: {
+        description: 'The methods this address takes',
+        headers: {
+          Allow: { description: 'The methods this address takes', schema: { type: 'string' } },
+          ...(cors ? { 'Access-Control-Allow-Origin': { description: 'Any origin (`*`)', schema: { type: 'string' } } } : {}),
+        },
+      },
+      ...TIMEOUT,
+    },
+  };
+}
+
+/** Node answers any request whose headers, or whole body, do not arrive in time. */
+const TIMEOUT = {
+  408: { description: 'The request did not arrive in time (HTTP_HEADERS_TIMEOUT_MS for its headers, HTTP_REQUEST_TIMEOUT_MS for all of it); the connection is closed' },
+};
 
 export interface OpenApiInfo {
   title: string;
@@ -104,7 +153,7 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): JsonSchema
     const declared = route.auth ? { ...route.responses, ...(route.responses[429] ? {} : errors(429)) } : route.responses;
     for (const [status, spec] of Object.entries(declared)) {
       const content: Record<string, unknown> = {};
-      if (spec.contentType) content[spec.contentType] = {};
+      for (const type of [spec.contentType ?? []].flat()) content[type] = {};
       if (spec.body) content['application/json'] = { schema: toJsonSchema(spec.body) };
       responses[status] = { description: spec.description, ...(Object.keys(content).length ? { content } : {}) };
     }
@@ -125,19 +174,23 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): JsonSchema
       ...(route.auth ? { security: [{ bearerAuth: [] }] } : { security: [] }),
     };
     if (route.body) {
-      const schema = toJsonSchema(route.body);
+      const schema = toJsonSchema(route.body) as { required?: string[] };
       const types = route.consumes ?? ['application/json'];
       operation.requestBody = {
-        required: route.method === 'post' || route.method === 'put',
+        // A body whose every field is optional may be left out (an empty POST takes the defaults).
+        required: (schema.required ?? []).length > 0,
         content: Object.fromEntries(types.map((t) => [t, { schema }])),
       };
     }
     (paths[path] ??= {})[route.method] = operation;
   }
+  for (const [path, operations] of Object.entries(paths)) operations.options = optionsOperation(path, operations);
+  const used = new Set(routes.flatMap((r) => r.tags));
   return {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: info.description },
+    info: { title: info.title, version: info.version, description: info.description, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: info.serverUrl }],
+    tags: TAGS.filter((t) => used.has(t.name)),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token: `Authorization: Bearer <token>`' },

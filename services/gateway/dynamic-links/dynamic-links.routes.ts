@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { idParam } from '../http/validation';
 import Joi from 'joi';
 import { PLATFORMS } from '../../../shared/calendar/platforms';
 import type { AppContext } from '../context';
@@ -28,7 +29,7 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
   const uidHost = new URL(base).host;
   const json = (row: Parameters<typeof toDynamicLinkJson>[0]) => toDynamicLinkJson(row, base);
   const tags = ['Dynamic links'];
-  const dkParams = Joi.object({ dk: Joi.string().required().description('dk_… key') });
+  const dkParams = Joi.object({ dk: idParam('dk_') });
 
   /** Serves a dynamic event: its page, or straight to a platform when `service` is given. */
   async function serve(req: Request, res: Response, input: DynamicEventInput): Promise<void> {
@@ -60,7 +61,7 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
   }
 
   const dynResponses = {
-    200: { description: 'The add-to-calendar page (HTML), or the .ics file with service=ics|apple|outlook', contentType: 'text/html' },
+    200: { description: 'The add-to-calendar page (HTML), or the .ics file with service=ics|apple|outlook', contentType: ['text/html', 'text/calendar'] },
     302: { description: 'To the platform (service=google|outlook_web|office365|yahoo)' },
     404: { description: 'Unknown or deleted key', contentType: 'text/html', body: messageSchema },
     422: { description: 'A bad value: a page listing each problem (JSON with Accept: application/json)', contentType: 'text/html', body: validationErrorSchema },
@@ -84,6 +85,7 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/dynamic-links',
       operationId: 'listDynamicLinks',
       summary: "The team's dynamic-link keys, with their use counts",
+      description: 'Every dynamic-link key of the team, each with how many times its links were used.',
       tags,
       auth: true,
       responses: { 200: { description: 'The keys', body: dataListOf(dynamicLinkSchema) }, ...errors(401, 503) },
@@ -94,6 +96,7 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/dynamic-links/:dk',
       operationId: 'getDynamicLink',
       summary: 'A dynamic-link key',
+      description: 'One dynamic-link key with its use count; another team\'s key is a 404.',
       tags,
       auth: true,
       params: dkParams,
@@ -105,6 +108,7 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/dynamic-links/:dk',
       operationId: 'deleteDynamicLink',
       summary: 'Delete a dynamic-link key (its links stop working)',
+      description: 'Deletes the key: links made with it answer 404 from then on.',
       tags,
       auth: true,
       params: dkParams,

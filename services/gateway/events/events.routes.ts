@@ -111,6 +111,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       path: '/api/events/:evt',
       operationId: 'getEvent',
       summary: 'Get an event by its public id',
+      description: 'One event of the team, with its platform links and snippets; `with_html=true` adds ready-to-paste markup.',
       tags,
       auth: true,
       params: eventParams,
@@ -142,6 +143,10 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
         path: `/api/events/:evt/${action}`,
         operationId: `${action}Event`,
         summary: action === 'approve' ? 'Approve a pending event (it becomes public)' : 'Reject an event (it leaves every public page and feed)',
+        description:
+          action === 'approve'
+            ? 'Publishes an event from a smart link that requires approval (or one rejected earlier): it appears on its page, its calendar\'s page and feeds. Answers the event.'
+            : 'Withdraws an event: it leaves every public page and feed (its page answers 404) until it is approved. Answers the event.',
         tags,
         auth: true,
         params: eventParams,
@@ -188,6 +193,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       path: '/api/calendars/:cal/events/:evt',
       operationId: 'getCalendarEvent',
       summary: 'Get an event',
+      description: 'One event of the calendar, with its platform links and snippets; `with_html=true` adds ready-to-paste markup.',
       tags,
       auth: true,
       params: calendarEventParams,

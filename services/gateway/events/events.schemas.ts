@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { calendarSchema } from '../calendars/calendars.schemas';
-import { bool, dateInput, httpUrl, rrule, shortLink, text, timezone } from '../http/validation';
+import { bool, dateInput, httpUrl, idParam, rrule, shortLink, text, timezone } from '../http/validation';
 
 /** Writable event fields (spec §4.4 plus API.md's extras), without presence rules. */
 export const eventFields = {
@@ -80,10 +80,10 @@ export const listEventsQuery = Joi.object({
 }).unknown(true);
 
 export const calendarEventParams = Joi.object({
-  cal: Joi.string().required().description('cal_… public id'),
-  evt: Joi.string().required().description('evt_… public id'),
+  cal: idParam('cal_'),
+  evt: idParam('evt_'),
 });
-export const eventParams = Joi.object({ evt: Joi.string().required().description('evt_… public id') });
+export const eventParams = Joi.object({ evt: idParam('evt_') });
 
 const offsetDateTime = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
 const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);

@@ -54,6 +54,7 @@ export function extractionRoutes(deps: AppContext, waiter: ExtractionWaiter): Ro
       path: '/api/events/extract/:ext',
       operationId: 'getExtraction',
       summary: 'An extraction and, once completed, its result',
+      description: '`pending` while the worker reads the text, then `completed` with `result` (the event fields found) or `failed` with `error`. Another team\'s extraction is a 404.',
       tags,
       auth: true,
       params: extractionParams,

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { dateInput, text, timezone } from '../http/validation';
+import { dateInput, idParam, text, timezone } from '../http/validation';
 
 /** `POST /api/events/extract` (spec §4.8; API.md "Extraction"). */
 export interface ExtractInput {
@@ -21,7 +21,7 @@ export const extractQuery = Joi.object({
   wait: Joi.number().integer().min(0).max(10).default(0).description('Seconds (0–10) to wait for the result: 200 with it when ready in time, else 202'),
 }).unknown(true);
 
-export const extractionParams = Joi.object({ ext: Joi.string().required().description('ext_… public id') });
+export const extractionParams = Joi.object({ ext: idParam('ext_') });
 
 const offsetDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
 const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);

@@ -15,8 +15,8 @@ export interface ResponseSpec {
   description: string;
   /** JSON body shape; omitted for bodies that are not JSON. */
   body?: Joi.Schema;
-  /** Content type when the body is not JSON (text/html, text/calendar…); with `body` too, either is answered. */
-  contentType?: string;
+  /** Content type(s) when the body is not JSON (text/html, text/calendar…); with `body` too, either is answered. */
+  contentType?: string | string[];
 }
 
 export interface RouteInput<P, Q, B> {

@@ -3,6 +3,7 @@ import { parseDateInput } from '../../../shared/calendar/dates';
 import { checkRrule } from '../../../shared/calendar/recurrence';
 import { canonicalTimeZone } from '../../../shared/calendar/time-zones';
 import { type FieldErrors, mergeFieldErrors, validationFailed } from '../../../shared/errors/app-error';
+import { type IdPrefix, UID_PATTERN } from '../../../shared/ids/ids';
 import { text } from '../../../shared/validation/text';
 
 /**
@@ -255,5 +256,21 @@ export const httpUrl = () => Joi.string().max(2048).uri({ scheme: ['http', 'http
 
 export const shortLink = () => Joi.string().max(50).pattern(/^[a-zA-Z0-9-]+$/);
 
-export const publicIdParam = (prefix: string) =>
-  Joi.string().max(255).required().description(`${prefix}… public id`);
+/**
+ * Path parameters, declared for the OpenAPI document with their exact form (the services
+ * find the row, and answer 404 for an id that names none, whatever its form). The patterns
+ * also tell path templates apart for tools that match them: `/c/{uid}` never matches
+ * `/c/abc.ics`, `/api/events/{evt}` never the word `extract`.
+ */
+export const idParam = (prefix: IdPrefix) =>
+  Joi.string()
+    .pattern(new RegExp(`^${prefix}[0-9A-Za-z]{16}$`))
+    .required()
+    .description(`${prefix}… public id`);
+
+/** A public page's or feed's uid: the public id without its prefix (`cal_`, `evt_`). */
+export const uidParam = (of: 'event' | 'calendar') =>
+  Joi.string()
+    .pattern(UID_PATTERN)
+    .required()
+    .description(`The ${of} uid (its public id without ${of === 'event' ? 'evt_' : 'cal_'})`);

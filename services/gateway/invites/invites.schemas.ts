@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { MAIL_KINDS } from '../../../shared/queues/mail-jobs';
-import { personName } from '../http/validation';
+import { idParam, personName } from '../http/validation';
 
 export const MAX_INVITEES_PER_CALL = 500;
 
@@ -15,11 +15,11 @@ export const addInviteesBody = Joi.object({
 }).unknown(true);
 
 export const eventInvitesParams = Joi.object({
-  cal: Joi.string().required().description('cal_… public id'),
-  evt: Joi.string().required().description('evt_… public id'),
+  cal: idParam('cal_'),
+  evt: idParam('evt_'),
 });
 
-export const inviteParams = eventInvitesParams.keys({ inv: Joi.string().required().description('inv_… public id') });
+export const inviteParams = eventInvitesParams.keys({ inv: idParam('inv_') });
 
 export const listInvitesQuery = Joi.object({
   per_page: Joi.number().integer().min(1).max(500).default(100),

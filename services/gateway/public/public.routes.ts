@@ -9,7 +9,7 @@ import { formOrJsonBody } from '../http/body';
 import { messageSchema, validationErrorSchema } from '../http/responses';
 import { verdictHeaders } from '../http/rate-limits';
 import { defineRoute, type RouteSpec } from '../http/route';
-import { validatePart } from '../http/validation';
+import { uidParam, validatePart } from '../http/validation';
 import { calendarFeed, notModified } from './calendar-feed';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
 import { validationFailed } from '../../../shared/errors/app-error';
@@ -43,7 +43,7 @@ function locked(req: Request, res: Response, uid: string, error?: string, status
   else sendHtml(res, status, lockedPage(uid, error));
 }
 
-const uidParam = Joi.object({ uid: Joi.string().required().description('The event uid (the public id without evt_)') });
+const eventUidParams = Joi.object({ uid: uidParam('event') });
 const html = (description: string) => ({ description, contentType: 'text/html' });
 /** Errors of the public pages: a page for browsers, `{"message"}` for Accept: application/json. */
 const pageError = (description: string) => ({ description, contentType: 'text/html', body: messageSchema });
@@ -68,10 +68,11 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       path: '/e/:uid',
       operationId: 'eventPage',
       summary: 'The event page, with a button for each calendar platform',
+      description: 'The event\'s public page: title, time, place, description, a button for each calendar platform and, when the event takes RSVPs, the answer form. Drafts, pending, rejected and deleted events are a 404; a protected event shows the access-code form (403) unless opened with its signed pair or unlock cookie.',
       tags,
       auth: false,
       page: true,
-      params: uidParam,
+      params: eventUidParams,
       responses: { 200: html('The event page'), ...protectedResponses },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
@@ -107,9 +108,9 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       tags,
       auth: false,
       page: true,
-      params: uidParam.keys({ key: Joi.string().valid(...PLATFORM_KEYS, 'auto', 'embed').required() }),
+      params: eventUidParams.keys({ key: Joi.string().valid(...PLATFORM_KEYS, 'auto', 'embed').required() }),
       responses: {
-        200: ics('The event as RFC 5545 text (ics, apple, outlook), or the widget (embed, text/html)'),
+        200: { description: 'The event as RFC 5545 text (ics, apple, outlook: text/calendar), or the widget (embed: text/html)', contentType: ['text/calendar', 'text/html'] },
         302: { description: 'To the platform\'s add-event page (google, outlook_web, office365, yahoo, and auto)' },
         ...protectedResponses,
       },
@@ -144,7 +145,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       auth: false,
       page: true,
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
-      params: uidParam,
+      params: eventUidParams,
       // Types only here; the rules are checked below, so that a browser gets the code form again.
       body: Joi.object({ access_code: Joi.string().allow('') }).unknown(true),
       before: unlockBody,
@@ -236,7 +237,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       tags,
       auth: false,
       page: true,
-      params: Joi.object({ uid: Joi.string().required().description('The calendar uid (the public id without cal_)') }),
+      params: Joi.object({ uid: uidParam('calendar') }),
       responses: { 200: ics('The feed'), 304: { description: 'Not modified' }, 404: pageError('Unknown calendar') },
       handler: async ({ params }, req, res) => {
         let feed = ctx.caches.feeds.get(params.uid);
@@ -262,10 +263,11 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       path: '/c/:uid',
       operationId: 'calendarPage',
       summary: 'The calendar page: upcoming events and subscribe buttons',
+      description: 'The calendar\'s public page: its upcoming published events (protected ones left out) with their add-to-calendar buttons, and the subscribe buttons for each platform.',
       tags,
       auth: false,
       page: true,
-      params: Joi.object({ uid: Joi.string().required().description('The calendar uid') }),
+      params: Joi.object({ uid: uidParam('calendar') }),
       responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar') },
       handler: async ({ params }, req, res) => {
         const calendar = await findPublicCalendar(ctx.db, params.uid);

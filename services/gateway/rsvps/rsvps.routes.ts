@@ -8,7 +8,7 @@ import { limitAddress } from '../http/client-address';
 import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { toFieldErrors } from '../http/validation';
+import { idParam, toFieldErrors, uidParam } from '../http/validation';
 import { accessTo, cookiesOf, eventCookie, findPublishedEvent } from '../public/public.service';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../public/signatures';
 import { errorPage, lockedPage, pageCsp } from '../public/views';
@@ -31,7 +31,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
   const RSVP_ATTEMPTS = ctx.config.rsvpRatePer10Minutes;
   const limiter = sharedLimiter(ctx.redis, { keyPrefix: `${ctx.config.queuePrefix}:rl:rsvp`, points: RSVP_ATTEMPTS, durationSeconds: RSVP_WINDOW_SECONDS });
   const rsvpBodyParsers = formOrJsonBody('8kb');
-  const eventParams = Joi.object({ cal: Joi.string().required(), evt: Joi.string().required() });
+  const eventParams = Joi.object({ cal: idParam('cal_'), evt: idParam('evt_') });
 
   return [
     defineRoute<{ uid: string }>({
@@ -44,7 +44,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       auth: false,
       page: true,
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
-      params: Joi.object({ uid: Joi.string().required() }),
+      params: Joi.object({ uid: uidParam('event') }),
       body: rsvpBody.fork(['name', 'email', 'answer'], (s) => s.optional()),
       before: rsvpBodyParsers,
       responses: {
@@ -120,7 +120,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       tags,
       auth: false,
       page: true,
-      params: Joi.object({ uid: Joi.string().required() }),
+      params: Joi.object({ uid: uidParam('event') }),
       query: Joi.object({ key: Joi.string().max(200).required() }).unknown(true),
       responses: {
         303: { description: 'To the event page' },
@@ -153,6 +153,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/calendars/:cal/events/:evt/rsvps',
       operationId: 'listRsvps',
       summary: "The event's RSVPs, with totals per answer",
+      description: 'The event\'s answers (name, email, answer, times), oldest first, filtered by `answer`, a page at a time (`per_page`, `cursor`); `meta.totals` counts each answer.',
       tags,
       auth: true,
       params: eventParams,
@@ -181,6 +182,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/calendars/:cal/events/:evt/rsvps.csv',
       operationId: 'exportRsvps',
       summary: "The event's RSVPs as CSV",
+      description: 'Every answer of the event as CSV (RFC 4180, UTF-8): id, name, email, answer, created and updated times, oldest first. Cells that a spreadsheet would read as a formula are prefixed with a quote.',
       tags,
       auth: true,
       params: eventParams,

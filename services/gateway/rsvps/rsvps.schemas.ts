@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { personName } from '../http/validation';
+import { idParam, personName } from '../http/validation';
 
 export const RSVP_ANSWERS = ['yes', 'maybe', 'no'] as const;
 export type RsvpAnswer = (typeof RSVP_ANSWERS)[number];
@@ -45,7 +45,7 @@ export const listRsvpsQuery = Joi.object({
 }).unknown(true);
 
 export const rsvpParams = Joi.object({
-  cal: Joi.string().required(),
-  evt: Joi.string().required(),
-  rsvp: Joi.string().required().description('rsvp_… id'),
+  cal: idParam('cal_'),
+  evt: idParam('evt_'),
+  rsvp: idParam('rsvp_'),
 });

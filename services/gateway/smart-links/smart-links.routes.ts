@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { idParam } from '../http/validation';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
@@ -56,6 +57,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/smart-links',
       operationId: 'listSmartLinks',
       summary: "The team's smart links",
+      description: 'Every smart link of the team with its URL, calendar and settings (secrets are never shown again after creation).',
       tags,
       auth: true,
       responses: { 200: { description: 'The links', body: dataListOf(smartLinkSchema) }, ...errors(401, 503) },
@@ -66,6 +68,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/smart-links/:sl',
       operationId: 'getSmartLink',
       summary: 'A smart link',
+      description: 'One smart link with its URL, calendar and settings; another team\'s link is a 404.',
       tags,
       auth: true,
       params: smartLinkParams,
@@ -90,6 +93,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/smart-links/:sl',
       operationId: 'deleteSmartLink',
       summary: 'Delete a smart link (its URL answers 404 from then on)',
+      description: 'Deletes the link: its URL answers 404 from then on. Submissions already queued are still written; their records stay.',
       tags,
       auth: true,
       params: smartLinkParams,
@@ -107,6 +111,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/smart-links/:sl/rotate-secret',
       operationId: 'rotateSmartLinkSecret',
       summary: 'A new signing secret; the previous one keeps verifying for 24 hours',
+      description: 'A new signing secret for a signed link, shown once in the answer. The previous secret keeps verifying for 24 hours, so the sender can switch without losing submissions.',
       tags,
       auth: true,
       params: smartLinkParams,
@@ -146,9 +151,10 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/smart-link-submissions/:sls',
       operationId: 'getSmartLinkSubmission',
       summary: 'One submission: queued, processed, duplicate or failed',
+      description: 'One submission by its id: `queued` while it waits in the queue, then `processed` (with its event), `duplicate` (of an identical one\'s event) or `failed` (with `error`: `event_limit_exceeded`, `calendar_not_found`).',
       tags,
       auth: true,
-      params: Joi.object({ sls: Joi.string().required().description('sls_… id') }),
+      params: Joi.object({ sls: idParam('sls_') }),
       responses: { 200: { description: 'The submission', body: dataOf(submissionSchema) }, ...errors(401, 404, 503) },
       handler: async ({ params }, req) => ok({ data: await getSubmission(ctx, authOf(req).teamId, params.sls) }),
     }),

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { bool, dateInput, text, timezone } from '../http/validation';
+import { bool, dateInput, idParam, text, timezone } from '../http/validation';
 import { QUEUED_SCAN_LIMIT } from './queued-submissions';
 
 const fields = {
@@ -32,7 +32,7 @@ export interface SmartLinkInput {
   is_active?: boolean;
 }
 
-export const smartLinkParams = Joi.object({ sl: Joi.string().required().description('sl_… id') });
+export const smartLinkParams = Joi.object({ sl: idParam('sl_') });
 
 export const smartLinkSchema = Joi.object({
   id: Joi.string().pattern(/^sl_/).required(),

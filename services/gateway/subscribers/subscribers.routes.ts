@@ -11,7 +11,7 @@ import { limitAddress } from '../http/client-address';
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { validatePart } from '../http/validation';
+import { idParam, uidParam, validatePart } from '../http/validation';
 import { calendarFeed, notModified } from '../public/calendar-feed';
 import { pageCsp, subscribeDetailsPage } from '../public/views';
 import {
@@ -51,7 +51,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
   const tags = ['Subscribers'];
   const publicTags = ['Public pages'];
   const detailsBody = formOrJsonBody('4kb');
-  const subscribeParams = Joi.object({ uid: Joi.string().required().description('The calendar uid'), platform: Joi.string().valid(...SUBSCRIBE_PLATFORMS).required() });
+  const subscribeParams = Joi.object({ uid: uidParam('calendar'), platform: Joi.string().valid(...SUBSCRIBE_PLATFORMS).required() });
 
   function notFound(req: Request, res: Response): void {
     res.status(404).set('Cache-Control', 'no-store');
@@ -91,9 +91,10 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/calendars/:cal/subscribers',
       operationId: 'listSubscribers',
       summary: "The calendar's subscribers, oldest first",
+      description: 'The calendar\'s subscribers, oldest first: platform, name and email when the subscribe form asked for them, `status`, how often and when their feed was last fetched. Filters: `status`, `platform`; a page at a time.',
       tags,
       auth: true,
-      params: Joi.object({ cal: Joi.string().required() }),
+      params: Joi.object({ cal: idParam('cal_') }),
       query: listSubscribersQuery,
       responses: {
         200: {
@@ -115,6 +116,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/calendars/:cal/subscribers/:sub',
       operationId: 'updateSubscriber',
       summary: 'Block or unblock a subscriber (a blocked personal feed answers 410)',
+      description: '`{"status":"blocked"}` stops the subscriber\'s personal feed (it answers 410, which calendar apps take as stop polling); `{"status":"active"}` serves it again.',
       tags,
       auth: true,
       params: subscriberParams,
@@ -130,6 +132,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/calendars/:cal/subscribers/:sub',
       operationId: 'deleteSubscriber',
       summary: 'Remove a subscriber (its personal feed is gone)',
+      description: 'Removes the subscriber: its personal feed answers 404 from then on.',
       tags,
       auth: true,
       params: subscriberParams,
@@ -227,7 +230,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       description: 'Conditional requests answer 304. A blocked subscriber gets 410.',
       tags: publicTags,
       auth: false,
-      params: Joi.object({ uid: Joi.string().required(), token: Joi.string().required() }),
+      params: Joi.object({ uid: uidParam('calendar'), token: Joi.string().required().description('The personal feed token') }),
       responses: {
         200: { description: 'The feed', contentType: 'text/calendar' },
         304: { description: 'Not modified' },

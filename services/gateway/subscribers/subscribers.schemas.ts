@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { personName } from '../http/validation';
+import { idParam, personName } from '../http/validation';
 
 export const SUBSCRIBE_PLATFORMS = ['google', 'apple', 'outlook_web', 'office365', 'ics'] as const;
 export type SubscribePlatform = (typeof SUBSCRIBE_PLATFORMS)[number];
@@ -18,8 +18,8 @@ export const subscriberSchema = Joi.object({
 }).meta({ title: 'Subscriber' });
 
 export const subscriberParams = Joi.object({
-  cal: Joi.string().required().description('cal_… id'),
-  sub: Joi.string().required().description('sub_… id'),
+  cal: idParam('cal_'),
+  sub: idParam('sub_'),
 });
 
 export const listSubscribersQuery = Joi.object({
