@@ -2,6 +2,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
 import { loadConfigOrExit } from '../shared/config/config';
 import { prepareDatabase } from '../shared/db/prepare';
+import type { ReadyMessage } from '../shared/lifecycle/health';
+import { checkPostgres, checkRedis } from '../shared/lifecycle/reachability';
 import { createLogger } from '../shared/logging/logger';
 import { SERVICES } from './services';
 
@@ -13,9 +15,17 @@ import { SERVICES } from './services';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('launcher', config.logLevel);
+  // Postgres and Redis first: a person starting the service reads one line for each that
+  // cannot be reached, not a stack trace or every service's retries.
+  const problems = (await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config)])).filter((p): p is string => p !== null);
+  if (problems.length) {
+    process.stderr.write(`${problems.join('\n')}\n`);
+    process.exit(1);
+  }
   await prepareDatabase(config.databaseUrl, logger);
 
   const children = new Map<string, ChildProcess>();
+  const ready = new Set<string>();
   let stopping = false;
   const stopAll = (signal: NodeJS.Signals, code: number) => {
     if (!stopping) {
@@ -31,6 +41,12 @@ async function main(): Promise<void> {
     const env = { ...process.env, PORT: String(ports.get(service.name)) };
     const child = fork(path.join(__dirname, service.entry), [], { stdio: 'inherit', env, execArgv: [...process.execArgv, ...service.nodeFlags] });
     children.set(service.name, child);
+    child.on('message', (message: ReadyMessage) => {
+      if (message?.type !== 'ready' || ready.has(service.name)) return;
+      ready.add(service.name);
+      // One plain line a person reads (the rest are JSON logs), once every service is ready.
+      if (ready.size === SERVICES.length) process.stdout.write(`Ready: ${config.publicBaseUrl}\n`);
+    });
     child.on('exit', (code, signal) => {
       children.delete(service.name);
       if (!stopping) {

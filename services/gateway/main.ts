@@ -1,6 +1,8 @@
 import { loadConfigOrExit } from '../../shared/config/config';
 import { createDb } from '../../shared/db/knex';
+import { announceReadiness, readiness } from '../../shared/lifecycle/health';
 import { Lifecycle } from '../../shared/lifecycle/lifecycle';
+import { waitingFor } from '../../shared/lifecycle/reachability';
 import { systemClock } from '../../shared/lifecycle/clock';
 import { createLogger } from '../../shared/logging/logger';
 import { Metrics } from '../../shared/metrics/metrics';
@@ -42,6 +44,13 @@ async function main(): Promise<void> {
   // Runs before the HTTP server closes (reverse order): requests waiting for an extraction answer 202 now.
   lifecycle.onShutdown('waits', () => built.releaseWaits());
   logger.info({ url: config.publicBaseUrl, port: server.port }, `gateway listening on ${config.publicBaseUrl}`);
+  const stopAnnouncing = announceReadiness({
+    service: 'gateway',
+    check: () => readiness(db, redis, config.queuePrefix, () => lifecycle.isShuttingDown),
+    logger,
+    describe: waitingFor(config),
+  });
+  lifecycle.onShutdown('readiness', stopAnnouncing);
 }
 
 main().catch((err) => {

@@ -59,15 +59,70 @@ export async function insertToken(
   db: Knex,
   input: { userId: number; teamId: number; kind: TokenKind; name?: string },
 ): Promise<string> {
+  return (await insertTokenRow(db, input)).token;
+}
+
+/** A new token and its public id (`tok_` + uid); the token itself exists only in this answer. */
+export async function insertTokenRow(
+  db: Knex,
+  input: { userId: number; teamId: number; kind: TokenKind; name?: string },
+): Promise<{ token: string; uid: string }> {
   const { token, hash } = generateToken(input.kind);
+  const uid = newUid();
   await db('api_tokens').insert({
+    uid,
     user_id: input.userId,
     team_id: input.teamId,
     kind: input.kind,
     name: input.name ?? null,
     token_hash: hash,
   });
-  return token;
+  return { token, uid };
+}
+
+/** A team as operators see it: its owner (first user) and how many live API tokens it has. */
+export interface TeamSummary {
+  id: number;
+  uid: string;
+  name: string;
+  plan_id: string;
+  owner_id: number;
+  owner_email: string;
+  live_tokens: number;
+  created_at: string;
+}
+
+const teamSummaries = (db: Knex) =>
+  db('teams as t')
+    .join(db.raw('LATERAL (SELECT id, email FROM users WHERE team_id = t.id ORDER BY id LIMIT 1) AS o ON true'))
+    .select('t.id', 't.uid', 't.name', 't.plan_id', 't.created_at', 'o.id as owner_id', 'o.email as owner_email')
+    .select(db.raw("(SELECT count(*) FROM api_tokens k WHERE k.team_id = t.id AND k.kind = 'api' AND k.revoked_at IS NULL)::int AS live_tokens"));
+
+export const listTeams = (db: Knex): Promise<TeamSummary[]> => teamSummaries(db).orderBy('t.id');
+
+export const findTeam = (db: Knex, uid: string): Promise<TeamSummary | undefined> => teamSummaries(db).where('t.uid', uid).first();
+
+export interface TokenSummary {
+  uid: string;
+  kind: TokenKind;
+  name: string | null;
+  user_id: number;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export const listTokens = (db: Knex, teamId: number): Promise<TokenSummary[]> =>
+  db('api_tokens').where({ team_id: teamId }).orderBy('id', 'desc').select('uid', 'kind', 'name', 'user_id', 'created_at', 'last_used_at', 'revoked_at');
+
+/** Revokes one live token, found by its public id or by its hash; answers its user, or null when none was live. */
+export async function revokeToken(db: Knex, by: { uid: string } | { hash: string }): Promise<{ userId: number; uid: string } | null> {
+  const [row] = await db('api_tokens')
+    .where('uid' in by ? { uid: by.uid } : { token_hash: by.hash })
+    .whereNull('revoked_at')
+    .update({ revoked_at: db.fn.now() })
+    .returning(['user_id', 'uid']);
+  return row ? { userId: row.user_id as number, uid: row.uid as string } : null;
 }
 
 export async function findActiveToken(db: Knex, hash: string): Promise<TokenOwner | null> {

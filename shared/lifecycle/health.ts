@@ -43,3 +43,56 @@ export async function readiness(db: Knex, redis: Redis, queuePrefix: string, isS
   const ready = postgres === 'ok' && redisState === 'ok' && !isShuttingDown();
   return { ready, body: { status: ready ? 'ok' : 'unavailable', checks: { postgres, redis: redisState } } };
 }
+
+/** What the launcher is told over IPC when a service it started is ready. */
+export interface ReadyMessage {
+  type: 'ready';
+  service: string;
+}
+
+/**
+ * Watches readiness from the start until it first holds, then says so: one info line, and
+ * a message to the parent process when there is one (`npm start` prints one plain "Ready"
+ * line once every service has sent it). While not ready after a few seconds, one warning
+ * line says which dependency is missing, naming its setting and address (again only when
+ * that changes), instead of a retry error every second.
+ */
+export function announceReadiness(o: {
+  service: string;
+  check: () => Promise<Readiness>;
+  logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void };
+  describe: { postgres: string; redis: string };
+  pollMs?: number;
+  warnAfterMs?: number;
+}): () => void {
+  const started = Date.now();
+  let said = '';
+  let timer: NodeJS.Timeout | null = null;
+  const poll = async () => {
+    timer = null;
+    let state: Readiness | null = null;
+    try {
+      state = await o.check();
+    } catch {
+      state = null;
+    }
+    if (state?.ready) {
+      o.logger.info({}, `${o.service} ready`);
+      if (process.send) process.send({ type: 'ready', service: o.service } satisfies ReadyMessage);
+      return;
+    }
+    const missing = state ? (['postgres', 'redis'] as const).filter((k) => state.body.checks[k] !== 'ok').map((k) => o.describe[k]) : [];
+    const line = missing.length ? `not ready: ${missing.join('; ')}; retrying` : '';
+    if (line && line !== said && Date.now() - started >= (o.warnAfterMs ?? 5000)) {
+      said = line;
+      o.logger.warn({}, line);
+    }
+    timer = setTimeout(() => void poll(), o.pollMs ?? 500);
+    timer.unref();
+  };
+  void poll();
+  return () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+  };
+}

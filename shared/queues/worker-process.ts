@@ -2,7 +2,9 @@ import { Queue, type Worker } from 'bullmq';
 import { loadConfigOrExit } from '../config/config';
 import { createDb } from '../db/knex';
 import { systemClock } from '../lifecycle/clock';
+import { announceReadiness, readiness } from '../lifecycle/health';
 import { Lifecycle } from '../lifecycle/lifecycle';
+import { waitingFor } from '../lifecycle/reachability';
 import { createLogger } from '../logging/logger';
 import { startOpsServer } from '../lifecycle/ops-server';
 import { Metrics } from '../metrics/metrics';
@@ -63,5 +65,12 @@ export async function runWorkerProcess<T, R>(
   started.worker = running;
   lifecycle.onShutdown('worker', () => running.close());
   logger.info({ queue: def.contract.queue, concurrency: def.concurrency, port: ops.port }, `${service} started`);
+  const stopAnnouncing = announceReadiness({
+    service,
+    check: () => readiness(db, redis, config.queuePrefix, () => lifecycle.isShuttingDown || !running.isRunning()),
+    logger,
+    describe: waitingFor(config),
+  });
+  lifecycle.onShutdown('readiness', stopAnnouncing);
   return { worker: running, ctx };
 }

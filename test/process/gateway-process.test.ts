@@ -219,6 +219,7 @@ describe('npm start (the launcher)', () => {
       ...testEnv({ LOG_LEVEL: 'info', OUTBOX_DIR: outbox }),
       DATABASE_URL: url.toString(),
       PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       QUEUE_PREFIX: `${process.env.TEST_QUEUE_PREFIX}launcher`,
     };
     await dropDatabase(env.DATABASE_URL);
@@ -226,6 +227,12 @@ describe('npm start (the launcher)', () => {
     running.push(launcher);
     try {
       await healthy(port);
+      // Once every service is ready, one plain line a person reads (the rest is JSON logs).
+      await waitFor(() => launcher.stdout().includes(`Ready: ${env.PUBLIC_BASE_URL}\n`), { what: 'the Ready line', timeoutMs: 30_000 });
+      expect(launcher.stdout().split('\n').filter((line) => line.startsWith('Ready:'))).toEqual([`Ready: ${env.PUBLIC_BASE_URL}`]);
+      for (const service of ['gateway', 'smart-link-worker', 'extraction-worker', 'mail-worker']) {
+        await waitFor(() => launcher.stdout().includes(`"msg":"${service} ready"`), { what: `the ${service} ready line` });
+      }
       const ready = await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, { what: 'readiness' });
       expect(ready).toBe(true);
       await waitFor(() => launcher.stdout().includes('applied migrations'), { what: 'the migrations log line' });
@@ -256,7 +263,68 @@ describe('npm start (the launcher)', () => {
   });
 });
 
+describe('npm start without Postgres or Redis', () => {
+  it('says in one line each which setting points where, and exits 1, starting nothing', async () => {
+    const [pgPort, redisPort] = [await freePort(), await freePort()];
+    const env = testEnv({
+      DATABASE_URL: `postgres://postgres:secret-pw@127.0.0.1:${pgPort}/calendar`,
+      REDIS_URL: `redis://:other-secret@127.0.0.1:${redisPort}`,
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'info',
+    });
+    const launcher = spawnNode(dist('main.js'), env);
+    running.push(launcher);
+    expect((await launcher.exited).code).toBe(1);
+    expect(launcher.stderr().trim().split('\n')).toEqual([
+      `Cannot reach PostgreSQL at 127.0.0.1:${pgPort} (DATABASE_URL): nothing is listening there. Start it, or point DATABASE_URL at one.`,
+      `Cannot reach Redis at 127.0.0.1:${redisPort} (REDIS_URL): nothing is listening there. Start it, or point REDIS_URL at one.`,
+    ]);
+    expect(launcher.stdout()).not.toContain('started');
+    // A service started alone waits instead, and says once what it waits for.
+    const gateway = spawnNode(dist('gateway/main.js'), { ...env, DATABASE_URL: testEnv().DATABASE_URL as string });
+    running.push(gateway);
+    await waitFor(() => gateway.stdout().includes('not ready:'), { what: 'the waiting line', timeoutMs: 20_000 });
+    const waiting = gateway.stdout().split('\n').filter((line) => line.includes('not ready:'));
+    expect(waiting).toHaveLength(1);
+    expect(JSON.parse(waiting[0]).msg).toBe(`not ready: cannot reach Redis at 127.0.0.1:${redisPort} (REDIS_URL), or it refuses writes; retrying`);
+    expect(gateway.stdout() + gateway.stderr()).not.toContain('other-secret');
+  });
+});
+
 describe('the admin CLI', () => {
+  const admin = async (...args: string[]) => {
+    const cli = spawnNode(dist('admin/main.js'), testEnv(), args);
+    const { code } = await cli.exited;
+    return { code, out: code === 0 ? JSON.parse(cli.stdout()) : null, err: cli.stderr() };
+  };
+
+  it('lists teams, makes another token for a team, lists and revokes tokens (by id or by value)', async () => {
+    const email = `tokens-${Date.now()}@example.test`;
+    const created = (await admin('create-team', '--name', 'Tokens Inc', '--email', email)).out;
+    const listed = (await admin('list-teams')).out;
+    expect(listed.teams).toContainEqual(expect.objectContaining({ team_id: created.team_id, name: 'Tokens Inc', plan: 'free', owner_email: email, api_tokens: 1 }));
+    const second = await admin('create-token', '--team', created.team_id, '--name', 'ci');
+    expect(second.out).toMatchObject({ team_id: created.team_id, token_id: expect.stringMatching(/^tok_[0-9A-Za-z]{16}$/), name: 'ci', token: expect.stringMatching(/^cst_/) });
+    const gw = await startGateway();
+    try {
+      expect((await gw.anon.as(second.out.token).get('/api/account')).body.data.team.id).toBe(created.team_id);
+      const tokens = (await admin('list-tokens', '--team', created.team_id)).out.tokens;
+      expect(tokens.map((t: { name: string }) => t.name)).toEqual(['ci', 'default']);
+      expect(JSON.stringify(tokens)).not.toContain('cst_');
+      // Revoked by id: refused at once, even by a gateway that had it cached.
+      expect((await admin('revoke-token', '--token-id', second.out.token_id)).out).toMatchObject({ token_id: second.out.token_id, revoked: true });
+      await waitFor(async () => (await gw.anon.as(second.out.token).get('/api/account')).status === 401, { what: 'the revoked token refused' });
+      // Revoked by value (a leaked one).
+      expect((await admin('revoke-token', '--token', created.token)).out).toMatchObject({ revoked: true });
+      expect((await gw.anon.as(created.token).get('/api/account')).status).toBe(401);
+      expect(await admin('revoke-token', '--token', created.token)).toMatchObject({ code: 2, err: expect.stringContaining('no live token matches') });
+      expect(await admin('create-token', '--team', 'team_AAAAAAAAAAAAAAAA')).toMatchObject({ code: 2, err: expect.stringContaining('no team team_AAAAAAAAAAAAAAAA') });
+      expect(await admin('revoke-token')).toMatchObject({ code: 2, err: expect.stringContaining('give --token-id or --token') });
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('creates a team and prints one JSON object with a working token', async () => {
     const cli = spawnNode(dist('admin/main.js'), testEnv(), ['create-team', '--name', 'Acme', '--email', `cli-${Date.now()}@example.test`, '--plan', 'pro', '--event-limit', '7']);
     expect((await cli.exited).code).toBe(0);

@@ -21,6 +21,7 @@ import * as rsvpLinks from './0019_rsvp_links';
 import * as deliveryRetention from './0020_delivery_retention';
 import * as searchStatistics from './0021_search_statistics';
 import * as deploymentIdentity from './0022_deployment_identity';
+import * as tokenIds from './0023_token_ids';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -55,4 +56,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0020_delivery_retention', deliveryRetention],
   ['0021_search_statistics', searchStatistics],
   ['0022_deployment_identity', deploymentIdentity],
+  ['0023_token_ids', tokenIds],
 ];
