@@ -91,7 +91,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
 
   let openapi: Record<string, unknown> = {};
   const routes: RouteSpec[] = [
-    ...systemRoutes(deps.db, deps.redis, deps.config.queuePrefix, opts.isShuttingDown ?? (() => false), metrics, deps.config.metricsToken),
+    ...systemRoutes(deps.db, deps.redis, deps.config.queuePrefix, opts.isShuttingDown ?? (() => false), metrics, deps.config.metricsToken, deps.config.publicBaseUrl),
     ...docsRoutes(() => openapi),
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),

@@ -1,11 +1,12 @@
 import Joi from 'joi';
 import type { Knex } from '../../shared/db/knex';
-import { readiness } from '../../shared/lifecycle/health';
+import { type Readiness, readiness } from '../../shared/lifecycle/health';
 import type { Metrics } from '../../shared/metrics/metrics';
 import { metricsAnswer } from '../../shared/metrics/metrics';
 import type { Redis } from '../../shared/queues/redis';
 import { messageSchema } from './http/responses';
 import { defineRoute, type RouteSpec } from './http/route';
+import { landingPage, pageCsp } from './public/views';
 
 const readySchema = Joi.object({
   status: Joi.string().valid('ok', 'unavailable').required(),
@@ -18,9 +19,38 @@ const readySchema = Joi.object({
 /** Liveness (the process answers), readiness (its dependencies answer) and metrics. */
 const ROBOTS_TXT = ['User-agent: *', 'Disallow: /api/', 'Disallow: /s/', 'Disallow: /e/*/rsvp', 'Disallow: /c/*/subscribe/', 'Disallow: /c/*/feeds/', ''].join('\n');
 
-export function systemRoutes(db: Knex, redis: Redis, queuePrefix: string, isShuttingDown: () => boolean, metrics: Metrics, metricsToken: string | null): RouteSpec[] {
+/** How long the landing page's status line is reused: a page anyone can load does not probe the dependencies each time. */
+const STATUS_REUSE_MS = 5000;
+
+export function systemRoutes(db: Knex, redis: Redis, queuePrefix: string, isShuttingDown: () => boolean, metrics: Metrics, metricsToken: string | null, publicBaseUrl: string): RouteSpec[] {
   const tags = ['System'];
+  let status: { atMs: number; state: Promise<Readiness> } | null = null;
+  const currentStatus = () => {
+    if (!status || Date.now() - status.atMs > STATUS_REUSE_MS) status = { atMs: Date.now(), state: readiness(db, redis, queuePrefix, isShuttingDown) };
+    return status.state;
+  };
   return [
+    defineRoute({
+      method: 'get',
+      path: '/',
+      operationId: 'home',
+      summary: 'What this service is, where its API reference is, how to get a token, and its status',
+      description:
+        'A page for a person who opens the service in a browser: what it does, the API reference (/docs), how an operator makes a team and its API token (`npm run admin -- create-team`), and whether Postgres and Redis answer (the same checks as /readyz, at most every few seconds).',
+      tags,
+      auth: false,
+      page: true,
+      responses: { 200: { description: 'The landing page', contentType: 'text/html' } },
+      handler: async (_input, _req, res) => {
+        const state = await currentStatus();
+        res
+          .status(200)
+          .set('Content-Security-Policy', pageCsp())
+          .set('Cache-Control', 'no-store')
+          .type('html')
+          .send(landingPage(publicBaseUrl, { ready: state.ready, checks: state.body.checks }));
+      },
+    }),
     defineRoute({
       method: 'get',
       path: '/healthz',

@@ -151,6 +151,27 @@ describe('RSVPs on the event page', () => {
     });
   });
 
+  it('a refused form answer shows the page again: what was typed kept, each problem beside its field', async () => {
+    const e = await event({ rsvp_limit: 1 });
+    const post = (fields: Record<string, string>) => fetch(`${e.public_url}/rsvp`, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
+    const bad = await post({ name: 'Ada <Lovelace>', email: 'ada@nowhere', answer: 'yes' });
+    expect([bad.status, bad.headers.get('content-type')]).toEqual([422, 'text/html; charset=utf-8']);
+    const page = await bad.text();
+    expect(page).toContain('<b>Your answer was not saved.</b>');
+    expect(page).toContain('value="Ada &lt;Lovelace&gt;"');
+    expect(page).toContain('value="ada@nowhere" aria-invalid="true" aria-describedby="rsvp-email-error">');
+    expect(page).toMatch(/<p class="error" id="rsvp-email-error"[^>]*>The email field must be a valid email address\.<\/p>/);
+    expect(page).not.toContain('id="rsvp-name-error"');
+    expect(page).toContain('<input type="radio" name="answer" value="yes" checked>');
+    // Full: the yes is refused beside the answer, the rest kept.
+    expect((await post({ name: 'Bea', email: 'bea@example.com', answer: 'yes' })).status).toBe(303);
+    const full = await post({ name: 'Cy', email: 'cy@example.com', answer: 'yes' });
+    expect(full.status).toBe(409);
+    const fullPage = await full.text();
+    expect(fullPage).toContain('value="cy@example.com"');
+    expect(fullPage).toMatch(/id="rsvp-answer-error"[^>]*>[^<]*full/);
+  });
+
   it('validates every field, and refuses events without RSVPs', async () => {
     const e = await event();
     const bad = await answer(e.uid, { name: '', email: 'nope', answer: 'perhaps' });

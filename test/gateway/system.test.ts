@@ -102,6 +102,16 @@ describe('health, docs and unknown paths', () => {
     ]);
   });
 
+  it('serves a landing page at /: what this is, the reference, how to get a token, and the status', async () => {
+    const page = await gw.anon.get('/', { headers: { Accept: 'text/html' } });
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(page.text).toContain('<h1>Calendar service</h1>');
+    expect(page.text).toContain('<a href="/docs">API reference</a>');
+    expect(page.text).toContain('npm run --silent admin -- create-team');
+    expect(page.text).toContain('<b class="ok">Ready</b>');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
   it('serves the interactive reference with local assets only', async () => {
     const page = await gw.anon.get('/docs');
     expect(page.status).toBe(200);

@@ -54,6 +54,11 @@ export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknow
   docsOnly?: boolean;
   /** Request body content types, JSON by default. */
   consumes?: string[];
+  /**
+   * The body is declared for the document and checked by the handler: a page's form, whose
+   * refusal is that page again with what was typed and each problem beside its field.
+   */
+  bodyCheckedByHandler?: boolean;
   /** Cross-field rules, run on the converted input even when some fields failed. */
   check?: (input: RouteInput<P, Q, B>) => FieldErrors;
   responses: Record<number, ResponseSpec>;
@@ -112,7 +117,7 @@ export function mountRoutes(app: Router, routes: RouteSpec[], opts: MountOptions
       const query = validatePart<Record<string, unknown>>(route.query, givenQueryValues(req.query));
       const hasBodySchema = route.body !== undefined;
       const rawBody = req.body === undefined && hasBodySchema ? {} : req.body;
-      const body = validatePart<Record<string, unknown>>(route.body, rawBody);
+      const body = route.bodyCheckedByHandler ? { value: rawBody as Record<string, unknown>, errors: {} } : validatePart<Record<string, unknown>>(route.body, rawBody);
       const input = { params: params.value, query: query.value, body: body.value ?? {} };
       const extra = route.check ? route.check(input) : {};
       throwIfErrors(params.errors, query.errors, body.errors, extra);

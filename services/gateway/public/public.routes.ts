@@ -13,26 +13,15 @@ import { uidParam, validatePart } from '../http/validation';
 import { calendarFeed, notModified } from './calendar-feed';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
 import { validationFailed } from '../../../shared/errors/app-error';
-import { accessTo, cookiesOf, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
-import { findAnswerByKey } from '../rsvps/rsvps.service';
+import { accessTo, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
 import { findShortLink } from './short-links.repository';
-import { answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
+import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
 import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
-import { calendarPage, embedPage, eventPage, lockedPage, messagePage, pageCsp, rsvpNotice } from './views';
+import { eventPageHtml } from './event-page';
+import { sendHtml, wantsJson } from './page-response';
+import { calendarPage, embedPage, lockedPage, messagePage } from './views';
 
 const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
-const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
-
-function sendHtml(res: Response, status: number, body: string, opts: { personal?: boolean; frameable?: boolean } = {}): void {
-  res
-    .status(status)
-    .set('Content-Security-Policy', pageCsp({ frameable: opts.frameable }))
-    .set('Cache-Control', status >= 400 ? 'no-store' : cacheControl(opts.personal ?? false))
-    .set('Referrer-Policy', 'no-referrer')
-    .type('html')
-    .send(body);
-}
-
 function notFound(req: Request, res: Response, what: 'Event' | 'Calendar' | 'Link'): void {
   if (wantsJson(req)) res.status(404).set('Cache-Control', 'no-store').json({ message: `${what} not found.` });
   else sendHtml(res, 404, messagePage(`${what} not found`, `This ${what.toLowerCase()} does not exist or is no longer available.`));
@@ -79,23 +68,8 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         if (!found) return notFound(req, res, 'Event');
         const access = accessTo(ctx, req, found.event);
         if (!access.granted) return locked(req, res, params.uid);
-        const view = viewOf(found, base);
-        const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
-        const e = found.event;
-        // A browser holding an answer's key (see rsvps) sees that answer, and the form starts from it.
-        const key = e.has_rsvp ? cookiesOf(req)[answerCookieName(e.uid)] : undefined;
-        const yours = key ? await findAnswerByKey(ctx, e, key) : undefined;
-        const rsvp = e.has_rsvp
-          ? {
-              action: `/e/${e.uid}/rsvp${access.query}`,
-              counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no },
-              limit: e.rsvp_limit,
-              notice: rsvpNotice(req.query.rsvp),
-              yours: yours && { name: yours.name, email: yours.email, answer: yours.answer },
-            }
-          : undefined;
-        // A page with RSVP counts changes with every answer: not for shared caches.
-        sendHtml(res, 200, eventPage(card, { imageUrl: view.imageUrl, rsvp }), { personal: access.personal || e.has_rsvp });
+        const page = await eventPageHtml(ctx, req, found, access);
+        sendHtml(res, 200, page.html, { personal: page.personal });
       },
     }),
     defineRoute<{ uid: string; key: string }>({

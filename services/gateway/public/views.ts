@@ -38,6 +38,10 @@ button{padding:.55rem 1rem;border:0;border-radius:8px;background:#1f883d;color:#
 ul.events{list-style:none;margin:0;padding:0}
 ul.events>li{border-top:1px solid #d8dee4;padding:.75rem 0}
 p,li{overflow-wrap:anywhere}
+code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f3f4f6;border-radius:4px;padding:.1em .3em;overflow-wrap:anywhere}
+.ok{color:#1a7f37}
+pre{background:#f3f4f6;border-radius:8px;padding:.6rem .8rem;overflow-x:auto;margin:.4rem 0 .8rem}
+pre code{background:none;padding:0;overflow-wrap:normal}
 `;
 
 export interface PageOptions {
@@ -128,9 +132,22 @@ export interface RsvpBox {
   notice?: RsvpNotice;
   /** The answer this browser gave (it holds the answer's key): shown, and the form starts from it. */
   yours?: { name: string; email: string; answer: 'yes' | 'maybe' | 'no' };
+  /** An answer that was refused: the form shows what was typed, each problem beside its field. */
+  refused?: RsvpForm;
+}
+
+/** What a visitor sent in the RSVP form, and what was wrong with it, by field (`form` for the whole answer). */
+export interface RsvpForm {
+  entered: { name?: string; email?: string; answer?: string };
+  errors: Record<string, string[]>;
 }
 
 const ANSWER_LABEL = { yes: 'Yes', maybe: 'Maybe', no: 'No' } as const;
+
+/** A field's problems, said beside it and tied to it for screen readers. */
+const fieldErrors = (id: string, messages: string[] | undefined) =>
+  messages?.length ? html`<p class="error" id="${id}-error" style="flex-basis:100%;margin:0">${messages.join(' ')}</p>` : '';
+const invalid = (id: string, messages: string[] | undefined) => (messages?.length ? html` aria-invalid="true" aria-describedby="${id}-error"` : '');
 
 /** What the page says after an answer: saved, or held until the address uses its link. */
 export type RsvpNotice = 'thanks' | 'link_sent';
@@ -139,29 +156,40 @@ export const rsvpNotice = (value: unknown): RsvpNotice | undefined => (value ===
 function rsvpSection(box: RsvpBox): SafeHtml {
   const full = box.limit !== null && box.counts.yes >= box.limit;
   const places = box.limit === null ? '' : full ? ' · no places left' : ` · ${box.limit - box.counts.yes} of ${box.limit} places left`;
-  const { yours } = box;
+  const { yours, refused } = box;
+  const errors = refused?.errors ?? {};
+  // What the form starts from: what was just typed (refused), else this browser's answer.
+  const name = refused ? (refused.entered.name ?? '') : yours?.name;
+  const email = refused ? (refused.entered.email ?? '') : yours?.email;
+  const enteredAnswer = refused?.entered.answer;
+  const given = enteredAnswer === 'yes' || enteredAnswer === 'maybe' || enteredAnswer === 'no' ? enteredAnswer : undefined;
   // Someone whose yes holds a place keeps it selectable when the event is full.
-  const checked = yours?.answer ?? (full ? 'maybe' : 'yes');
+  const checked = given ?? yours?.answer ?? (full ? 'maybe' : 'yes');
   const yesDisabled = full && yours?.answer !== 'yes';
   const radio = (answer: 'yes' | 'maybe' | 'no') =>
     html`<label><input type="radio" name="answer" value="${answer}"${answer === 'yes' && yesDisabled ? safe(' disabled') : answer === checked ? safe(' checked') : ''}> ${ANSWER_LABEL[answer]}</label>`;
+  const value = (v: string | undefined) => (v === undefined ? '' : html` value="${v}"`);
   return html`<section class="card" aria-labelledby="rsvp-title">
 <h2 id="rsvp-title">Will you come?</h2>
 <p class="meta">${box.counts.yes} going · ${box.counts.maybe} maybe${places}</p>
 ${box.notice === 'thanks' ? html`<p role="status"><b>Thanks, your answer is saved.</b> A yes or maybe is confirmed by email, with the event for your calendar. To change it, answer again from this browser or use the link in the email.</p>` : ''}
 ${box.notice === 'link_sent' ? html`<p role="status"><b>This email address has answered before.</b> We have sent it a link for changing the answer; until it is used, the answer stays as it was.</p>` : ''}
-${yours ? html`<p>Your answer: <b>${ANSWER_LABEL[yours.answer]}</b> (${yours.name}, ${yours.email}). You can change it here.</p>` : ''}
+${refused ? html`<p class="error" role="alert"><b>Your answer was not saved.</b> ${errors.form?.length ? errors.form.join(' ') : 'Please correct what is marked below.'}</p>` : ''}
+${yours && !refused ? html`<p>Your answer: <b>${ANSWER_LABEL[yours.answer]}</b> (${yours.name}, ${yours.email}). You can change it here.</p>` : ''}
 ${yesDisabled ? html`<p class="error">This event is full: you can still answer maybe or no.</p>` : ''}
 <form method="post" action="${box.action}">
 <label for="rsvp-name" class="muted" style="flex-basis:100%">Name</label>
-<input type="text" id="rsvp-name" name="name" required maxlength="255" autocomplete="name"${yours ? html` value="${yours.name}"` : ''}>
+<input type="text" id="rsvp-name" name="name" required maxlength="255" autocomplete="name"${value(name)}${invalid('rsvp-name', errors.name)}>
+${fieldErrors('rsvp-name', errors.name)}
 <label for="rsvp-email" class="muted" style="flex-basis:100%">Email</label>
-<input type="email" id="rsvp-email" name="email" required maxlength="255" autocomplete="email"${yours ? html` value="${yours.email}"` : ''}>
-<fieldset style="flex-basis:100%;border:0;padding:0;margin:.25rem 0;display:flex;gap:1rem">
+<input type="email" id="rsvp-email" name="email" required maxlength="255" autocomplete="email"${value(email)}${invalid('rsvp-email', errors.email)}>
+${fieldErrors('rsvp-email', errors.email)}
+<fieldset style="flex-basis:100%;border:0;padding:0;margin:.25rem 0;display:flex;flex-wrap:wrap;gap:1rem"${invalid('rsvp-answer', errors.answer)}>
 <legend class="muted">Answer</legend>
 ${radio('yes')}
 ${radio('maybe')}
 ${radio('no')}
+${fieldErrors('rsvp-answer', errors.answer)}
 </fieldset>
 <button type="submit">Send answer</button>
 </form>
@@ -266,5 +294,26 @@ ${
     : html`<p class="muted">No upcoming events.</p>`
 }
 </section>`,
+  );
+}
+
+/** The service's own front page: what it is, where to start, and whether it is ready. */
+export function landingPage(baseUrl: string, status: { ready: boolean; checks: { postgres: string; redis: string } }): string {
+  const check = (name: string, state: string) => html`<li>${name}: <b class="${state === 'ok' ? 'ok' : 'error'}">${state === 'ok' ? 'answering' : 'not answering'}</b></li>`;
+  return layout(
+    { title: 'Calendar service', description: 'Calendars and events over a JSON API, with add-to-calendar links for every platform.' },
+    html`<article class="card">
+<h1>Calendar service</h1>
+<p>A JSON REST API for calendars and events: every event comes with add-to-calendar links for Google, Apple, Outlook, Office 365, Yahoo and .ics files; smart links turn forms and webhooks into events; free text can be read into event fields; invitees get calendar invitations by email.</p>
+<h2>Status</h2>
+<p class="meta">${status.ready ? html`<b class="ok">Ready</b>` : html`<b class="error">Not ready</b>`} <span class="muted">(<a href="/readyz">/readyz</a>)</span></p>
+<ul>${check('PostgreSQL', status.checks.postgres)}${check('Redis', status.checks.redis)}</ul>
+<h2>Get started</h2>
+<ol>
+<li>On the server, make a team and its API token (shown once):<pre><code>npm run --silent admin -- create-team --name "Acme" --email you@example.com</code></pre></li>
+<li>Call the API with the token:<pre><code>curl ${baseUrl}/api/calendars -H "Authorization: Bearer cst_…"</code></pre></li>
+<li>Read the <a href="/docs">API reference</a>, or take the <a href="/docs.openapi">OpenAPI document</a> to your tools.</li>
+</ol>
+</article>`,
   );
 }

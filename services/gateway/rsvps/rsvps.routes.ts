@@ -11,6 +11,8 @@ import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, toFieldErrors, uidParam } from '../http/validation';
 import { accessTo, cookiesOf, eventCookie, findPublishedEvent } from '../public/public.service';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../public/signatures';
+import { eventPageHtml } from '../public/event-page';
+import { sendHtml } from '../public/page-response';
 import { errorPage, lockedPage, pageCsp } from '../public/views';
 import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
 import { allRsvps, answerKeyOf, answerKeyOpens, csvLine, deleteRsvp, findAnswerByKey, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
@@ -45,7 +47,8 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       page: true,
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
       params: Joi.object({ uid: uidParam('event') }),
-      body: rsvpBody.fork(['name', 'email', 'answer'], (s) => s.optional()),
+      body: rsvpBody,
+      bodyCheckedByHandler: true,
       before: rsvpBodyParsers,
       responses: {
         200: { description: "Saved (JSON requests), with the answer's `key`", body: dataOf(answerSchema) },
@@ -87,8 +90,19 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
           else page(res, 429, errorPage(429, 'Too many answers from here: try again in a few minutes.'));
           return;
         }
+        // A refused answer from the page's form: the page again, with what was typed and
+        // each problem beside its field, instead of a page that only says what went wrong.
+        const refuse = async (status: number, errors: Record<string, string[]>) => {
+          const entered = (req.body ?? {}) as Record<string, unknown>;
+          const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 255) : undefined);
+          const again = await eventPageHtml(ctx, req, found, access, { entered: { name: text(entered.name), email: text(entered.email), answer: text(entered.answer) }, errors });
+          sendHtml(res, status, again.html, { personal: true });
+        };
         const { value, error } = rsvpBody.validate(req.body ?? {}, { abortEarly: false });
-        if (error) throw validationFailed(toFieldErrors(error));
+        if (error) {
+          if (wantsJson(req)) throw validationFailed(toFieldErrors(error));
+          return refuse(422, toFieldErrors(error));
+        }
         const input = value as RsvpInput;
         input.key ??= cookiesOf(req)[answerCookieName(params.uid)];
         try {
@@ -105,7 +119,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
           const back = `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${held ? 'link_sent' : 'thanks'}`;
           res.redirect(303, back);
         } catch (err) {
-          if (err instanceof AppError && err.status === 409 && !wantsJson(req)) return page(res, 409, errorPage(409, err.message));
+          if (err instanceof AppError && err.status === 409 && !wantsJson(req)) return refuse(409, input.answer === 'yes' ? { answer: [err.message] } : { form: [err.message] });
           throw err;
         }
       },

@@ -1,0 +1,39 @@
+import type { Request } from 'express';
+import type { EventWithCalendar } from '../events/events.repository';
+import type { AppContext } from '../context';
+import { findAnswerByKey } from '../rsvps/rsvps.service';
+import { type Access, cookiesOf, eventCard, linksWithAccess, viewOf } from './public.service';
+import { answerCookieName } from './signatures';
+import { eventPage, type RsvpForm, rsvpNotice } from './views';
+
+/**
+ * The event page as a visitor gets it, with its RSVP form when the event takes answers: the
+ * answer this browser holds the key to, or (after a refused answer) what the visitor typed
+ * with each problem beside its field.
+ */
+export async function eventPageHtml(
+  ctx: Pick<AppContext, 'db' | 'config'>,
+  req: Request,
+  found: EventWithCalendar,
+  access: Extract<Access, { granted: true }>,
+  refused?: RsvpForm,
+): Promise<{ html: string; personal: boolean }> {
+  const view = viewOf(found, ctx.config.publicBaseUrl);
+  const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
+  const e = found.event;
+  // A browser holding an answer's key (see rsvps) sees that answer, and the form starts from it.
+  const key = e.has_rsvp ? cookiesOf(req)[answerCookieName(e.uid)] : undefined;
+  const yours = key ? await findAnswerByKey(ctx, e, key) : undefined;
+  const rsvp = e.has_rsvp
+    ? {
+        action: `/e/${e.uid}/rsvp${access.query}`,
+        counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no },
+        limit: e.rsvp_limit,
+        notice: refused ? undefined : rsvpNotice(req.query.rsvp),
+        yours: yours && { name: yours.name, email: yours.email, answer: yours.answer },
+        refused,
+      }
+    : undefined;
+  // A page with RSVP counts changes with every answer: not for shared caches.
+  return { html: eventPage(card, { imageUrl: view.imageUrl, rsvp }), personal: access.personal || e.has_rsvp };
+}
