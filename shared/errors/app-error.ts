@@ -42,7 +42,14 @@ export const notFound = (what = 'Resource') => new AppError('not_found', 404, `$
 export const conflict = (message: string, body: Record<string, unknown> = {}) =>
   new AppError('conflict', 409, message, body);
 
-export const payloadTooLarge = () => new AppError('payload_too_large', 413, 'The request body is too large.');
+/** Bytes as a person reads a limit: 8 KB, 64 KB, 1 MB (1024 to a KB). */
+const sizeText = (bytes: number) => (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${Math.round(bytes / 1024)} KB`);
+
+/** The message of a 413: the limit that was passed, when known. */
+export const tooLargeMessage = (limitBytes?: number) =>
+  limitBytes ? `The request body is larger than this endpoint takes: at most ${sizeText(limitBytes)}.` : 'The request body is too large.';
+
+export const payloadTooLarge = (limitBytes?: number) => new AppError('payload_too_large', 413, tooLargeMessage(limitBytes));
 
 export const unsupportedMediaType = (accepted: string) =>
   new AppError('unsupported_media_type', 415, `Unsupported content type: send ${accepted}.`);

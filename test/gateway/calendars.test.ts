@@ -100,9 +100,9 @@ describe('calendars', () => {
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({
       name: ['The name field must not be greater than 255 characters.'],
-      timezone: ['The timezone field must be a valid timezone.'],
+      timezone: ['The timezone field must be an IANA time zone name, such as Europe/Berlin, America/New_York or UTC.'],
       week_begins: ['The week begins field must not be greater than 6.'],
-      short_link: ['The short link field format is invalid.'],
+      short_link: ['The short link field must be letters, digits and hyphens only.'],
     });
     expect(res.body.message).toBe('The name field must not be greater than 255 characters. (and 3 more errors)');
     const missing = await team.api.post('/api/calendars', {});

@@ -101,7 +101,7 @@ describe('/api/dyn', () => {
     expect(page.status).toBe(422);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     const html = await page.text();
-    for (const message of ['The start field must be a valid date.', 'The timezone field must be a valid timezone.', 'The selected service is invalid.']) expect(html).toContain(message);
+    for (const message of ['The start field must be a date: YYYY-MM-DD, YYYY-MM-DD HH:mm[:ss], or ISO 8601 such as 2026-07-14T13:00:00+02:00.', 'The timezone field must be an IANA time zone name, such as Europe/Berlin, America/New_York or UTC.', 'The service field must be one of: google, apple, outlook, outlook_web, office365, yahoo, ics.']) expect(html).toContain(message);
     const json = await gw.anon.get(`/api/dyn?${bad}`);
     expect(json.status).toBe(422);
     expect(Object.keys(json.body.errors).sort()).toEqual(['service', 'start', 'timezone']);

@@ -121,7 +121,7 @@ describe('listing events', () => {
     const res = await team.api.get(`/api/events?range=soon&search=${'x'.repeat(256)}&start_date=yesterday&end_date=2026-13-01&rsvp=maybe&invites=2&per_page=0&status=done&cursor=%%%`);
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors).sort()).toEqual(['cursor', 'end_date', 'invites', 'per_page', 'range', 'rsvp', 'search', 'start_date', 'status']);
-    expect(res.body.errors.range).toEqual(['The selected range is invalid.']);
+    expect(res.body.errors.range).toEqual(['The range field must be one of: all, upcoming, past.']);
     expect(res.body.errors.per_page).toEqual(['The per page field must be at least 1.']);
     const big = await team.api.get('/api/events?per_page=201');
     expect(big.body.errors).toEqual({ per_page: ['The per page field must not be greater than 200.'] });
@@ -143,8 +143,8 @@ describe('listing events', () => {
     const res = await team.api.get('/api/events?range=upcoming&range=past&status=done&rsvp=maybe&start_date=2026-06-01&start_date=2026-06-02');
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({
-      range: ['The selected range is invalid.'],
-      status: ['The selected status is invalid.'],
+      range: ['The range field must be one of: all, upcoming, past.'],
+      status: ['The status field must be one of: approved, pending, rejected.'],
       rsvp: ['The rsvp field must be true or false.'],
       start_date: ['The start date field must be a string.'],
     });

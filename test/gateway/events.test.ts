@@ -253,16 +253,16 @@ describe('validation (422, nothing written)', () => {
     ['location max 255', { location: 'x'.repeat(256) }, { location: ['The location field must not be greater than 255 characters.'] }],
     ['series_title max 255', { series_title: 'x'.repeat(256) }, { series_title: ['The series title field must not be greater than 255 characters.'] }],
     ['date_start required', { date_start: undefined }, { date_start: ['The date start field is required.'] }],
-    ['date_start valid', { date_start: '2026-02-30 10:00' }, { date_start: ['The date start field must be a valid date.'] }],
+    ['date_start valid', { date_start: '2026-02-30 10:00' }, { date_start: ['The date start field must be a date: YYYY-MM-DD, YYYY-MM-DD HH:mm[:ss], or ISO 8601 such as 2026-07-14T13:00:00+02:00.'] }],
     ['date_end required', { date_end: undefined }, { date_end: ['The date end field is required.'] }],
-    ['date_end valid', { date_end: 'tomorrow' }, { date_end: ['The date end field must be a valid date.'] }],
+    ['date_end valid', { date_end: 'tomorrow' }, { date_end: ['The date end field must be a date: YYYY-MM-DD, YYYY-MM-DD HH:mm[:ss], or ISO 8601 such as 2026-07-14T13:00:00+02:00.'] }],
     ['date_end after start', { date_end: '2026-07-14 12:59' }, { date_end: ['The date end field must be a date after or equal to date start.'] }],
     ['timezone required', { timezone: undefined }, { timezone: ['The timezone field is required.'] }],
-    ['timezone valid', { timezone: 'Moon/Base' }, { timezone: ['The timezone field must be a valid timezone.'] }],
-    ['busy_type values', { busy_type: 'tentative' }, { busy_type: ['The selected busy type is invalid.'] }],
+    ['timezone valid', { timezone: 'Moon/Base' }, { timezone: ['The timezone field must be an IANA time zone name, such as Europe/Berlin, America/New_York or UTC.'] }],
+    ['busy_type values', { busy_type: 'tentative' }, { busy_type: ['The busy type field must be one of: busy, free.'] }],
     ['reminder_before integer', { reminder_before: 'soon' }, { reminder_before: ['The reminder before field must be an integer.'] }],
     ['reminder_before min 0', { reminder_before: -1 }, { reminder_before: ['The reminder before field must be at least 0.'] }],
-    ['short_link pattern', { short_link: 'with space' }, { short_link: ['The short link field format is invalid.'] }],
+    ['short_link pattern', { short_link: 'with space' }, { short_link: ['The short link field must be letters, digits and hyphens only.'] }],
     ['short_link max 50', { short_link: 'a'.repeat(51) }, { short_link: ['The short link field must not be greater than 50 characters.'] }],
     ['is_draft boolean', { is_draft: 'maybe' }, { is_draft: ['The is draft field must be true or false.'] }],
     ['is_all_day boolean', { is_all_day: 2 }, { is_all_day: ['The is all day field must be true or false.'] }],
@@ -296,7 +296,7 @@ describe('validation (422, nothing written)', () => {
     expect(cleared.body.data.busy_type).toBeNull();
     for (const bad of [5, ['busy']]) {
       const wrong = await team.api.post(eventsPath(), { ...timed, busy_type: bad });
-      expect(wrong.body.errors).toEqual({ busy_type: ['The selected busy type is invalid.'] });
+      expect(wrong.body.errors).toEqual({ busy_type: ['The busy type field must be one of: busy, free.'] });
     }
   });
 
@@ -311,7 +311,7 @@ describe('validation (422, nothing written)', () => {
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({
       title: ['The title field is required.'],
-      busy_type: ['The selected busy type is invalid.'],
+      busy_type: ['The busy type field must be one of: busy, free.'],
       reminder_before: ['The reminder before field must be at least 0.'],
       date_end: ['The date end field must be a date after or equal to date start.'],
     });
@@ -541,9 +541,9 @@ describe('POST /api/events (simplified form)', () => {
   it('validates title, start, end and calendar', async () => {
     const res = await team.api.post('/api/events', { start: 'soon', calendar: 'cal_unknown' });
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual({ title: ['The title field is required.'], start: ['The start field must be a valid date.'] });
+    expect(res.body.errors).toEqual({ title: ['The title field is required.'], start: ['The start field must be a date: YYYY-MM-DD, YYYY-MM-DD HH:mm[:ss], or ISO 8601 such as 2026-07-14T13:00:00+02:00.'] });
     const badCal = await team.api.post('/api/events', { title: 'x', start: '2026-01-01 10:00', calendar: 'cal_AAAAAAAAAAAAAAAA' });
-    expect(badCal.body.errors).toEqual({ calendar: ['The selected calendar is invalid.'] });
+    expect(badCal.body.errors).toEqual({ calendar: ['The calendar field must be the id (cal_…) of one of your calendars.'] });
     const order = await team.api.post('/api/events', { title: 'x', start: '2026-01-01 10:00', end: '2026-01-01 09:00', timezone: 'UTC' });
     expect(order.body.errors).toEqual({ end: ['The end field must be a date after or equal to start.'] });
   });

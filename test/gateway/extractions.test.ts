@@ -163,8 +163,8 @@ describe('validation (422, nothing written)', () => {
     ['text too short in characters (6 emoji)', { text: '🎉'.repeat(6) }, '', { text: ['The text field must be at least 10 characters.'] }],
     ['text too long in characters (8001 emoji)', { text: '🎉'.repeat(8001) }, '', { text: ['The text field must not be greater than 8000 characters.'] }],
     ['text not a string', { text: 12345678901 }, '', { text: ['The text field must be a string.'] }],
-    ['timezone unknown', { text: 'Lunch tomorrow at noon', timezone: 'Mars/Olympus' }, '', { timezone: ['The timezone field must be a valid timezone.'] }],
-    ['reference_date not a date', { text: 'Lunch tomorrow at noon', reference_date: 'yesterday' }, '', { reference_date: ['The reference date field must be a valid date.'] }],
+    ['timezone unknown', { text: 'Lunch tomorrow at noon', timezone: 'Mars/Olympus' }, '', { timezone: ['The timezone field must be an IANA time zone name, such as Europe/Berlin, America/New_York or UTC.'] }],
+    ['reference_date not a date', { text: 'Lunch tomorrow at noon', reference_date: 'yesterday' }, '', { reference_date: ['The reference date field must be a date: YYYY-MM-DD, YYYY-MM-DD HH:mm[:ss], or ISO 8601 such as 2026-07-14T13:00:00+02:00.'] }],
     ['wait over 10', { text: 'Lunch tomorrow at noon' }, '?wait=11', { wait: ['The wait field must not be greater than 10.'] }],
     ['wait negative', { text: 'Lunch tomorrow at noon' }, '?wait=-1', { wait: ['The wait field must be at least 0.'] }],
     ['wait not a number', { text: 'Lunch tomorrow at noon' }, '?wait=soon', { wait: ['The wait field must be an integer.'] }],
@@ -203,8 +203,8 @@ describe('validation (422, nothing written)', () => {
       errors: {
         wait: ['The wait field must not be greater than 10.'],
         text: ['The text field must be at least 10 characters.'],
-        timezone: ['The timezone field must be a valid timezone.'],
-        reference_date: ['The reference date field must be a valid date.'],
+        timezone: ['The timezone field must be an IANA time zone name, such as Europe/Berlin, America/New_York or UTC.'],
+        reference_date: ['The reference date field must be a date: YYYY-MM-DD, YYYY-MM-DD HH:mm[:ss], or ISO 8601 such as 2026-07-14T13:00:00+02:00.'],
       },
     });
   });

@@ -116,7 +116,7 @@ describe('adding invitees', () => {
       'invitees.2.email': ['The invitees.2.email field is required.'],
       'invitees.3.name': ['The invitees.3.name field must not be greater than 255 characters.'],
       'invitees.4': ['The invitees.4 field must be an object.'],
-      'invitees.5.name': ['The invitees.5.name field format is invalid.'],
+      'invitees.5.name': ['The invitees.5.name field must be on one line, without control characters.'],
     });
     expect(res.body.message).toBe('The invitees.1.email field must be a valid email address. (and 4 more errors)');
     expect(await gw.db('invitees').join('events', 'events.id', 'invitees.event_id').where('events.uid', evt.uid).count({ n: '*' }).first()).toEqual({ n: 0 });

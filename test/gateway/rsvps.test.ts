@@ -218,7 +218,7 @@ describe('RSVPs on the event page', () => {
       const res = await answer(e.uid, { name, email: 'ada@example.com', answer: 'yes' });
       expect(res.status).toBe(422);
       expect(Object.keys(res.body.errors)).toEqual(['name']);
-      expect(res.body.errors.name).toContain('The name field format is invalid.');
+      expect(res.body.errors.name).toContain('The name field must be on one line, without control characters.');
     }
     // the same name is refused for an invitee
     const invite = await team.api.post(`/api/calendars/${cal.public_id}/events/${e.public_id}/invites`, { invitees: [{ email: 'ada@example.com', name: 'Ada\r\nBcc: all@example.com' }] });

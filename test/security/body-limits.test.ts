@@ -95,7 +95,7 @@ it('knows the limit of every operation that takes a body', () => {
   expect(withBody.filter((op) => limitOf(op) === undefined).map((op) => op.key)).toEqual([]);
 });
 
-it("answers 413 {\"message\"} over the limit, in every content type, declared or chunked, and stores nothing", async () => {
+it("answers 413 {\"message\"} naming the limit, in every content type, declared or chunked, and stores nothing", async () => {
   const before = await teamDigest(gw.db, seed.team.teamId);
   const wrong: string[] = [];
   for (const op of withBody) {
@@ -104,7 +104,9 @@ it("answers 413 {\"message\"} over the limit, in every content type, declared or
       for (const chunked of [false, true]) {
         const { type, body } = bodyOf(contentType, limit + 1);
         const res = await send(op.method, pathOf(op), type, body, chunked);
-        const ok = res.status === 413 && JSON.stringify(JSON.parse(res.body)) === '{"message":"The request body is too large."}';
+        // The answer says what is accepted: the endpoint's own limit.
+        const stated = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MB` : `${limit / KiB} KB`;
+        const ok = res.status === 413 && JSON.stringify(JSON.parse(res.body)) === JSON.stringify({ message: `The request body is larger than this endpoint takes: at most ${stated}.` });
         if (!ok) wrong.push(`${op.key} ${contentType}${chunked ? ' chunked' : ''}: ${res.status} ${res.body.slice(0, 100)}`);
         // The answer is in the document too.
         if (!op.statuses.includes(413)) wrong.push(`${op.key}: 413 is not documented`);

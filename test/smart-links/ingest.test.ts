@@ -175,9 +175,9 @@ describe('refusals queue nothing', () => {
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({
       title: ['The title field is required.'],
-      start: ['The start field must be a valid date.'],
+      start: ['The start field must be a date: YYYY-MM-DD, YYYY-MM-DD HH:mm[:ss], or ISO 8601 such as 2026-07-14T13:00:00+02:00.'],
       duration: ['The duration field must be at least 0.'],
-      timezone: ['The timezone field must be a valid timezone.'],
+      timezone: ['The timezone field must be an IANA time zone name, such as Europe/Berlin, America/New_York or UTC.'],
       is_all_day: ['The is all day field must be true or false.'],
     });
     expect(res.body.message).toBe('The title field is required. (and 4 more errors)');

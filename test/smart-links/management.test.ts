@@ -63,7 +63,7 @@ describe('managing smart links', () => {
       signed: ['The signed field must be true or false.'],
     });
     const cal = await team.api.post('/api/smart-links', { name: 'x', calendar: 'cal_AAAAAAAAAAAAAAAA' });
-    expect(cal.body.errors).toEqual({ calendar: ['The selected calendar is invalid.'] });
+    expect(cal.body.errors).toEqual({ calendar: ['The calendar field must be the id (cal_…) of one of your calendars.'] });
   });
 
   it("answers 404 for another team's links", async () => {

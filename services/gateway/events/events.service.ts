@@ -150,7 +150,7 @@ export async function createSimpleEvent(deps: EventsDeps, teamId: number, input:
   const start = parseDateInput(input.start);
   if (!start) throw validationFailed({ start: ['The start field must be a valid date.'] });
   const isAllDay = input.is_all_day ?? start.kind === 'date';
-  const invalidCalendar = () => validationFailed({ calendar: ['The selected calendar is invalid.'] });
+  const invalidCalendar = () => validationFailed({ calendar: ['The calendar field must be the id (cal_…) of one of your calendars.'] });
 
   const existing = await simpleEventCalendar(deps.db, teamId, input, invalidCalendar);
   // A new "My Calendar" takes the event's zone (else UTC).

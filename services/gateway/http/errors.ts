@@ -8,10 +8,10 @@ import { NOT_UTF8 } from './body';
 /** Maps body-parser failures, outages and anything unexpected to the shapes of API.md. */
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
-  const e = err as { type?: string; status?: number; statusCode?: number } | null;
+  const e = err as { type?: string; status?: number; statusCode?: number; limit?: number } | null;
   switch (e?.type) {
     case 'entity.too.large':
-      return payloadTooLarge();
+      return payloadTooLarge(e.limit);
     case 'entity.parse.failed':
       return badRequest('The request body is not valid JSON.');
     case 'entity.encoding.invalid':

@@ -34,6 +34,9 @@ function messageFor(detail: Joi.ValidationErrorItem, field: string, optional: bo
       return `The ${name} field must be a valid URL.`;
     case 'string.pattern.base':
       return `The ${name} field format is invalid.`;
+    case 'string.pattern.name':
+      // A pattern given a name says what it accepts: "…must be letters, digits and hyphens".
+      return `The ${name} field must be ${ctx.name}.`;
     case 'boolean.base':
       return `The ${name} field must be true or false.`;
     case 'number.base':
@@ -53,11 +56,11 @@ function messageFor(detail: Joi.ValidationErrorItem, field: string, optional: bo
     case 'object.base':
       return field === 'body' ? 'The request body must be a JSON object.' : `The ${name} field must be an object.`;
     case 'any.only':
-      return `The selected ${name} is invalid.`;
+      return `The ${name} field must be one of: ${((ctx.valids as unknown[]) ?? []).filter((v) => v !== null && v !== '').join(', ')}.`;
     case 'date.invalid':
-      return `The ${name} field must be a valid date.`;
+      return `The ${name} field must be a date: YYYY-MM-DD, YYYY-MM-DD HH:mm[:ss], or ISO 8601 such as 2026-07-14T13:00:00+02:00.`;
     case 'timezone.invalid':
-      return `The ${name} field must be a valid timezone.`;
+      return `The ${name} field must be an IANA time zone name, such as Europe/Berlin, America/New_York or UTC.`;
     case 'rrule.invalid':
       return `The ${name} field must be a valid RRULE: it ${ctx.reason}.`;
     default:
@@ -85,7 +88,7 @@ function fieldSchema(schema: Joi.Schema, path: Array<string | number>): Joi.Sche
   return current;
 }
 
-// An enum's "The selected x is invalid." already says what these would: one message is clearer.
+// An enum's "must be one of: …" already says what these would: one message is clearer.
 const SAID_BY_ANY_ONLY = new Set(['string.empty', 'string.base']);
 
 /**
@@ -250,11 +253,17 @@ export { text };
  * A person's name (invitee, RSVP, subscriber): free text without control characters, which
  * have no place in a name that can end up in a mail header or an ATTENDEE's CN.
  */
-export const personName = () => text(255).trim().pattern(/^[^\u0000-\u001f\u007f]*$/); // eslint-disable-line no-control-regex
+export const personName = () =>
+  text(255)
+    .trim()
+    .pattern(/^[^\u0000-\u001f\u007f]*$/, { name: 'on one line, without control characters' }); // eslint-disable-line no-control-regex
 
 export const httpUrl = () => Joi.string().max(2048).uri({ scheme: ['http', 'https'] });
 
-export const shortLink = () => Joi.string().max(50).pattern(/^[a-zA-Z0-9-]+$/);
+export const shortLink = () => Joi.string().max(50).pattern(/^[a-zA-Z0-9-]+$/, { name: 'letters, digits and hyphens only' });
+
+/** A page's `cursor`: only what a previous page gave as `next_cursor`. */
+export const cursorName = { name: 'the next_cursor of a previous page' };
 
 /**
  * Path parameters, declared for the OpenAPI document with their exact form (the services

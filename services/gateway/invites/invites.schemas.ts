@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { MAIL_KINDS } from '../../../shared/queues/mail-jobs';
-import { idParam, personName } from '../http/validation';
+import { cursorName, idParam, personName } from '../http/validation';
 
 export const MAX_INVITEES_PER_CALL = 500;
 
@@ -23,7 +23,7 @@ export const inviteParams = eventInvitesParams.keys({ inv: idParam('inv_') });
 
 export const listInvitesQuery = Joi.object({
   per_page: Joi.number().integer().min(1).max(500).default(100),
-  cursor: Joi.string().max(200).pattern(/^[A-Za-z0-9_-]+$/).description('next_cursor of the previous page'),
+  cursor: Joi.string().max(200).pattern(/^[A-Za-z0-9_-]+$/, cursorName).description('next_cursor of the previous page'),
 }).unknown(true);
 
 const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { bool, dateInput, idParam, text, timezone } from '../http/validation';
+import { bool, cursorName, dateInput, idParam, text, timezone } from '../http/validation';
 import { QUEUED_SCAN_LIMIT } from './queued-submissions';
 
 const fields = {
@@ -64,7 +64,7 @@ export const submissionsQuery = Joi.object({
     .valid('queued', 'processed', 'duplicate', 'failed')
     .description(`queued: still in the queue (read from it, among its first ${QUEUED_SCAN_LIMIT} jobs); without a status: the recorded ones`),
   per_page: Joi.number().integer().min(1).max(200).default(50),
-  cursor: Joi.string().pattern(/^[A-Za-z0-9_-]{1,200}$/).description('next_cursor of the previous page'),
+  cursor: Joi.string().pattern(/^[A-Za-z0-9_-]{1,200}$/, cursorName).description('next_cursor of the previous page'),
 }).unknown(true);
 
 /** What a form or webhook sends to /s/{key} (unknown fields are ignored). */

@@ -47,7 +47,7 @@ export function toSmartLinkJson(row: IngestLink | (SmartLinkRow & { calendar_uid
 async function requireCalendarField(deps: Deps, teamId: number, calendar: string) {
   const uid = uidFromPublicId('cal_', calendar);
   const row = uid ? await findCalendar(deps.db, teamId, uid) : undefined;
-  if (!row) throw validationFailed({ calendar: ['The selected calendar is invalid.'] });
+  if (!row) throw validationFailed({ calendar: ['The calendar field must be the id (cal_…) of one of your calendars.'] });
   return row;
 }
 

@@ -4,7 +4,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import iconv from 'iconv-lite';
-import type { FieldErrors } from '../../../../shared/errors/app-error';
+import { type FieldErrors, tooLargeMessage } from '../../../../shared/errors/app-error';
 import { NOT_UTF8 } from '../../http/body';
 
 /** Submissions are small forms; anything bigger is refused before it is read whole. */
@@ -20,7 +20,7 @@ export function readBody(req: IncomingMessage): Promise<Buffer | BodyProblem> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > SUBMISSION_LIMIT_BYTES) {
     req.resume();
-    return Promise.resolve({ status: 413, message: 'The request body is too large.' });
+    return Promise.resolve({ status: 413, message: tooLargeMessage(SUBMISSION_LIMIT_BYTES) });
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -31,7 +31,7 @@ export function readBody(req: IncomingMessage): Promise<Buffer | BodyProblem> {
       size += chunk.length;
       if (size > SUBMISSION_LIMIT_BYTES) {
         done = true;
-        resolve({ status: 413, message: 'The request body is too large.' });
+        resolve({ status: 413, message: tooLargeMessage(SUBMISSION_LIMIT_BYTES) });
         return;
       }
       chunks.push(chunk);
