@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { compile as compileTrustedProxies } from 'proxy-addr';
+import { trimEndOf } from '../text/trim';
 import { parseMailbox } from './mailbox';
 
 /**
@@ -210,7 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolMax: value.DB_POOL_MAX,
     redisUrl: value.REDIS_URL,
     queuePrefix: value.QUEUE_PREFIX,
-    publicBaseUrl: baseUrl.replace(/\/+$/, ''),
+    publicBaseUrl: trimEndOf(baseUrl, /\//),
     appKey: value.APP_KEY ?? DEV_APP_KEY,
     appKeyIsDefault: !value.APP_KEY,
     smtpUrl: value.SMTP_URL ?? null,
