@@ -1,5 +1,6 @@
 import { extractWithRules } from '../../services/extraction-worker/extractor/rules-extractor';
 import { ExtractionFailure, type ExtractionResult } from '../../services/extraction-worker/extractor/extractor';
+import { rewrittenParsers } from '../../services/extraction-worker/extractor/chrono-reader';
 import { cpuMsOf } from '../helpers/cpu';
 
 /**
@@ -319,6 +320,20 @@ describe('what cannot be read', () => {
     // A plural list that runs into a letter was read again from each of its days.
     const plurals = `Mondays ${'and Mondays '.repeat(600)}andW at 6pm`;
     expect(cpuMsOf(() => read(plurals, 'America/New_York', NY_WINTER))).toBeLessThan(1000);
+  });
+
+  it("reads runs of spaced duration units in linear time (chrono-node's patterns, rewritten)", () => {
+    // chrono's four duration parsers still spell their joiner the way the rewrite expects.
+    expect(rewrittenParsers).toEqual(['ENTimeUnitWithinFormatParser', 'ENTimeUnitAgoFormatParser', 'ENTimeUnitLaterFormatParser', 'ENTimeUnitCasualRelativeFormatParser']);
+    // Before: 117 s of CPU for the first, 8 s for the second, 7 s for the third. Now a few ms.
+    for (const unit of ['9 m \n ', 'Mon  3 ', '9 min\n\n', 'a couple  h ', '2 hours ,  and  ']) {
+      const text = unit.repeat(Math.ceil(8000 / unit.length)).slice(0, 8000);
+      expect([unit, cpuMsOf(() => read(text, 'America/New_York', NY_WINTER)) < 1000]).toEqual([unit, true]);
+    }
+    // What they read is read as before (the answers of the patterns as chrono spells them).
+    expect(read('Lunch in 90 minutes', 'America/New_York', NY_WINTER).date_start).toBe('2026-03-05T11:30:00-05:00');
+    expect(read('Deploy in a couple of hours', 'America/New_York', NY_WINTER).date_start).toBe('2026-03-05T12:00:00-05:00');
+    expect(read('Standup 3 days later at 9am', 'America/New_York', NY_WINTER).date_start).toBe('2026-03-08T09:00:00-04:00');
   });
 
   it('answers a hostile 8000-character text without choking on it', () => {
