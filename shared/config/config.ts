@@ -50,6 +50,8 @@ export interface Config {
   deliveryRetentionDays: number;
   /** The optional model-based extractor; null: rules only (nothing leaves the machine). */
   extractLlm: ExtractLlmConfig | null;
+  /** How long the rules may read one text before its thread is stopped and the extraction fails (extraction_timeout). */
+  extractTimeoutMs: number;
 }
 
 export interface ExtractLlmConfig {
@@ -118,6 +120,7 @@ const schema = Joi.object({
   EXTRACT_LLM_MODEL: Joi.string().max(200).default('gpt-4o-mini'),
   EXTRACT_LLM_API_KEY: Joi.string().max(500),
   EXTRACT_LLM_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(8000),
+  EXTRACT_TIMEOUT_MS: Joi.number().integer().min(1).max(60_000).default(1000),
 })
   .unknown(true);
 
@@ -242,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     extractLlm: value.EXTRACT_LLM_URL
       ? { url: value.EXTRACT_LLM_URL, model: value.EXTRACT_LLM_MODEL, apiKey: value.EXTRACT_LLM_API_KEY ?? null, timeoutMs: value.EXTRACT_LLM_TIMEOUT_MS }
       : null,
+    extractTimeoutMs: value.EXTRACT_TIMEOUT_MS,
   };
 }
 
