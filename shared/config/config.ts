@@ -50,7 +50,7 @@ export interface Config {
   deliveryRetentionDays: number;
   /** The optional model-based extractor; null: rules only (nothing leaves the machine). */
   extractLlm: ExtractLlmConfig | null;
-  /** How long the rules may read one text before its thread is stopped and the extraction fails (extraction_timeout). */
+  /** CPU time the rules may use on one text before its thread is stopped and the extraction fails (extraction_timeout). */
   extractTimeoutMs: number;
 }
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
@@ -83,6 +84,15 @@ describe('the rules in a thread pool', () => {
     const p = await pool(1, 200, HANGING);
     const answers = await Promise.allSettled(Array.from({ length: 10 }, () => p.extract(at('SLEEP 50'))));
     expect(answers.map((a) => (a.status === 'rejected' ? String(a.reason) : 'done'))).toEqual(Array(10).fill('ExtractionFailure: slept'));
+  });
+
+  // Where Linux tells a thread's CPU time; elsewhere the budget is wall-clock time.
+  const onLinux = fs.existsSync('/proc/thread-self/schedstat') ? it : it.skip;
+  onLinux('counts CPU, not waiting: a thread that uses none is stopped only at ten times the budget (at least 1 s)', async () => {
+    const p = await pool(2, 100, HANGING);
+    const [waited, held] = await Promise.allSettled([p.extract(at('SLEEP 400')), p.extract(at('SLEEP 5000'))]);
+    expect(waited.status === 'rejected' && String(waited.reason)).toBe('ExtractionFailure: slept');
+    expect(held.status === 'rejected' && held.reason).toBeInstanceOf(ExtractionTimeout);
   });
 
   it('is the fallback of the model, with the same budget', async () => {

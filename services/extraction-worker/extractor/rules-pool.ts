@@ -4,21 +4,27 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from '../../../shared/logging/logger';
 import { type ExtractionInput, ExtractionFailure, type ExtractionResult, type Extractor, ExtractionTimeout } from './extractor';
-import type { RulesAnswer, RulesTask } from './rules-thread';
+import type { RulesAnswer, RulesTask, ThreadStart } from './rules-thread';
+import { threadCpuMs } from './thread-cpu';
 
 /**
- * The rules extractor run in a pool of worker threads, each job under a hard time budget.
+ * The rules extractor run in a pool of worker threads, each text under a hard CPU budget.
  * The rules are synchronous: run on the worker's own thread, one text that took a minute
  * held the event loop (the job's lock expired, so it ran again) and every other team's
- * extraction waited behind it. In a thread, a text still reading when `timeoutMs` has
- * passed has its thread stopped (terminated; the pool starts a fresh one) and the job fails
- * with `extraction_timeout`; the other threads go on serving. A thread runs one task at a
- * time, so its wall-clock time bounds the CPU the task can take.
+ * extraction waited behind it. In a thread, a text that has used `timeoutMs` of CPU has its
+ * thread stopped (terminated; the pool starts a fresh one) and the job fails with
+ * `extraction_timeout`; the other threads go on serving.
+ *
+ * The CPU is the thread's own, as Linux counts it (thread-cpu.ts): time waiting for a core
+ * on a busy machine does not count. A text is also stopped after ten times its budget in
+ * wall-clock time (at least a second), so a thread that cannot get a core is not waited
+ * for without end; where the system does not tell a thread's CPU, that wall-clock time,
+ * the budget itself, is the limit (a thread runs one task at a time, so it bounds the CPU).
  */
 export interface RulesPoolOptions {
   /** Threads, one per job the worker runs at once: a job never waits for a thread another job holds. */
   threads: number;
-  /** How long one text may take once its thread starts on it (EXTRACT_TIMEOUT_MS). */
+  /** CPU time one text may use once its thread starts on it (EXTRACT_TIMEOUT_MS). */
   timeoutMs: number;
   logger: Logger;
   /** The thread module (compiled JavaScript); the rules' by default. Tests give one that can be made to hang. */
@@ -69,12 +75,26 @@ export class RulesPool implements Extractor {
     let timedOut = false;
     let thread: number | undefined;
     // The budget runs from the moment the thread starts on the text, not from the queue.
-    heard.once('message', (id: number) => {
-      thread = id;
-      timer = setTimeout(() => {
-        timedOut = true;
-        abort.abort();
-      }, this.options.timeoutMs);
+    heard.once('message', (start: ThreadStart) => {
+      thread = start.threadId;
+      const budget = this.options.timeoutMs;
+      const begun = performance.now();
+      const cpu = () => (start.osThreadId === null ? null : threadCpuMs(start.osThreadId));
+      const cpuAtStart = cpu();
+      const wallLimit = cpuAtStart === null ? budget : Math.max(10 * budget, 1000);
+      const check = () => {
+        const wall = performance.now() - begun;
+        const now = cpu();
+        const used = cpuAtStart === null || now === null ? wall : now - cpuAtStart;
+        if (used >= budget || wall >= wallLimit) {
+          timedOut = true;
+          abort.abort();
+          return;
+        }
+        // Not before the rest of the budget could have been used.
+        timer = setTimeout(check, Math.min(budget - used, wallLimit - wall));
+      };
+      timer = setTimeout(check, budget);
     });
     try {
       const answer = (await this.pool.run(

@@ -1,6 +1,7 @@
 import { type MessagePort, threadId } from 'node:worker_threads';
 import { ExtractionFailure, type ExtractionResult } from './extractor';
 import { extractWithRules } from './rules-extractor';
+import { osThreadId } from './thread-cpu';
 
 /**
  * The rules extractor inside a worker thread of the pool (rules-pool.ts): one task at a
@@ -12,8 +13,14 @@ export interface RulesTask {
   timezone: string;
   /** The reference instant, in epoch milliseconds. */
   referenceMs: number;
-  /** Told (with this thread's id) as the task starts, so the pool's clock runs from then, not while it waited for a thread. */
+  /** Told as the task starts (a ThreadStart), so the pool counts from then, not while the task waited for a thread. */
   started: MessagePort;
+}
+
+export interface ThreadStart {
+  threadId: number;
+  /** The operating system's id of the thread, by which the pool reads the CPU it uses; null where it cannot. */
+  osThreadId: number | null;
 }
 
 /** What the text says, or why it says nothing (an ExtractionFailure does not survive the thread boundary as itself). */
@@ -29,8 +36,10 @@ try {
   // A warm-up that fails costs only the speed of the first job.
 }
 
+const THIS_THREAD: ThreadStart = { threadId, osThreadId: osThreadId() };
+
 export default function extractInThread(task: RulesTask): RulesAnswer {
-  task.started.postMessage(threadId);
+  task.started.postMessage(THIS_THREAD);
   try {
     return { result: extractWithRules({ text: task.text, timezone: task.timezone, referenceDate: new Date(task.referenceMs) }) };
   } catch (err) {
