@@ -53,7 +53,7 @@ export class RulesPool implements Extractor {
       filename: options.filename ?? threadFile(),
       minThreads: options.threads,
       maxThreads: options.threads,
-      // Threads stay up: a fresh one spends its first few hundred milliseconds loading.
+      // Threads stay up: a fresh one spends about a second of CPU loading and warming up.
       idleTimeout: Infinity,
     });
     this.pool.on('error', (err: Error) => options.logger.error({ err: err.message }, 'extraction thread failed'));
