@@ -9,7 +9,7 @@ import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker
 import { type Outcome, findExtraction, finishExtraction } from './extractions.repository';
 import { ExtractionFailure, type Extractor } from './extractor/extractor';
 import { extractorFor } from './extractor/fallback-extractor';
-import { extractWithRules } from './extractor/rules-extractor';
+import { RulesPool } from './extractor/rules-pool';
 
 export type ExtractionDeps = Pick<WorkerContext, 'db' | 'redis' | 'config'>;
 
@@ -56,32 +56,45 @@ export async function processExtraction(deps: ExtractionDeps, extractor: Extract
     { text: row.text, timezone: row.timezone, referenceDate: new Date(pgTimestampToMillis(row.reference_date)) },
     log,
   );
+  // The whole process's CPU (the extractor's threads too): per job while jobs run one at a time.
   const cpu = process.cpuUsage(cpuBefore);
   const written = await finishExtraction(deps.db, row.id, outcome);
-  log.info({ extraction: publicId, status: outcome.status, cpuMs: Math.round((cpu.user + cpu.system) / 1000), written }, 'extraction finished');
+  const reason = outcome.status === 'failed' ? { error: outcome.error } : {};
+  log.info({ extraction: publicId, status: outcome.status, ...reason, cpuMs: Math.round((cpu.user + cpu.system) / 1000), written }, 'extraction finished');
   if (written) await publishExtractionFinished(deps.redis, deps.config.queuePrefix, publicId, log);
   return { status: outcome.status, skipped: !written };
 }
 
-// A long text the first time compiles chrono's and the rules' regular expressions; doing it
-// at start keeps that one-off cost out of the first user's job.
-const WARM_UP_TEXT = `${'Agenda and notes for the quarter, shared with the whole team. '.repeat(60)}Lunch tomorrow at 1pm at Cafe Luna for 90 minutes`;
+// The work is CPU-bound and short; a few at a time overlap the Postgres round trips.
+const CONCURRENCY = 4;
 
-export function extractionWorker(ctx: WorkerContext, extractor: Extractor = extractorFor(ctx.config.extractLlm, ctx.logger)): WorkerDefinition<ExtractionJob, ExtractionOutcome> {
+/**
+ * The extraction worker. The rules run in a pool of threads, one per job at once, each text
+ * under EXTRACT_TIMEOUT_MS (the model, when configured, is asked first, from this thread; its
+ * fallback is the pool). The pool has loaded and warmed up every thread when this resolves.
+ * A test may pass its own extractor instead.
+ */
+export async function extractionWorker(ctx: WorkerContext, extractor?: Extractor): Promise<WorkerDefinition<ExtractionJob, ExtractionOutcome>> {
+  const pool = extractor ? null : new RulesPool({ threads: CONCURRENCY, timeoutMs: ctx.config.extractTimeoutMs, logger: ctx.logger });
   try {
-    extractWithRules({ text: WARM_UP_TEXT, timezone: 'UTC', referenceDate: new Date() });
+    await pool?.warmUp();
   } catch (err) {
-    ctx.logger.warn({ err: (err as Error).message }, 'extractor warm-up failed');
+    await pool?.close();
+    throw err;
   }
+  const used = extractor ?? extractorFor(ctx.config.extractLlm, pool as RulesPool, ctx.logger);
   const retention = startRetention(ctx, EXTRACTION_RECORDS, ctx.config.extractionRetentionDays);
   return {
     contract: extractionJob,
-    // The work is CPU-bound and short; a few at a time overlap the Postgres round trips.
-    concurrency: 4,
-    close: () => retention.stop(),
+    concurrency: CONCURRENCY,
+    close: async () => {
+      await retention.stop();
+      await pool?.close();
+      if (pool) ctx.logger.info('extraction threads stopped');
+    },
     process: async (job: Job<ExtractionJob & { meta?: JobMeta }>, workerCtx, log) => {
       try {
-        return await processExtraction(workerCtx, extractor, job.data, log);
+        return await processExtraction(workerCtx, used, job.data, log);
       } catch (err) {
         if (!(err instanceof UnrecoverableError) && job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
           await markFailedAfterRetries(workerCtx, job.data, log);

@@ -19,6 +19,30 @@ export interface BatchResult {
   calendarsChanged: Set<number>;
 }
 
+/** Between two turns of the event loop, at most about this much sanitizing. */
+const SLICE_MS = 20;
+
+/**
+ * The batch's descriptions as stored (sanitized HTML; null for none), made before the
+ * transaction and a slice of time at a time. A description of 50,000 characters can take
+ * the sanitizer 100 ms; a batch of hundreds read in one go held the event loop (health
+ * checks, the jobs' lock renewals) and the transaction's locks for as many seconds.
+ */
+async function sanitizedDescriptions(batch: SmartLinkSubmission[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  let sliceStart = performance.now();
+  for (const j of batch) {
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await new Promise<void>((resolve) => {
+        setImmediate(resolve);
+      });
+      sliceStart = performance.now();
+    }
+    out.set(j.submission, j.event.description ? sanitizeDescription(j.event.description) || null : null);
+  }
+  return out;
+}
+
 /**
  * Turns a batch of submissions into events in one transaction, idempotently:
  * - a submission already recorded (its job run again) keeps its recorded outcome, nothing written;
@@ -28,6 +52,7 @@ export interface BatchResult {
  * - every submission gets its row, in the same transaction as its event.
  */
 export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Date): Promise<BatchResult> {
+  const descriptions = await sanitizedDescriptions(batch);
   return db.transaction(async (trx) => {
     const outcomes = await recordedOutcomes(trx, batch.map((j) => j.submission));
     const fresh = batch.filter((j) => !outcomes.has(j.submission)).sort((a, b) => a.receivedAt.localeCompare(b.receivedAt));
@@ -40,7 +65,7 @@ export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Da
     for (const j of writable) if (!byEventUid.has(j.event.uid)) byEventUid.set(j.event.uid, j);
     const rows: NewEventRow[] = [...byEventUid.values()].map((j) => ({
       ...j.event,
-      description: j.event.description ? sanitizeDescription(j.event.description) || null : null,
+      description: descriptions.get(j.submission) ?? null,
       team_id: j.link.teamId,
       calendar_id: j.link.calendarId,
     }));

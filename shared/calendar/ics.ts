@@ -196,7 +196,8 @@ export function icsFileName(title: string): string {
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^A-Za-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
+    // Runs are one dash by now.
+    .replace(/^-|-$/g, '')
     .slice(0, 60)
     .toLowerCase();
   return `${base || 'event'}.ics`;

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { compile as compileTrustedProxies } from 'proxy-addr';
 import type { RedisTarget } from '../queues/redis';
+import { trimEndOf } from '../text/trim';
 import { parseMailbox } from './mailbox';
 
 /**
@@ -51,6 +52,8 @@ export interface Config {
   deliveryRetentionDays: number;
   /** The optional model-based extractor; null: rules only (nothing leaves the machine). */
   extractLlm: ExtractLlmConfig | null;
+  /** CPU time the rules may use on one text before its thread is stopped and the extraction fails (extraction_timeout). */
+  extractTimeoutMs: number;
 }
 
 export interface ExtractLlmConfig {
@@ -140,6 +143,7 @@ const schema = Joi.object({
   EXTRACT_LLM_MODEL: Joi.string().max(200).default('gpt-4o-mini'),
   EXTRACT_LLM_API_KEY: Joi.string().max(500),
   EXTRACT_LLM_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(8000),
+  EXTRACT_TIMEOUT_MS: Joi.number().integer().min(1).max(60_000).default(1000),
 })
   .unknown(true);
 
@@ -259,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolMax: value.DB_POOL_MAX,
     redis: value.REDIS_CLUSTER ? { cluster: redisUrls(value.REDIS_URL) } : value.REDIS_URL,
     queuePrefix: value.QUEUE_PREFIX,
-    publicBaseUrl: baseUrl.replace(/\/+$/, ''),
+    publicBaseUrl: trimEndOf(baseUrl, /\//),
     appKey: value.APP_KEY ?? DEV_APP_KEY,
     appKeyIsDefault: !value.APP_KEY,
     smtpUrl: value.SMTP_URL ?? null,
@@ -290,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     extractLlm: value.EXTRACT_LLM_URL
       ? { url: value.EXTRACT_LLM_URL, model: value.EXTRACT_LLM_MODEL, apiKey: value.EXTRACT_LLM_API_KEY ?? null, timeoutMs: value.EXTRACT_LLM_TIMEOUT_MS }
       : null,
+    extractTimeoutMs: value.EXTRACT_TIMEOUT_MS,
   };
 }
 

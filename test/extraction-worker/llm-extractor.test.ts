@@ -40,6 +40,7 @@ beforeEach(() => {
 
 const log = createLogger('llm-test', 'silent');
 const input = { text: 'Roadmap review next Tuesday at 1pm in Room 1', timezone: 'America/New_York', referenceDate: new Date('2026-03-05T15:00:00Z') };
+const rules = new RulesExtractor();
 const answer = (content: unknown) => (_body: Record<string, unknown>, _req: http.IncomingMessage, res: http.ServerResponse) => {
   res.setHeader('Content-Type', 'application/json');
   res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: typeof content === 'string' ? content : JSON.stringify(content) } }] }));
@@ -83,10 +84,10 @@ describe('the model-based extractor', () => {
 
   it('is used first when EXTRACT_LLM_URL is set, and not at all otherwise', async () => {
     handler = answer(modelAnswer);
-    const withModel = extractorFor(configured(), log);
+    const withModel = extractorFor(configured(), rules, log);
     expect(withModel.name).toBe('llm+rules');
     expect((await withModel.extract(input)).title).toBe('Roadmap review (model)');
-    const rulesOnly = extractorFor(loadConfig({}).extractLlm, log);
+    const rulesOnly = extractorFor(loadConfig({}).extractLlm, rules, log);
     expect(rulesOnly.name).toBe('rules');
     requests.length = 0;
     expect((await rulesOnly.extract(input)).title).toBe('Roadmap review');
@@ -95,7 +96,7 @@ describe('the model-based extractor', () => {
 });
 
 describe('falling back to the rules', () => {
-  const rulesAnswer = () => new RulesExtractor().extract(input);
+  const rulesAnswer = () => rules.extract(input);
 
   it.each<[string, Handler]>([
     ['the endpoint fails', (_b, _r, res) => res.writeHead(500).end('{"error":"overloaded"}')],
@@ -108,13 +109,13 @@ describe('falling back to the rules', () => {
     ['the endpoint does not answer in time', neverAnswers],
   ])('when %s', async (_what, h) => {
     handler = h;
-    const result = await extractorFor(configured(h === neverAnswers ? { EXTRACT_LLM_TIMEOUT_MS: '300' } : {}), log).extract(input);
+    const result = await extractorFor(configured(h === neverAnswers ? { EXTRACT_LLM_TIMEOUT_MS: '300' } : {}), rules, log).extract(input);
     expect(result).toEqual(await rulesAnswer());
     expect(requests).toHaveLength(1);
   });
 
   it('when the endpoint cannot be reached', async () => {
     const closed = loadConfig({ EXTRACT_LLM_URL: 'http://127.0.0.1:1/v1/chat/completions', EXTRACT_LLM_TIMEOUT_MS: '300' }).extractLlm;
-    expect(await extractorFor(closed, log).extract(input)).toEqual(await rulesAnswer());
+    expect(await extractorFor(closed, rules, log).extract(input)).toEqual(await rulesAnswer());
   });
 });

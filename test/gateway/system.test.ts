@@ -162,6 +162,11 @@ describe('health, docs and unknown paths', () => {
     expect([invites.status, invites.headers.get('allow')]).toEqual([204, 'DELETE']);
     const page = await fetch(`${gw.baseUrl}/e/someEventUid01`, { method: 'OPTIONS' });
     expect([page.status, page.headers.get('allow'), await page.text()]).toEqual([204, 'GET, HEAD', '']);
+    // A trailing slash is the same path; a parameter may share its segment with a suffix.
+    const slash = await fetch(`${gw.baseUrl}/api/events/`, { method: 'OPTIONS' });
+    expect([slash.status, slash.headers.get('allow')]).toEqual([204, 'GET, HEAD, POST']);
+    const feed = await fetch(`${gw.baseUrl}/c/someCalendarUid/feeds/someToken.ics`, { method: 'OPTIONS' });
+    expect([feed.status, feed.headers.get('allow')]).toEqual([204, 'GET, HEAD']);
     // Unknown paths stay a JSON 404.
     const unknown = await fetch(`${gw.baseUrl}/api/nothing-here`, { method: 'OPTIONS', headers: { Accept: 'application/json' } });
     expect([unknown.status, await unknown.json()]).toEqual([404, { message: 'Not found.' }]);

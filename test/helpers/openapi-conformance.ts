@@ -28,7 +28,7 @@ export class OpenApiConformance {
   constructor(doc: Doc) {
     addFormats(this.ajv);
     for (const [template, methods] of Object.entries(doc.paths)) {
-      const pattern = new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      const pattern = new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^{}]+\}/g, '[^/]+')}$`);
       for (const [method, op] of Object.entries(methods)) {
         const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
         this.ops.push({ method: method.toUpperCase(), template, pattern, pathParams, responses: op.responses });
@@ -36,7 +36,7 @@ export class OpenApiConformance {
     }
     // Literal paths before templated ones (/api/events/extract before /api/events/{evt}),
     // and the more specific template first (/c/{uid}.ics before /c/{uid}).
-    const literalLength = (t: string) => t.replace(/\{[^}]+\}/g, '').length;
+    const literalLength = (t: string) => t.replace(/\{[^{}]+\}/g, '').length;
     this.ops.sort((a, b) => (a.template.includes('{') ? 1 : 0) - (b.template.includes('{') ? 1 : 0) || literalLength(b.template) - literalLength(a.template));
   }
 
@@ -44,7 +44,7 @@ export class OpenApiConformance {
   pathParameterProblems(): string[] {
     const list = (names: string[]) => `[${[...names].sort().join(', ')}]`;
     return this.ops
-      .map((op) => ({ op, named: [...op.template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]) }))
+      .map((op) => ({ op, named: [...op.template.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]) }))
       .filter(({ op, named }) => list(op.pathParams) !== list(named))
       .map(({ op, named }) => `${op.method} ${op.template} declares path parameters ${list(op.pathParams)}, its path names ${list(named)}`);
   }

@@ -156,7 +156,7 @@ describe('the gateway process', () => {
 });
 
 describe('the extraction worker process', () => {
-  it('starts, serves /healthz, /readyz and /metrics on PORT, and exits 0 on SIGTERM', async () => {
+  it('starts, serves /healthz, /readyz and /metrics on PORT, and exits 0 on SIGTERM, its threads stopped', async () => {
     const port = await freePort();
     const token = 'metrics-token-0123456789';
     const worker = spawnNode(dist('extraction-worker/main.js'), testEnv({ LOG_LEVEL: 'info', PORT: String(port), METRICS_TOKEN: token }));
@@ -179,6 +179,8 @@ describe('the extraction worker process', () => {
     expect((await fetch(`${base}/other`)).status).toBe(404);
     worker.proc.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
+    // Its extraction threads are stopped before it exits (after its jobs).
+    expect(worker.stdout()).toContain('extraction threads stopped');
     expect(worker.stdout()).toContain('shutdown complete');
   });
 });

@@ -157,7 +157,7 @@ type DocOperation = {
 export function operations(openapi: Record<string, unknown>): Operation[] {
   const out: Operation[] = [];
   for (const [path, methods] of Object.entries(openapi.paths as Record<string, Record<string, DocOperation>>)) {
-    const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    const inPath = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]);
     for (const [method, op] of Object.entries(methods)) {
       // One middleware answers OPTIONS on every path (204 and Allow, no input read): system.test.ts.
       if (method === 'options') continue;
@@ -180,7 +180,7 @@ export function operations(openapi: Record<string, unknown>): Operation[] {
 
 /** The path with its parameters filled in (encoded). */
 export function fillPath(path: string, values: Record<string, string>): string {
-  return path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+  return path.replace(/\{([^{}]+)\}/g, (_m, name: string) => {
     if (values[name] === undefined) throw new Error(`no value for {${name}} in ${path}`);
     return encodeURIComponent(values[name]);
   });

@@ -147,7 +147,7 @@ function pathArb(op: Operation, seed: Seeded & { protectedUid: string }): fc.Arb
   );
   return fc.tuple(...segments).map((values) => {
     let i = 0;
-    return op.path.replace(/\{[^}]+\}/g, () => values[i++]);
+    return op.path.replace(/\{[^{}]+\}/g, () => values[i++]);
   });
 }
 

@@ -176,7 +176,7 @@ async function check(what: string, visit: Visit, opts: { status?: number; served
   }
   if ((html.match(/<title>/g) ?? []).length !== 1 || (html.match(/<\/title>/g) ?? []).length !== 1) problems.push(`${what}: the title was broken out of`);
   if ((html.match(/<style>/g) ?? []).length !== 1) problems.push(`${what}: the style element was broken out of`);
-  if (/\s(href|src|action)\s*=\s*["']?\s*javascript:/i.test(html)) problems.push(`${what}: a javascript: address`);
+  if (/\s(href|src|action)\s*=\s*(?:["']\s*)?javascript:/i.test(html)) problems.push(`${what}: a javascript: address`);
 
   const modes = opts.served ? ([['without CSP', bare], ['with CSP', served]] as const) : ([['without CSP', bare]] as const);
   for (const [mode, context] of modes) {

@@ -1,9 +1,10 @@
 import { formatWithOffset, parseDateInput, pgTimestampToIsoMicros, resolveInstant } from '../../shared/calendar/dates';
 import { resolveEventTimes } from '../../shared/calendar/event-times';
 import { formatDateRange } from '../../shared/calendar/format';
-import { htmlToText, sanitizeDescription } from '../../shared/calendar/html';
+import { htmlToText, looksLikeHtml, sanitizeDescription } from '../../shared/calendar/html';
 import { checkRrule, normalizeUntil, recurrenceText } from '../../shared/calendar/recurrence';
 import { canonicalTimeZone, isValidTimeZone, timezoneReadable } from '../../shared/calendar/time-zones';
+import { cpuMsOf } from '../helpers/cpu';
 
 describe('date inputs', () => {
   it.each([
@@ -166,6 +167,24 @@ describe('descriptions', () => {
   it('keeps allowed HTML and drops the rest', () => {
     expect(sanitizeDescription('<h1>T</h1><p style="x">a<img src=x onerror=alert(1)></p><script>bad()</script>')).toBe('T<p>a</p>');
   });
+  it('tells HTML from text by a tag that is closed, anywhere after it starts', () => {
+    expect(['<p>a</p>', 'a<br/>b', 'x </li> y', '<a href="x">y', '<p class="x"\ndata-y="<">', 'A <p title="1 < 2"> z'].filter((t) => !looksLikeHtml(t))).toEqual([]);
+    expect(['a < b', '<x>', '<paragraph>', '<p', '<p class="x"', 'a > b <p c', '<pre', 'I <3 <br'].filter(looksLikeHtml)).toEqual([]);
+  });
+
+  it('reads a 50,000-character description of tag starts in linear time', () => {
+    // Each `<p ` without a `>` after it had the old pattern read the rest of the text: 0.3-0.7 s
+    // a call, on the gateway before the event limit was checked. Now about 5 ms; the budget
+    // sits between the two, for ten calls.
+    const hostile = '<p '.repeat(16_667).slice(0, 50_000);
+    // Text (no tag is closed), escaped whole; compared whole without printing 50 KB on a failure.
+    const expected = `<p>${'&lt;p '.repeat(16_666)}&lt;p</p>`;
+    expect(sanitizeDescription(hostile) === expected).toBe(true);
+    expect(cpuMsOf(() => {
+      for (let i = 0; i < 10; i++) sanitizeDescription(hostile);
+    })).toBeLessThan(400);
+  });
+
   it('reads stored HTML back as text', () => {
     expect(htmlToText('<p>One<br>two</p><ul><li>a</li><li>b &amp; c</li></ul><p>After</p>')).toBe('One\ntwo\n\n- a\n- b & c\n\nAfter');
     expect(htmlToText('Before<ol class="x"><li value="2">one</li></ol>')).toBe('Before\n\n- one');

@@ -111,6 +111,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ EXTRACT_LLM_URL: 'ftp://model', EXTRACT_LLM_TIMEOUT_MS: '5' })).toThrow(/EXTRACT_LLM_URL[\s\S]*EXTRACT_LLM_TIMEOUT_MS/);
   });
 
+  it("reads the rules extractor's time budget per text, 1 ms to a minute", () => {
+    expect(loadConfig({}).extractTimeoutMs).toBe(1000);
+    expect(loadConfig({ EXTRACT_TIMEOUT_MS: '5' }).extractTimeoutMs).toBe(5);
+    for (const bad of ['0', '-1', '1.5', '60001', 'soon']) expect(() => loadConfig({ EXTRACT_TIMEOUT_MS: bad })).toThrow(/EXTRACT_TIMEOUT_MS/);
+  });
+
   it('reads the mail settings, and refuses a MAIL_FROM that is not one address', () => {
     expect(loadConfig({}).mail).toEqual({ poolSize: 5, concurrency: 4, batchSize: 10, ratePerSecond: 100, maxAttempts: 10, backoffMs: 30000 });
     expect(loadConfig({ MAIL_RATE_PER_SECOND: '0', MAIL_POOL_SIZE: '2', MAIL_BACKOFF_MS: '50' }).mail).toMatchObject({ ratePerSecond: 0, poolSize: 2, backoffMs: 50 });

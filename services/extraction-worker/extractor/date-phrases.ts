@@ -1,6 +1,7 @@
 import * as chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
+import { chronoReader } from './chrono-reader';
 import { writesDayFirst } from './day-first';
 import type { TextScan } from './text-scan';
 
@@ -134,7 +135,7 @@ function ordinalDays(text: string, taken: DatePhrase[], zone: string, reference:
 /** Every date phrase in the text not already marked as something else, in text order. */
 export function findDatePhrases(scan: TextScan, zone: string, reference: Date): DatePhrase[] {
   const text = numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone));
-  const results = chrono.casual.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
+  const results = chronoReader.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
   const phrases: DatePhrase[] = [];
   for (const r of results) {
     if (phrases.length >= MAX_PHRASES) break;

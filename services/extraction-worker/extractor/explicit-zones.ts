@@ -89,7 +89,7 @@ function followsTime(text: string, index: number): boolean {
 }
 
 // Outlook: "(UTC-05:00) Eastern Time (US & Canada)", "(UTC) Dublin, Edinburgh, Lisbon, London".
-const OUTLOOK = /\(\s*(?:UTC|GMT)\s*(?:([+-])(\d{1,2})(?::?(\d{2}))?)?\s*\)[ ]*([A-Za-z][^\n().;]{0,80}(?:\([^\n()]{0,20}\))?)?/g;
+const OUTLOOK = /\(\s*(?:UTC|GMT)\s*(?:([+-])(\d{1,2})(?::?(\d{2}))?\s*)?\)[ ]*([A-Za-z][^\n().;]{0,80}(?:\([^\n()]{0,20}\))?)?/g;
 // "GMT+2", "UTC-05:00", "UTC +5:30" after a time.
 const NUMERIC = /\b(?:UTC|GMT)[ ]?([+-])[ ]?(\d{1,2})(?::?(\d{2}))?\b/g;
 // "Eastern Time", "Pacific Standard Time", "London time", "Central European Summer Time".

@@ -37,3 +37,15 @@ export class ExtractionFailure extends Error {
     this.name = 'ExtractionFailure';
   }
 }
+
+/**
+ * Reading the text took longer than EXTRACT_TIMEOUT_MS and was stopped. Stored as the error
+ * `extraction_timeout`; like any failure of the text itself, it is not tried again (the same
+ * text would take as long).
+ */
+export class ExtractionTimeout extends ExtractionFailure {
+  constructor() {
+    super('extraction_timeout');
+    this.name = 'ExtractionTimeout';
+  }
+}

@@ -2,7 +2,6 @@ import type { ExtractLlmConfig } from '../../../shared/config/config';
 import type { Logger } from '../../../shared/logging/logger';
 import type { ExtractionInput, ExtractionResult, Extractor } from './extractor';
 import { LlmExtractor } from './llm-extractor';
-import { RulesExtractor } from './rules-extractor';
 
 /**
  * Tries the primary extractor and answers with the fallback when it fails or times out,
@@ -29,8 +28,7 @@ export class FallbackExtractor implements Extractor {
   }
 }
 
-/** Rules only by default; the model first (rules behind it) when EXTRACT_LLM_URL is set. */
-export function extractorFor(llm: ExtractLlmConfig | null, logger: Logger): Extractor {
-  const rules = new RulesExtractor();
+/** The rules alone by default; the model first (the rules behind it) when EXTRACT_LLM_URL is set. */
+export function extractorFor(llm: ExtractLlmConfig | null, rules: Extractor, logger: Logger): Extractor {
   return llm ? new FallbackExtractor(new LlmExtractor(llm), rules, logger) : rules;
 }

@@ -45,7 +45,9 @@ const ROLES: Record<string, HeaderRole> = {
   date: 'when', // an event flyer's "Date:"; an email's "Date:" is when it was sent (see below)
 };
 
-const HEADER = /^[ ]{0,8}([A-Za-z][A-Za-z &-]{0,20}?)[ ]{0,4}:[ ]*(.*)$/;
+// The value keeps its leading spaces (findHeaders measures them): `:[ ]*(.*)$` gave a line
+// of spaces that `.` cannot finish (a U+2028 after them) to the two quantifiers to share.
+const HEADER = /^[ ]{0,8}([A-Za-z][A-Za-z &-]{0,20}?)[ ]{0,4}:(.*)$/;
 
 export function findHeaders(text: string): HeaderLine[] {
   const found: HeaderLine[] = [];

@@ -1,3 +1,4 @@
+import { trimEndOf, trimStartOf } from '../../../shared/text/trim';
 import type { HeaderLine } from './headers';
 import type { Line, TextScan } from './text-scan';
 
@@ -47,7 +48,7 @@ const isCapitalized = (w: string) => /^[\p{Lu}\p{N}]/u.test(w);
 export function markUrls(scan: TextScan): Array<{ start: number; end: number; url: string }> {
   const urls: Array<{ start: number; end: number; url: string }> = [];
   for (const m of scan.text.matchAll(URL)) {
-    const url = m[0].replace(/[.,;:!?]+$/, '');
+    const url = trimEndOf(m[0], /[.,;:!?]/);
     urls.push({ start: m.index, end: m.index + url.length, url: scan.original.slice(m.index, m.index + url.length) });
     scan.mark('url', m.index, m.index + url.length);
   }
@@ -77,7 +78,7 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
     word.lastIndex = i;
     const m = word.exec(text);
     if (!m) break;
-    const w = m[0].replace(/[.]+$/, '');
+    const w = trimEndOf(m[0], /\./);
     const lower = w.toLowerCase();
     if (words > 0 && STOP.has(lower) && !(INNER.has(lower) && nextIsCapitalized(text, i + m[0].length, lineEnd))) break;
     if (words > 0 && !lenient && !isCapitalized(w) && !(INNER.has(lower) && nextIsCapitalized(text, i + m[0].length, lineEnd))) break;
@@ -189,6 +190,6 @@ export function findLocation({ scan, headers, lines, urls }: LocationInput): Pla
   }
   if (!place) return null;
   scan.mark('location', place.start, place.end);
-  const value = place.value.replace(/\s+/g, ' ').replace(/^[\s,;:-]+|[\s,;:-]+$/g, '');
+  const value = trimEndOf(trimStartOf(place.value.replace(/\s+/g, ' '), /[\s,;:-]/), /[\s,;:-]/);
   return value ? { ...place, value: value.slice(0, MAX_LENGTH) } : null;
 }

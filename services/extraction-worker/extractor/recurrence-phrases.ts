@@ -26,8 +26,14 @@ const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR'];
 const WEEKEND = ['SA', 'SU'];
 
 const DAY = String.raw`(?:sun(?:day)?|mon(?:day)?|tue(?:s|sday)?|wed(?:s|nesday)?|thu(?:rs?|rsday)?|fri(?:day)?|sat(?:urday)?)`;
+// A day name with an optional plural s: the words of DAY followed by `s?`, each spelled one
+// way only. Written as DAY + `s?`, "tues" read as "tue"+"s" or "tues"+"" (and "weds",
+// "thurs" alike), so a list of them that failed at its end was tried in 2^n ways: 228
+// characters of "every tuesandtuesand…x" took a minute.
+const DAY_WORD = String.raw`(?:sun(?:days?|s)?|mon(?:days?|s)?|tue(?:s(?:days?|s)?)?|wed(?:ss?|nesdays?)?|thu(?:s|r(?:s(?:days?|s)?)?)?|fri(?:days?|s)?|sat(?:urdays?|s)?)`;
 const DAYS = String.raw`(?:sundays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays)`;
-const DAY_LIST = String.raw`${DAY}s?(?:[ ]?(?:,|&|\/|and|or)[ ]?(?:and[ ])?${DAY}s?)*`;
+const LIST_SEPARATOR = String.raw`[ ]?(?:,|&|\/|and|or)[ ]?(?:and[ ])?`;
+const DAY_LIST = String.raw`${DAY_WORD}(?:${LIST_SEPARATOR}${DAY_WORD})*`;
 const SMALL = String.raw`(\d{1,2}|two|three|four|five|six)`;
 const SMALL_NUMBERS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6 };
 const ORDINALS: Record<string, number> = { first: 1, '1st': 1, second: 2, '2nd': 2, third: 3, '3rd': 3, fourth: 4, '4th': 4, last: -1 };
@@ -112,7 +118,10 @@ const PHRASES: PhraseRule[] = [
   },
   // (on) Tuesdays and Thursdays · weekdays · weekends
   {
-    pattern: new RegExp(String.raw`\b(?:on[ ])?(${DAYS}(?:[ ]?(?:,|&|\/|and)[ ]?(?:and[ ])?${DAY}s?)*|weekdays|weekends)\b`, 'gi'),
+    // Every day of the list ends a word. With the boundary only after the list, a list
+    // that ran into a letter ("…Mondays andW") failed only at its end, after being read
+    // again from each of its days: quadratic in its length.
+    pattern: new RegExp(String.raw`\b(?:on[ ])?(${DAYS}\b(?:[ ]?(?:,|&|\/|and)[ ]?(?:and[ ])?${DAY_WORD}\b)*|weekdays\b|weekends\b)`, 'gi'),
     read: (m) => {
       const words = m[1].toLowerCase();
       if (words === 'weekdays') return rule('WEEKLY', 1, WEEKDAYS);

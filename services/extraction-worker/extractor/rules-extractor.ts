@@ -30,7 +30,7 @@ const ALL_DAY = /\(?\ball[- ]day(?:[- ]long)?\b\)?/gi;
 // An open end says nothing chrono can read, and is no part of the title.
 const OPEN_END = /\b(?:(?:till|until|to)[ ]late|onwards?|and[ ]beyond)\b/gi;
 // Meeting-link boilerplate is not what the event is called.
-const BOILERPLATE = /^\s*(?:join\s+(?:zoom|microsoft\s+teams|teams|google\s+meet|webex)?\s*meeting|click\s+here\s+to\s+join|meeting\s+id|passcode|password|dial[- ]in|join\s+by\s+phone)\b/i;
+const BOILERPLATE = /^\s*(?:join\s+(?:(?:zoom|microsoft\s+teams|teams|google\s+meet|webex)\s*)?meeting|click\s+here\s+to\s+join|meeting\s+id|passcode|password|dial[- ]in|join\s+by\s+phone)\b/i;
 const UNTIL_LEAD = /\b(?:until|till|through|thru|ending(?:[ ]on)?|ends(?:[ ]on)?)[ ]*$/i;
 const GREETING = /^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^\n]{0,40}$/i;
 const MAX_DESCRIPTION = 5000;
@@ -57,7 +57,7 @@ interface Until {
 const MONTH = String.raw`(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
 // "until March 2027", "through the end of June", "till May": a month, not followed by a day.
 const UNTIL_MONTH = new RegExp(
-  String.raw`\b(?:until|till|through|thru)[ ]+(?:(?:the[ ]+)?end[ ]+of[ ]+)?${MONTH}\b(?:,?[ ]+(?:of[ ]+)?(\d{4}))?(?![ ]*[,/-]?[ ]*(?:the[ ]+)?\d)`,
+  String.raw`\b(?:until|till|through|thru)[ ]+(?:(?:the[ ]+)?end[ ]+of[ ]+)?${MONTH}\b(?:,?[ ]+(?:of[ ]+)?(\d{4}))?(?![ ]*(?:[,/-][ ]*)?(?:the[ ]+)?\d)`,
   'gi',
 );
 const MONTH_PREFIXES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];

@@ -37,7 +37,7 @@ export interface TimingResult {
 const HOUR_MS = 3_600_000;
 
 // What may stand between a day and its time written apart ("Sat Mar 7, 10am", "May 5 at 3").
-const JOINER = /^[\s,;:@|·•-]*(?:(?:at|on|from|starting|beginning|between|@)\s*)?[\s,;:|·•-]*$/i;
+const JOINER = /^[\s,;:@|·•-]*(?:(?:at|on|from|starting|beginning|between|@)[\s,;:|·•-]*)?$/i;
 // …and between the two ends of a range written as two phrases.
 const RANGE_JOINER = /^\s*(?:-|to|until|till|through|thru)\s*$/i;
 

@@ -1,3 +1,4 @@
+import { trimEndOf } from '../../../shared/text/trim';
 import type { HeaderLine } from './headers';
 import type { Line, TextScan } from './text-scan';
 
@@ -11,8 +12,9 @@ const MAX_LENGTH = 255;
 
 // Words that only lead into a phrase that was cut ("on" Friday, "at" 3pm, "from" 2 to 5).
 const LEAD_INS = new Set(['on', 'at', 'from', 'for', 'by', 'this', 'next', 'starting', 'beginning', 'starts', 'begins', 'until', 'till', 'between', 'during', 'via', '@', 'in', 'every', 'each', 'around', 'about', 'is', 'the']);
-// Words that cannot end a title once what followed them is gone.
-const DANGLING = /(?:[\s,;:|/@\-–&+]+|\b(?:on|at|from|to|for|by|with|in|and|or|&|the|of|this|next|every|each|starting|until|via|is|are|will be|be)\b)$/i;
+// What cannot end a title once what followed it is gone: separators, and these words.
+const DANGLING_CHAR = /[\s,;:|/@\-–&+]/;
+const DANGLING_WORD = /\b(?:on|at|from|to|for|by|with|in|and|or|the|of|this|next|every|each|starting|until|via|is|are|will be|be)$/i;
 const LEADING = /^(?:[\s,;:|/@\-–.]+|\b(?:on|at|from|for|by|in|and|&)\b)/i;
 
 const FILLER = [
@@ -48,16 +50,22 @@ function stripFiller(title: string): string {
   return out;
 }
 
+/** Without its trailing separators, or else one trailing word that only led into something. */
+function withoutDangling(text: string): string {
+  const trimmed = trimEndOf(text, DANGLING_CHAR);
+  return trimmed !== text ? trimmed : text.replace(DANGLING_WORD, '');
+}
+
 function tidy(raw: string): string {
   let out = raw
     .replace(/\s+/g, ' ')
     .replace(/\(\s*\)|\[\s*\]/g, ' ')
-    .replace(/\s+([,;:.!?)])/g, '$1')
+    .replace(/(?<!\s)\s+([,;:.!?)])/g, '$1')
     .replace(/([,;:])(?:\s*[,;:])+/g, '$1')
     .trim();
   for (let pass = 0; pass < 8; pass++) {
     const before = out;
-    out = out.replace(DANGLING, '').replace(LEADING, '').replace(/[.]+$/, '').trim();
+    out = trimEndOf(withoutDangling(out).replace(LEADING, ''), /\./).trim();
     if (out === before) break;
   }
   return out;
@@ -66,7 +74,7 @@ function tidy(raw: string): string {
 function finish(title: string): string | null {
   let out = tidy(stripFiller(tidy(title)));
   if (!/[\p{L}\p{N}]/u.test(out)) return null;
-  if (out.length > MAX_LENGTH) out = out.slice(0, MAX_LENGTH).replace(/\s+\S*$/, '');
+  if (out.length > MAX_LENGTH) out = out.slice(0, MAX_LENGTH).replace(/(?<!\s)\s+\S*$/, '');
   return out.charAt(0).toUpperCase() + out.slice(1);
 }
 
@@ -75,10 +83,27 @@ export function titleFromHeader(header: HeaderLine, scan: TextScan): string | nu
   const value = scan.original
     .slice(header.valueStart, header.end)
     .replace(SUBJECT_PREFIX, '')
-    .replace(INVITE_PREFIX, '')
-    .replace(/\s*\([^()\s]+@[^()\s]+\)\s*$/, '') // Google: "(alice@example.com)"
-    .replace(/\s+@\s+[^@]*\d[^@]*$/, ''); // Google: "@ Tue Mar 10, 2026 1pm - 2pm (EDT)"
-  return finish(value);
+    .replace(INVITE_PREFIX, '');
+  return finish(withoutGoogleTail(value));
+}
+
+/**
+ * Google's Subject: "Invitation: Title @ Tue Mar 10, 2026 1pm - 2pm (EDT) (alice@example.com)".
+ * Read from the ends with indexOf: as patterns, the address's two sides and the date's
+ * spaces and digits could each be divided up many ways before a text was refused.
+ */
+function withoutGoogleTail(text: string): string {
+  let out = text.trimEnd();
+  // "(alice@example.com)": no spaces or brackets inside, an @ with something on each side.
+  if (out.endsWith(')')) {
+    const open = out.lastIndexOf('(');
+    const inside = out.slice(open + 1, -1);
+    if (open >= 0 && !/[\s()]/.test(inside) && inside.slice(1, -1).includes('@')) out = out.slice(0, open).trimEnd();
+  }
+  // " @ date": the last @, a space on each side, a digit after it.
+  const at = out.lastIndexOf('@');
+  if (at > 0 && /\s/.test(out[at - 1]) && /\s/.test(out[at + 1] ?? '') && /\d/.test(out.slice(at + 1))) out = out.slice(0, at).trimEnd();
+  return out;
 }
 
 // A sentence ends at . ! ? before a capital or the end, but not after "Dr", "St", "Mar"…

@@ -54,7 +54,7 @@ function parameters(schema: Joi.ObjectSchema | undefined, where: 'path' | 'query
  */
 function pathParameters(path: string, schema: Joi.ObjectSchema | undefined): Parameter[] {
   const declared = parameters(schema, 'path');
-  return [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => declared.find((p) => p.name === name) ?? { name, in: 'path', required: true, schema: { type: 'string' } });
+  return [...path.matchAll(/\{([^{}]+)\}/g)].map(([, name]) => declared.find((p) => p.name === name) ?? { name, in: 'path', required: true, schema: { type: 'string' } });
 }
 
 const RATE_LIMIT_HEADERS = {

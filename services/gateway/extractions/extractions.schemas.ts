@@ -48,7 +48,10 @@ export const extractionSchema = Joi.object({
   id: Joi.string().pattern(/^ext_/).required(),
   status: Joi.string().valid('pending', 'completed', 'failed').required(),
   result: extractionResultSchema.allow(null).required().description('Set when completed'),
-  error: Joi.string().allow(null).required().description('Why it failed, when failed'),
+  error: Joi.string()
+    .allow(null)
+    .required()
+    .description('Why it failed, when failed: a sentence ("No date or time found in the text."), or `extraction_timeout` when reading the text took longer than EXTRACT_TIMEOUT_MS (not retried)'),
   created_at: isoMicros().required(),
   completed_at: isoMicros().allow(null).required(),
 }).meta({ title: 'Extraction' });

@@ -30,7 +30,8 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
  */
 export function limitAddress(ip: string | undefined): string {
   if (!ip) return 'unknown';
-  const address = ip.replace(/%.*$/, ''); // a zone index (fe80::1%eth0) is no part of the address
+  const zoneIndex = ip.indexOf('%');
+  const address = zoneIndex === -1 ? ip : ip.slice(0, zoneIndex); // a zone index (fe80::1%eth0) is no part of the address
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
   if (mapped && isIPv4(mapped[1])) return mapped[1];
   if (!isIPv6(address)) return address;
@@ -41,7 +42,7 @@ export function limitAddress(ip: string | undefined): string {
 function ipv6Groups(address: string): string[] {
   let text = address.toLowerCase();
   // A trailing dotted quad (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) is the last two groups.
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  const quad = /(?<![\d.])(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (quad) {
     const [a, b, c, d] = quad.slice(1).map(Number);
     text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;

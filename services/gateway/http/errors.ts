@@ -61,17 +61,36 @@ export const apiNotFound: RequestHandler = (_req, res) => {
   res.status(404).json({ message: 'Not found.' });
 };
 
+/** A route path segment: a literal (`events`), or a parameter with what follows it in the segment (`:uid`, `:uid.ics`). */
+type Segment = { literal: string } | { suffix: string };
+
+const segmentsOf = (routePath: string): Segment[] =>
+  routePath.split('/').map((part) => {
+    const param = /^:[A-Za-z_]\w*/.exec(part);
+    return param ? { suffix: part.slice(param[0].length) } : { literal: part };
+  });
+
+/** Whether a request path is one of the route's, segment by segment (a trailing slash allowed), as Express matches it. */
+function matchesRoute(route: Segment[], path: string): boolean {
+  const parts = path.split('/');
+  if (parts.length === route.length + 1 && parts[parts.length - 1] === '') parts.pop();
+  if (parts.length !== route.length) return false;
+  return route.every((seg, i) =>
+    'literal' in seg ? parts[i] === seg.literal : parts[i].length > seg.suffix.length && parts[i].endsWith(seg.suffix),
+  );
+}
+
 /** The methods the routes take on a path (HEAD with GET), or an empty set for a path none serves. */
 function allowedMethods(routes: Array<{ method: string; path: string }>): (path: string) => Set<string> {
-  const byPath = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  const byPath = new Map<string, { segments: Segment[]; methods: Set<string> }>();
   for (const r of routes) {
-    const entry = byPath.get(r.path) ?? { pattern: new RegExp(`^${r.path.replace(/\./g, '\\.').replace(/:[A-Za-z_]\w*/g, '[^/]+')}/?$`), methods: new Set<string>() };
+    const entry = byPath.get(r.path) ?? { segments: segmentsOf(r.path), methods: new Set<string>() };
     entry.methods.add(r.method.toUpperCase());
     byPath.set(r.path, entry);
   }
   return (path) => {
     const allowed = new Set<string>();
-    for (const { pattern, methods } of byPath.values()) if (pattern.test(path)) for (const m of methods) allowed.add(m);
+    for (const { segments, methods } of byPath.values()) if (matchesRoute(segments, path)) for (const m of methods) allowed.add(m);
     if (allowed.has('GET')) allowed.add('HEAD');
     return allowed;
   };

@@ -271,11 +271,21 @@ export const cursorName = { name: 'the next_cursor of a previous page' };
  * also tell path templates apart for tools that match them: `/c/{uid}` never matches
  * `/c/abc.ics`, `/api/events/{evt}` never the word `extract`.
  */
-export const idParam = (prefix: IdPrefix) =>
-  Joi.string()
-    .pattern(new RegExp(`^${prefix}[0-9A-Za-z]{16}$`))
-    .required()
-    .description(`${prefix}… public id`);
+const ID_PATTERNS: Record<IdPrefix, RegExp> = {
+  cal_: /^cal_[0-9A-Za-z]{16}$/,
+  evt_: /^evt_[0-9A-Za-z]{16}$/,
+  sl_: /^sl_[0-9A-Za-z]{16}$/,
+  sls_: /^sls_[0-9A-Za-z]{16}$/,
+  ext_: /^ext_[0-9A-Za-z]{16}$/,
+  inv_: /^inv_[0-9A-Za-z]{16}$/,
+  rsvp_: /^rsvp_[0-9A-Za-z]{16}$/,
+  sub_: /^sub_[0-9A-Za-z]{16}$/,
+  dk_: /^dk_[0-9A-Za-z]{16}$/,
+  team_: /^team_[0-9A-Za-z]{16}$/,
+  usr_: /^usr_[0-9A-Za-z]{16}$/,
+};
+
+export const idParam = (prefix: IdPrefix) => Joi.string().pattern(ID_PATTERNS[prefix]).required().description(`${prefix}… public id`);
 
 /** A public page's or feed's uid: the public id without its prefix (`cal_`, `evt_`). */
 export const uidParam = (of: 'event' | 'calendar') =>
