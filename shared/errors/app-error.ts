@@ -61,12 +61,20 @@ export const tooManyRequests = (retryAfterSeconds: number, headers: Record<strin
   new AppError('rate_limited', 429, 'Too Many Attempts.', {}, { ...headers, 'Retry-After': String(retryAfterSeconds) });
 
 /** 422 with every failing field; the message is the first error plus a count of the rest. */
+/** A 422 lists this many fields' errors at most; its message counts every error. */
+export const MAX_LISTED_FIELDS = 20;
+
+/** 422 with the failing fields (the first MAX_LISTED_FIELDS); the message is the first error plus a count of the rest. */
 export function validationFailed(errors: FieldErrors): AppError {
   const all = Object.values(errors).flat();
   const first = all[0] ?? 'The given data was invalid.';
   const rest = all.length - 1;
   const message = rest > 0 ? `${first} (and ${rest} more error${rest === 1 ? '' : 's'})` : first;
-  return new AppError('validation_failed', 422, message, { errors });
+  const fields = Object.keys(errors);
+  // Every field is checked; the answer names the first few, so a body of a thousand bad
+  // items is not answered with a thousand messages.
+  const listed = fields.length > MAX_LISTED_FIELDS ? Object.fromEntries(fields.slice(0, MAX_LISTED_FIELDS).map((f) => [f, errors[f]])) : errors;
+  return new AppError('validation_failed', 422, message, { errors: listed });
 }
 
 /** Merges field error maps, keeping every message once, in order. */

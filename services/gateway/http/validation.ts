@@ -127,24 +127,66 @@ const OPTIONS: Joi.ValidationOptions = {
   messages: { 'timezone.invalid': 'invalid timezone', 'date.invalid': 'invalid date', 'rrule.invalid': 'invalid RRULE' },
 };
 
-/** Where a schema declares strings: the keys of its objects and the items of its arrays. */
+/** Where a schema declares strings and arrays: the keys of its objects, the items and the most items of its arrays. */
 interface Shape {
   keys?: Record<string, Shape>;
   items?: Shape;
+  /** An array's most items (its max rule). */
+  max?: number;
 }
 
 interface Description {
   type?: string;
   keys?: Record<string, Description>;
   items?: Description[];
+  rules?: Array<{ name: string; args?: { limit?: number } }>;
 }
 
 const shapes = new WeakMap<Joi.Schema, Shape>();
 
 function shapeOf(d: Description): Shape {
   if (d.type === 'object' && d.keys) return { keys: Object.fromEntries(Object.entries(d.keys).map(([k, v]) => [k, shapeOf(v)])) };
-  if (d.type === 'array' && d.items?.length === 1) return { items: shapeOf(d.items[0]) };
+  if (d.type === 'array') {
+    const max = d.rules?.find((r) => r.name === 'max')?.args?.limit;
+    return { ...(d.items?.length === 1 ? { items: shapeOf(d.items[0]) } : {}), ...(max !== undefined ? { max } : {}) };
+  }
   return {};
+}
+
+function shapeFor(schema: Joi.Schema): Shape {
+  let shape = shapes.get(schema);
+  if (!shape) {
+    shape = shapeOf(schema.describe() as Description);
+    shapes.set(schema, shape);
+  }
+  return shape;
+}
+
+/**
+ * Arrays over their maximum, found before any item is looked at: a body of 100,000 made-up
+ * invitees is refused for its size alone, in one pass over the declared shape, instead of
+ * validating (and answering an error for) every item. Only declared arrays are measured,
+ * and an array's items are walked only when it is within its size.
+ */
+function oversizedArrays(schema: Joi.Schema, input: unknown): FieldErrors {
+  const out: FieldErrors = {};
+  const visit = (s: Shape, value: unknown, path: string[]) => {
+    if (!value || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      if (s.max !== undefined && value.length > s.max) {
+        const field = path.length ? path.join('.') : 'body';
+        out[field] = [`The ${fieldName(field)} field must not have more than ${s.max} items (it has ${value.length}).`];
+        return;
+      }
+      if (s.items) value.forEach((item, i) => visit(s.items as Shape, item, [...path, String(i)]));
+      return;
+    }
+    for (const [key, child] of Object.entries(s.keys ?? {})) {
+      if (Object.hasOwn(value, key)) visit(child, (value as Record<string, unknown>)[key], [...path, key]);
+    }
+  };
+  visit(shapeFor(schema), input, []);
+  return out;
 }
 
 /**
@@ -153,11 +195,7 @@ function shapeOf(d: Description): Shape {
  * never stored), and only the declared shape is walked, however deep the input.
  */
 function nullCharacterErrors(schema: Joi.Schema, input: unknown): FieldErrors {
-  let shape = shapes.get(schema);
-  if (!shape) {
-    shape = shapeOf(schema.describe() as Description);
-    shapes.set(schema, shape);
-  }
+  const shape = shapeFor(schema);
   const out: FieldErrors = {};
   const visit = (s: Shape, value: unknown, path: string[]) => {
     if (typeof value === 'string') {
@@ -209,6 +247,8 @@ export function validatePart<T>(schema: Joi.Schema | undefined, input: unknown):
     }
     return { value: structuredClone(cached.value) as T, errors: cached.errors };
   }
+  const oversized = oversizedArrays(schema, input);
+  if (Object.keys(oversized).length) return { value: input as T, errors: oversized };
   const { value, error } = withOptions(schema).validate(input);
   return { value: value as T, errors: mergeFieldErrors(toFieldErrors(error, schema), nullCharacterErrors(schema, input)) };
 }
