@@ -156,7 +156,7 @@ describe('adding invitees', () => {
     expect((await team.api.post(invitesPath(evt), { invitees: [] })).body.errors).toEqual({ invitees: ['The invitees field must have at least 1 item.'] });
     expect((await team.api.post(invitesPath(evt), {})).body.errors).toEqual({ invitees: ['The invitees field is required.'] });
     const tooMany = Array.from({ length: 501 }, (_, i) => ({ email: `m${i}@example.test` }));
-    expect((await team.api.post(invitesPath(evt), { invitees: tooMany })).body.errors).toEqual({ invitees: ['The invitees field must not have more than 500 items.'] });
+    expect((await team.api.post(invitesPath(evt), { invitees: tooMany })).body.errors).toEqual({ invitees: ['The invitees field must not have more than 500 items (it has 501).'] });
     const max = await team.api.post(invitesPath(evt), { invitees: tooMany.slice(0, 500) });
     expect(max.status).toBe(200);
     expect(max.body.meta.added).toBe(500);
