@@ -21,6 +21,14 @@ interface TextRoot {
 
 const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
 
+/**
+ * Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): invisible,
+ * they reorder what follows them, so "Invoice \u202Egnp.exe" reads as "Invoice exe.png" in
+ * an email subject, a file name or a calendar app. Text in any script displays right without
+ * them (the bidi algorithm orders it), so free text refuses them.
+ */
+export const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+
 /** Characters in a string: its UTF-16 length less one for each surrogate pair. */
 export function characterCount(value: string): number {
   return value.length - (value.match(SURROGATE_PAIR)?.length ?? 0);
@@ -50,12 +58,14 @@ const limitRule = (name: LimitRule['name'], limit: number) =>
 const Text = Joi.extend((joi: Joi.Root) => ({
   type: 'string',
   base: joi.string(),
+  messages: { 'string.bidi': '{{#label}} must not contain bidirectional control characters' },
   // A required text of nothing but whitespace is as missing as an empty one, and gets the
   // same answer ("The title field is required."). Other values keep their spaces.
   validate(value: unknown, { schema, error }: { schema: Joi.Schema; error: (code: string) => Joi.ErrorReport }) {
     if (typeof value === 'string' && value !== '' && schema.$_getFlag('presence') === 'required' && value.trim() === '') {
       return { value, errors: [error('string.empty')] };
     }
+    if (typeof value === 'string' && BIDI_CONTROLS.test(value)) return { value, errors: [error('string.bidi')] };
     return undefined;
   },
   rules: {

@@ -71,29 +71,31 @@ async function blockedSessions(app: string, holder: number): Promise<number[]> {
 }
 
 /**
- * Starts the worker, waits until it holds jobs and is stuck on the lock, kills it; KILLS
- * times. From the second run on it must be holding the very jobs the run before died with
- * (stalled, then taken again), so each of them has stalled KILLS times by the end. A job
- * failed by a stall shows at once: the loop stops with its reason.
+ * Starts the worker, waits until it is stuck on the lock holding jobs, kills it; KILLS times.
+ * From the second run on it must be holding a job that has already stalled once per run
+ * before it (BullMQ counts a job's stalls in `stalledCounter`, raised when a dead worker's
+ * job is taken back), so by the last run a job has stalled KILLS - 1 times while held and
+ * is about to stall once more. A job failed by a stall shows at once: the loop stops with
+ * its reason.
  */
 async function crashLoop(kind: WorkerKind, env: Record<string, string>, queue: Queue, holder: number): Promise<void> {
   const seen = new Set<number>();
-  let stalled: string[] = [];
   for (let i = 0; i < KILLS; i++) {
     const worker = await start(kind, env);
-    const active = await waitFor(
+    await waitFor(
       async () => {
         const failed = await queue.getFailed(0, 0);
         if (failed.length) throw new Error(`a job failed after ${i} crashes: ${failed[0].failedReason}`);
         const fresh = (await blockedSessions(kind, holder)).filter((pid) => !seen.has(pid));
-        const ids = (await queue.getActive()).map((j) => j.id as string);
-        if (!fresh.length || !ids.length || stalled.some((id) => !ids.includes(id))) return undefined;
+        // Jobs a dead run held stay listed as active until they are taken back, with the
+        // count of the stalls before; only a job the live run holds has stalled i times.
+        const retaken = (await queue.getActive()).filter((job) => job.stalledCounter >= i);
+        if (!fresh.length || !retaken.length) return undefined;
         fresh.forEach((pid) => seen.add(pid));
-        return ids;
+        return retaken;
       },
-      { what: `${kind} (run ${i + 1}) holding the jobs of the run before, stuck on the lock`, timeoutMs: 30_000 },
+      { what: `${kind} (run ${i + 1}) holding a job stalled ${i} times, stuck on the lock`, timeoutMs: 30_000 },
     );
-    stalled = active;
     await crash(worker);
   }
 }

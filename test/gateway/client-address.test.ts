@@ -54,6 +54,11 @@ describe('the address a per-address limit counts', () => {
     expect(limitAddress('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
   });
 
+  it('is the address alone when a proxy wrote a port or brackets beside it', () => {
+    for (const spelled of ['203.0.113.7:41234', '203.0.113.7:1', ' 203.0.113.7 ', '[::ffff:203.0.113.7]:443']) expect([spelled, limitAddress(spelled)]).toEqual([spelled, '203.0.113.7']);
+    for (const spelled of ['[2001:db8:1:2::1]', '[2001:db8:1:2::1]:443', '[2001:DB8:1:2::9]:8080']) expect([spelled, limitAddress(spelled)]).toEqual([spelled, '2001:db8:1:2::/64']);
+  });
+
   it('is a fixed key when the request has no address', () => {
     expect(limitAddress(undefined)).toBe('unknown');
   });

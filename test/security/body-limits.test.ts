@@ -136,3 +136,37 @@ it('a request head over 16 KiB is refused by Node itself (431) before any of our
   expect(header.status).toBe(431);
   expect((await fetch(`${gw.baseUrl}/healthz`)).status).toBe(200);
 });
+
+it('a public form with more fields than any form has is a 413 naming the limit, not a 500', async () => {
+  const fields = new URLSearchParams(Array.from({ length: 25 }, (_, i): [string, string] => [`f${i}`, 'x']));
+  fields.set('name', 'Ann');
+  for (const path of [`/e/${seed.event.uid}/rsvp`, `/e/${seed.event.uid}/unlock`, `/c/${seed.calendar.uid}/subscribe/google`]) {
+    const res = await send('POST', path, 'application/x-www-form-urlencoded', fields.toString(), false);
+    expect([path, res.status, JSON.parse(res.body)]).toEqual([path, 413, { message: 'The form has more fields than this endpoint takes: at most 20.' }]);
+  }
+});
+
+it('takes JSON in UTF-8 only: UTF-7 or UTF-16 is a 415, and nothing is stored', async () => {
+  const before = await teamDigest(gw.db, seed.team.teamId);
+  for (const charset of ['utf-7', 'utf-16le', 'UTF-16']) {
+    const body = Buffer.from(JSON.stringify({ name: '+ADw-b+AD4-utf7+ADw-/b+AD4-', timezone: 'UTC' }), charset === 'utf-7' ? 'latin1' : 'utf16le');
+    const res = await send('POST', '/api/calendars', `application/json; charset=${charset}`, body.toString('latin1'), false);
+    expect([charset, res.status, JSON.parse(res.body)]).toEqual([charset, 415, { message: 'Unsupported content type: send a UTF-8 encoded body.' }]);
+  }
+  const form = await send('POST', `/e/${seed.event.uid}/rsvp`, 'application/json; charset=utf-7', '{"name":"+ADw-b+AD4-"}', false);
+  expect(form.status).toBe(415);
+  expect(await teamDigest(gw.db, seed.team.teamId)).toBe(before);
+});
+
+it('closes the connection after refusing a submission whose declared size is over the limit', async () => {
+  const { port, hostname } = new URL(gw.baseUrl);
+  const socket = (await import('node:net')).connect(Number(port), hostname);
+  let answer = '';
+  socket.on('data', (d) => (answer += d));
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.write(`POST /s/${seed.link.key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${100 * KiB}\r\n\r\ntitle=only-a-start`);
+  await closed;
+  // One answer, the 413, and the connection closed by the server without the rest of the body.
+  expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 413']);
+  expect(answer).toContain('Connection: close');
+});

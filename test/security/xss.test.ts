@@ -33,7 +33,7 @@ const PAYLOADS = [
   '--><script>window.__xss=1</script><!--',
   '</textarea><script>window.__xss=1</script>',
   '&lt;script&gt;window.__xss=1&lt;/script&gt;',
-  '＜script＞window.__xss=1＜/script＞ \u202e<b onclick=window.__xss=1>x</b>',
+  '＜script＞window.__xss=1＜/script＞ <b onclick=window.__xss=1>x</b>',
   '<a href="jav&#x09;ascript:window.__xss=1">link</a>',
   '<a href="javascript:window.__xss=1">link</a><form action="javascript:window.__xss=1"><button>go</button></form>',
 ];

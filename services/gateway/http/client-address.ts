@@ -28,14 +28,31 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
  * arrives IPv4-mapped, `::ffff:192.0.2.1`); an IPv6 address stands for its /64, since one
  * subscriber commonly gets a whole /64 and could otherwise take a fresh count per address.
  */
-export function limitAddress(ip: string | undefined): string {
-  if (!ip) return 'unknown';
+export function limitAddress(raw: string | undefined): string {
+  if (!raw) return 'unknown';
+  const ip = withoutPort(raw.trim());
   const zoneIndex = ip.indexOf('%');
   const address = zoneIndex === -1 ? ip : ip.slice(0, zoneIndex); // a zone index (fe80::1%eth0) is no part of the address
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
   if (mapped && isIPv4(mapped[1])) return mapped[1];
   if (!isIPv6(address)) return address;
   return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
+}
+
+/**
+ * The address alone, however a proxy wrote it: some append the client's port
+ * (`203.0.113.5:41234`) or bracket an IPv6 address (`[2001:db8::1]`, `[2001:db8::1]:443`).
+ * Left as they are, one client would be counted as many (a port per connection).
+ */
+function withoutPort(ip: string): string {
+  if (ip.startsWith('[')) {
+    const end = ip.indexOf(']');
+    return end > 0 ? ip.slice(1, end) : ip;
+  }
+  const colon = ip.indexOf(':');
+  // One colon: an IPv4 address (or a name) and a port. More: an IPv6 address, left whole.
+  if (colon > 0 && colon === ip.lastIndexOf(':') && /^\d+$/.test(ip.slice(colon + 1))) return ip.slice(0, colon);
+  return ip;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address, in lower-case hex without leading zeros. */

@@ -3,7 +3,7 @@ import { AppError, badRequest, payloadTooLarge, unavailable, unsupportedMediaTyp
 import { isDbUnavailableError } from '../../../shared/db/knex';
 import { isRedisUnavailableError } from '../../../shared/queues/redis';
 import { errorPage, pageCsp } from '../public/views';
-import { NOT_UTF8 } from './body';
+import { FORM_FIELD_LIMIT, NOT_UTF8, UTF8_BODY } from './body';
 
 /** Maps body-parser failures, outages and anything unexpected to the shapes of API.md. */
 export function toAppError(err: unknown): AppError | null {
@@ -12,13 +12,15 @@ export function toAppError(err: unknown): AppError | null {
   switch (e?.type) {
     case 'entity.too.large':
       return payloadTooLarge(e.limit);
+    case 'parameters.too.many':
+      return new AppError('payload_too_large', 413, `The form has more fields than this endpoint takes: at most ${FORM_FIELD_LIMIT}.`);
     case 'entity.parse.failed':
       return badRequest('The request body is not valid JSON.');
     case 'entity.encoding.invalid':
       return badRequest(NOT_UTF8);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return unsupportedMediaType('a UTF-8 encoded body');
+      return unsupportedMediaType(UTF8_BODY);
     case 'request.aborted':
       return badRequest('The request was aborted.');
     case 'request.size.invalid':

@@ -23,8 +23,18 @@ declare module 'express-serve-static-core' {
  */
 export function loggedPath(url: string): string {
   const path = url.split('?')[0];
-  if (path.startsWith('/s/')) return path.replace(/^\/s\/([^/]{0,4})[^/]*/, '/s/$1…');
-  if (path.includes('/feeds/')) return path.replace(/\/feeds\/[^/]+$/, '/feeds/[redacted]');
+  // Matched as Express matches routes, whatever the spelling: any letter case, percent-encoded
+  // letters, a trailing slash. Whatever follows /feeds/ is the token and is never logged.
+  let plain = path;
+  try {
+    plain = decodeURIComponent(path);
+  } catch {
+    // broken percent-encoding: looked at as it came
+  }
+  const lower = plain.toLowerCase();
+  const feeds = lower.indexOf('/feeds/');
+  if (feeds >= 0) return `${plain.slice(0, feeds)}/feeds/[redacted]`;
+  if (lower.startsWith('/s/')) return plain.replace(/^\/s\/([^/]{0,4})[^/]*/i, '/s/$1…');
   return path;
 }
 

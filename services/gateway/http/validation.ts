@@ -29,6 +29,8 @@ function messageFor(detail: Joi.ValidationErrorItem, field: string, optional: bo
       return `The ${name} field must be at least ${ctx.limit} characters.`;
     case 'string.email':
       return `The ${name} field must be a valid email address.`;
+    case 'string.bidi':
+      return `The ${name} field must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).`;
     case 'string.uri':
     case 'string.uriCustomScheme':
       return `The ${name} field must be a valid URL.`;
@@ -297,6 +299,19 @@ export const personName = () =>
   text(255)
     .trim()
     .pattern(/^[^\u0000-\u001f\u007f]*$/, { name: 'on one line, without control characters' }); // eslint-disable-line no-control-regex
+
+/**
+ * An email address as people type it: trimmed, at most 254 characters, and nothing
+ * invisible (format characters such as U+202E or a zero-width space, control characters),
+ * which joi's email rule lets through at the start of the local part and which would end
+ * up in a To: header.
+ */
+export const emailAddress = () =>
+  Joi.string()
+    .trim()
+    .max(254)
+    .email({ tlds: false })
+    .pattern(/^[^\p{Cc}\p{Cf}]*$/u, { name: 'an address without invisible or control characters' });
 
 export const httpUrl = () => Joi.string().max(2048).uri({ scheme: ['http', 'https'] });
 

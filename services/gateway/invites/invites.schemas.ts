@@ -1,12 +1,12 @@
 import Joi from 'joi';
 import { MAIL_KINDS } from '../../../shared/queues/mail-jobs';
-import { cursorName, idParam, personName } from '../http/validation';
+import { cursorName, emailAddress, idParam, personName } from '../http/validation';
 
 export const MAX_INVITEES_PER_CALL = 500;
 
 export const inviteeInput = Joi.object({
   // TLDs unchecked: private and reserved domains (example.test, corp.internal) are real recipients.
-  email: Joi.string().trim().max(254).email({ tlds: { allow: false } }).required(),
+  email: emailAddress().required(),
   name: personName().allow(null, ''),
 }).unknown(true);
 

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { cursorName, idParam, personName } from '../http/validation';
+import { cursorName, emailAddress, idParam, personName } from '../http/validation';
 
 export const RSVP_ANSWERS = ['yes', 'maybe', 'no'] as const;
 export type RsvpAnswer = (typeof RSVP_ANSWERS)[number];
@@ -7,7 +7,7 @@ export type RsvpAnswer = (typeof RSVP_ANSWERS)[number];
 export const rsvpBody = Joi.object({
   // The invitees' rule: the name goes into the confirmation's To header and ATTENDEE CN.
   name: personName().min(1).required(),
-  email: Joi.string().trim().lowercase().max(255).email({ tlds: false }).required(),
+  email: emailAddress().lowercase().required(),
   answer: Joi.string().valid(...RSVP_ANSWERS).required(),
   key: Joi.string().max(200).description("The answer's key, to change an answer this email gave before (see the RSVP answer's `key`)"),
 }).unknown(true);

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { cursorName, idParam, personName } from '../http/validation';
+import { cursorName, emailAddress, idParam, personName } from '../http/validation';
 
 export const SUBSCRIBE_PLATFORMS = ['google', 'apple', 'outlook_web', 'office365', 'ics'] as const;
 export type SubscribePlatform = (typeof SUBSCRIBE_PLATFORMS)[number];
@@ -40,5 +40,5 @@ export const subscriberDetailsTypes = Joi.object({
 /** Asked on the subscribe page when the calendar wants to know who subscribes. */
 export const subscriberDetailsBody = Joi.object({
   name: personName().min(1).required(),
-  email: Joi.string().trim().max(255).email({ tlds: false }).required(),
+  email: emailAddress().required(),
 }).unknown(true);

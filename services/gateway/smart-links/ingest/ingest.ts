@@ -56,6 +56,20 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(payload);
 }
 
+/**
+ * A body refused before it was read (too large, or one that cannot be read): the answer,
+ * then the connection is closed. Left open, the rest of the body would keep arriving for a
+ * request already answered, and the server's request timeout would later write a second
+ * answer (408) on the same connection.
+ */
+function refuseBody(req: IncomingMessage, res: ServerResponse, problem: BodyProblem): void {
+  if (problem.status === 413) {
+    res.shouldKeepAlive = false;
+    res.on('finish', () => req.socket.destroySoon());
+  }
+  send(res, problem.status, { message: problem.message }, problem.status === 413 ? { Connection: 'close' } : {});
+}
+
 function sendError(res: ServerResponse, err: AppError): void {
   send(res, err.status, { message: err.message, ...err.body }, err.headers);
 }
@@ -140,7 +154,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
       // link: unsigned traffic to a known URL must not use up the sender's budget. The HMAC
       // costs no round trip, so a valid request still makes one to Redis (the limit).
       raw = await readBody(req);
-      if (!Buffer.isBuffer(raw)) return send(res, raw.status, { message: raw.message });
+      if (!Buffer.isBuffer(raw)) return refuseBody(req, res, raw);
       nowMs = ctx.clock.now().getTime();
       if (!verifyWebhook(req.headers, raw, secretsOf(link, nowMs), nowMs)) return refuseSignature(req, res);
       verdict = await ctx.limits.take(limit);
@@ -152,7 +166,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     // A link of an unlimited plan is not counted at all (no verdict).
     if (verdict) verdictHeaders(res, verdict);
     if (verdict?.over) return sendError(res, tooManyRequests(verdict.retryAfterSeconds));
-    if (!Buffer.isBuffer(raw)) return send(res, raw.status, { message: raw.message });
+    if (!Buffer.isBuffer(raw)) return refuseBody(req, res, raw);
     const parsed = await parseFields(req.headers['content-type'], raw);
     if (!parsed.ok) {
       const { status, message, errors } = parsed.problem;
