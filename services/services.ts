@@ -12,8 +12,8 @@ export interface ServiceSpec {
 
 export const SERVICES: ServiceSpec[] = [
   // A larger young generation: the gateway makes many short-lived objects per request, and
-  // fewer scavenges measured +8% submissions/s and -15% p99 at /s/{key} (bench/ingest, 3 runs
-  // without against 5 with; 64 MB went a little further but doubles the young generation).
+  // fewer scavenges raise submissions/s and lower p99 at /s/{key} (`npm run bench -- ingest`;
+  // 64 MB doubles the young generation for little more).
   { name: 'gateway', entry: 'gateway/main.js', nodeFlags: ['--max-semi-space-size=32'] },
   { name: 'smart-link-worker', entry: 'smart-link-worker/main.js', nodeFlags: [] },
   { name: 'extraction-worker', entry: 'extraction-worker/main.js', nodeFlags: [] },

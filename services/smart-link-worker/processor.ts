@@ -86,9 +86,8 @@ export class SubmissionBatcher {
 /**
  * Jobs taken at once. A job holds one submission (sent with a delivery key) up to
  * SUBMISSIONS_PER_JOB (a flood's groups hold a few dozen): enough to keep the batcher's
- * transactions full either way (bench/drain, 100k submissions one to a job: 16-17 s at
- * 1000, 18 s at 500, 19 s at 200; in groups of 32: 9.0-9.7 s at each), while at most 50k
- * submissions wait in memory.
+ * transactions full either way (`npm run bench -- drain` compares settings), while at most
+ * 50k submissions wait in memory.
  */
 export const SMART_LINK_CONCURRENCY = 500;
 

@@ -14,7 +14,7 @@ export type PlatformKey = (typeof PLATFORMS)[number]['key'];
 /** The public event page of an event. */
 export const eventPublicUrl = (baseUrl: string, uid: string) => `${baseUrl}/e/${uid}`;
 
-/** `/e/{uid}/{key}` addresses of spec §2.3, the page first. */
+/** `/e/{uid}/{key}` addresses (docs/public-pages.md), the page first. */
 export function eventLinks(publicUrl: string): Record<'event_page' | 'auto' | PlatformKey, string> {
   const at = (key: string) => `${publicUrl}/${key}`;
   return {

@@ -227,7 +227,7 @@ function readTrustProxy(text: string): string | number | false {
   return /^\d+$/.test(text) ? Number(text) : text;
 }
 
-/** Every setting the services read (the environment variables of the README's table). */
+/** Every setting the services read (the environment variables of docs/configuration.md). */
 export const CONFIG_SETTINGS: string[] = Object.keys((schema.describe() as { keys: Record<string, unknown> }).keys);
 
 export class ConfigError extends Error {

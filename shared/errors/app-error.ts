@@ -1,6 +1,6 @@
 /**
  * The one error type the service raises on purpose. The HTTP layer maps it to the JSON
- * shapes of API.md; `body` holds safe extra fields (never SQL, never a stack).
+ * shapes of docs/api.md; `body` holds safe extra fields (never SQL, never a stack).
  */
 export type FieldErrors = Record<string, string[]>;
 

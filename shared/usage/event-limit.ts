@@ -79,7 +79,7 @@ export function eventLimitErrorFrom(err: unknown, wanted = 1): AppError | null {
   return eventLimitExceeded(current, limit, wanted);
 }
 
-/** The 409 of spec §7 for a creation of `wanted` events that the allowance cannot take. */
+/** The 409 (docs/api.md, "Event limit") for a creation of `wanted` events that the allowance cannot take. */
 export function eventLimitExceeded(current: number, limit: number, wanted = 1): AppError {
   return new AppError('event_limit_exceeded', 409, 'You have reached the event limit of your plan for this month.', {
     current,

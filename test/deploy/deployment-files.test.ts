@@ -247,9 +247,9 @@ describe('infra/keda', () => {
   });
 });
 
-describe('README', () => {
+describe('docs/configuration.md', () => {
   it('documents every setting', () => {
-    const readme = read('README.md');
+    const readme = read('docs/configuration.md');
     expect(CONFIG_SETTINGS.filter((key) => !readme.includes(`| \`${key}\``))).toEqual([]);
   });
 });

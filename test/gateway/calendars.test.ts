@@ -12,7 +12,7 @@ afterAll(() => gw.close());
 const calendarBody = { name: 'Company events', timezone: 'Europe/Berlin' };
 
 describe('calendars', () => {
-  it('creates a calendar and answers the calendar object of spec §2.2', async () => {
+  it('creates a calendar and answers the calendar object', async () => {
     const res = await team.api.post('/api/calendars', {
       ...calendarBody,
       internal_name: 'internal',

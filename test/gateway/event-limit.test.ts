@@ -16,7 +16,7 @@ async function teamWithCalendar(opts: Parameters<TestGateway['newTeam']>[0]) {
 }
 
 describe('the monthly event limit', () => {
-  it('answers 409 with the body of spec §7 once the limit is reached', async () => {
+  it('answers 409 with the event-limit body once the limit is reached', async () => {
     gw.clock.set('2026-05-10T12:00:00Z');
     const { team, path } = await teamWithCalendar({ plan: 'free', eventLimit: 2 });
     expect((await team.api.post(path, event(1))).status).toBe(200);

@@ -20,7 +20,7 @@ const timed = {
 };
 
 describe('creating an event', () => {
-  it('answers 200 with the event object of spec §2.1, links and html', async () => {
+  it('answers 200 with the event object, links and html', async () => {
     const res = await team.api.post(eventsPath(), {
       ...timed,
       internal_name: 'q3-review',

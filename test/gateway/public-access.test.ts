@@ -93,7 +93,7 @@ describe('protected events', () => {
     expect(await status(`${gw.baseUrl}/l/${slug}?expires=${expires}&signature=${'A'.repeat(43)}`)).toBe(403);
   });
 
-  it('the signed-URL endpoint follows spec §4.7', async () => {
+  it('the signed-URL endpoint answers as documented', async () => {
     const plain = await create(event);
     const none = await team.api.post(`/api/calendars/${cal.public_id}/events/${plain.public_id}/signed-url`, {});
     expect(none.status).toBe(422);

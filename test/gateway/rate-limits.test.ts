@@ -4,7 +4,7 @@ import { TestRedisServer } from '../helpers/redis-server';
 import { newLink, submitForm } from '../smart-links/helpers';
 
 /**
- * Per-plan request limits (spec §8): the numbers live with the plans, so each test gets a
+ * Per-plan request limits (docs/api.md): the numbers live with the plans, so each test gets a
  * plan of its own with small limits. Counted in Redis, so every gateway shares them.
  */
 let gw: TestGateway;

@@ -206,7 +206,7 @@ describe('a process started while Redis is unreachable', () => {
     expect(text).toContain(`calendar_process_cpu_seconds_total{service="${service}"}`);
     if (service === 'gateway') expect(text).toMatch(/^calendar_http_requests_total\{method="GET",route="\/healthz",status="200",service="gateway"\} \d+$/m);
     expect(text).not.toMatch(/^calendar_queue_jobs\{/m);
-    // Readiness as API.md has it: Postgres and Redis reachable, else 503 (saying which).
+    // Readiness as docs/observability.md has it: Postgres and Redis reachable, else 503 (saying which).
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect([ready.status, await ready.json()]).toEqual([503, { status: 'unavailable', checks: { postgres: 'ok', redis: 'unavailable' } }]);
   });

@@ -4,7 +4,7 @@ import { dropPrefix, fillPath, type Operation, operations, securityPrefix, type 
 
 /**
  * Oversized bodies: every operation of the OpenAPI document that takes a body refuses one
- * over its limit (the limits README documents) with 413 and `{"message": …}`, in every
+ * over its limit (the limits docs/security.md documents) with 413 and `{"message": …}`, in every
  * content type it takes, whether the size is declared (Content-Length) or not (chunked),
  * and a body exactly at the limit is read. Nothing is stored.
  */
@@ -12,7 +12,7 @@ import { dropPrefix, fillPath, type Operation, operations, securityPrefix, type 
 const NAME = 'limits';
 const KiB = 1024;
 
-/** README "Security": the documented limits, by path. */
+/** docs/security.md: the documented limits, by path. */
 const LIMITS: Array<[RegExp, number]> = [
   [/^\/api\//, 1024 * KiB],
   [/^\/s\//, 64 * KiB],
@@ -117,7 +117,7 @@ it("answers 413 {\"message\"} naming the limit, in every content type, declared 
   expect(await teamDigest(gw.db, seed.team.teamId)).toBe(before);
 });
 
-it('reads a body exactly at the limit (the limit is where README says)', async () => {
+it('reads a body exactly at the limit (the limit is where docs/security.md says)', async () => {
   const wrong: string[] = [];
   for (const op of withBody) {
     const limit = limitOf(op) as number;

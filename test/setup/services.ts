@@ -1,7 +1,7 @@
 import net from 'node:net';
 
 /**
- * Where the tests find Postgres and Redis (DESIGN.md §4): DATABASE_URL / REDIS_URL when set;
+ * Where the tests find Postgres and Redis (docs/testing.md): DATABASE_URL / REDIS_URL when set;
  * else the local defaults when reachable; else testcontainers when a Docker engine answers;
  * else a clear message saying what to start.
  */
@@ -72,7 +72,7 @@ async function startContainers(needPg: boolean, needRedis: boolean) {
         needPg ? '  - PostgreSQL is not reachable on 127.0.0.1:5432 and DATABASE_URL is not set.' : '',
         needRedis ? '  - Redis is not reachable on 127.0.0.1:6379 and REDIS_URL is not set.' : '',
         `  - No Docker engine for testcontainers either (${(err as Error).message.split('\n')[0]}).`,
-        'Start them (see README "Running the tests"), or set DATABASE_URL / REDIS_URL.',
+        'Start them (see docs/testing.md), or set DATABASE_URL / REDIS_URL.',
       ]
         .filter(Boolean)
         .join('\n'),

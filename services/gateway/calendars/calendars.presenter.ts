@@ -4,7 +4,7 @@ import type { CalendarRow } from './calendars.repository';
 
 export const calendarPublicUrl = (baseUrl: string, uid: string) => `${baseUrl}/c/${uid}`;
 
-/** The calendar object of spec §2.2. */
+/** The calendar object answered by the API. */
 export function toCalendarJson(row: CalendarRow, baseUrl: string) {
   return {
     uid: row.uid,

@@ -1,7 +1,7 @@
 import { escapeHtml } from '../../../shared/calendar/html';
 import { PLATFORMS, type PlatformKey } from '../../../shared/calendar/platforms';
 
-/** Display labels of spec §2.4's HTML variants. */
+/** Display labels of the HTML snippet variants. */
 export const HTML_LABELS = {
   'single-button': 'Single button',
   'icon-buttons-single-row': 'Icon buttons in a single row',

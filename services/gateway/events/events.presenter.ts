@@ -20,7 +20,7 @@ function calendarJson(row: CalendarRow, baseUrl: string) {
   return memo.json;
 }
 
-/** The event object of spec §2.1 (plus status and is_protected). */
+/** The event object answered by the API (docs/api.md, "Events"). */
 export function toEventJson({ event: e, calendar }: EventWithCalendar, baseUrl: string) {
   const start = pgTimestampToMillis(e.date_start);
   const end = pgTimestampToMillis(e.date_end);

@@ -50,7 +50,7 @@ function datesInOrder(body: { date_start?: unknown; date_end?: unknown; timezone
   return 'errors' in result ? result.errors : {};
 }
 
-/** notify_invitees may come in the query or the body (API.md: query flags); both must agree. */
+/** notify_invitees may come in the query or the body (docs/email.md); both must agree. */
 function notifyFlagsAgree({ query, body }: { query: DeleteEventFlags; body: DeleteEventFlags }): FieldErrors {
   const inQuery = query.notify_invitees;
   const inBody = body.notify_invitees;
@@ -66,7 +66,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
   const single = (found: EventWithCalendar, withHtml?: boolean) => ok(toSingleEventJson(found, base, withHtml === true));
   const tags = ['Events'];
   const single200 = { description: 'The event with its links and HTML variants', body: singleEventSchema };
-  const limit409 = { description: "The team's monthly event limit is reached (spec §7)", body: eventLimitSchema };
+  const limit409 = { description: "The team's monthly event limit is reached", body: eventLimitSchema };
   const deleteDescription =
     '`notify_invitees` (query or body; when both are sent they must agree) `true` emails every invitee, and everyone whose RSVP is yes or maybe, a cancellation; `invitees_notified` says how many were queued.';
   const listDescription =
@@ -233,7 +233,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       responses: {
         200: { description: 'The signed URL', body: Joi.object({ url: Joi.string().uri().required() }) },
         422: {
-          description: 'The event has no access code (`{"error": …}`, spec §7), or expiry_days is out of range',
+          description: 'The event has no access code (`{"error": …}`, the one answer in that shape), or expiry_days is out of range',
           body: Joi.alternatives().try(Joi.object({ error: Joi.string().required() }), validationErrorSchema),
         },
         ...errors(400, 401, 404, 415, 503),

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { calendarSchema } from '../calendars/calendars.schemas';
 import { bool, cursorName, dateInput, httpUrl, idParam, rrule, shortLink, text, timezone } from '../http/validation';
 
-/** Writable event fields (spec §4.4 plus API.md's extras), without presence rules. */
+/** Writable event fields (docs/api.md, "Events"), without presence rules. */
 export const eventFields = {
   title: text(255),
   internal_name: text(255).allow(null, ''),

@@ -5,7 +5,7 @@ import type { ExtractionRow } from './extractions.repository';
 // The create body's order (jsonb keeps its own key order, shortest first).
 const RESULT_FIELDS = ['title', 'description', 'location', 'date_start', 'date_end', 'timezone', 'is_all_day', 'recurrence_rule'] as const;
 
-/** API.md "Extraction": `{id, status, result, error, created_at, completed_at}`. */
+/** docs/extraction.md: `{id, status, result, error, created_at, completed_at}`. */
 export function toExtractionJson(row: ExtractionRow) {
   const result = row.result;
   return {

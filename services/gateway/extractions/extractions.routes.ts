@@ -15,7 +15,7 @@ import {
 } from './extractions.schemas';
 
 /**
- * Free text into event fields (spec §4.8): the gateway validates and queues, the extraction
+ * Free text into event fields (docs/extraction.md): the gateway validates and queues, the extraction
  * worker reads the text. Mounted before the events routes, whose `/api/events/:evt` would
  * otherwise be asked about "extract".
  */

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { dateInput, idParam, text, timezone } from '../http/validation';
 
-/** `POST /api/events/extract` (spec §4.8; API.md "Extraction"). */
+/** `POST /api/events/extract` (docs/extraction.md). */
 export interface ExtractInput {
   text: string;
   timezone?: string;

@@ -10,7 +10,7 @@ export const API_BODY_LIMIT = '1mb';
 export const NOT_UTF8 = 'The request body is not valid UTF-8.';
 
 /**
- * API.md: every JSON body is UTF-8. The parser would decode other bytes to U+FFFD and store
+ * Every JSON body is UTF-8 (docs/api.md, "Errors"). The parser would decode other bytes to U+FFFD and store
  * them; refuse them instead (mapped to a 400 by the error handler).
  */
 function requireUtf8(_req: IncomingMessage, _res: unknown, body: Buffer, encoding: string): void {

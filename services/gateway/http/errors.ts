@@ -5,7 +5,7 @@ import { isRedisUnavailableError } from '../../../shared/queues/redis';
 import { errorPage, pageCsp } from '../public/views';
 import { FORM_FIELD_LIMIT, NOT_UTF8, UTF8_BODY } from './body';
 
-/** Maps body-parser failures, outages and anything unexpected to the shapes of API.md. */
+/** Maps body-parser failures, outages and anything unexpected to the shapes of docs/api.md. */
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   const e = err as { type?: string; status?: number; statusCode?: number; limit?: number } | null;
@@ -123,7 +123,7 @@ export function methodNotAllowed(routes: Array<{ method: string; path: string }>
 
 /**
  * OPTIONS on a path the service serves: 204 with `Allow` and no body (Express's own answer
- * is a 200 text/plain list, and spec §1 says responses are JSON). Mounted before the routes,
+ * is a 200 text/plain list, and every API answer is JSON). Mounted before the routes,
  * which would otherwise answer it; a path none serves falls through to the 404.
  */
 export function answerOptions(routes: Array<{ method: string; path: string }>): RequestHandler {

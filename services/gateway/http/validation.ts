@@ -8,7 +8,7 @@ import { text } from '../../../shared/validation/text';
 
 /**
  * Request validation with joi: every field is checked (abortEarly off) and each failure is
- * turned into the Laravel-style sentence of API.md's 422 body.
+ * turned into the Laravel-style sentence of the 422 body (docs/api.md, "Errors").
  */
 
 const fieldName = (path: string) => path.replace(/_/g, ' ');
@@ -94,7 +94,7 @@ function fieldSchema(schema: Joi.Schema, path: Array<string | number>): Joi.Sche
 const SAID_BY_ANY_ONLY = new Set(['string.empty', 'string.base']);
 
 /**
- * Joi's error details as API.md field errors (`{"title": ["The title field is required."]}`).
+ * Joi's error details as field errors (`{"title": ["The title field is required."]}`).
  * With the schema, an optional field sent empty is told it must not be empty rather than
  * that it is required.
  */
@@ -263,7 +263,7 @@ export function throwIfErrors(...maps: FieldErrors[]): void {
 
 // ---- reusable field types -------------------------------------------------------------
 
-/** Booleans as API.md says: true, false, 1, 0 and the strings of those. */
+/** Booleans as docs/api.md says: true, false, 1, 0 and the strings of those. */
 export const bool = () => Joi.boolean().truthy(1, '1').falsy(0, '0').strict(false);
 
 /** A zone name in any case; the value is its IANA spelling (`europe/berlin` → `Europe/Berlin`). */

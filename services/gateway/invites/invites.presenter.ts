@@ -2,7 +2,7 @@ import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { publicId } from '../../../shared/ids/ids';
 import type { InviteeWithDelivery } from './invites.repository';
 
-/** An invitee with its newest message (API.md "Invites and email"). */
+/** An invitee with its newest message (docs/email.md). */
 export function toInviteeJson(row: InviteeWithDelivery) {
   const d = row.last_delivery;
   return {

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
  * a '%term%' pattern it reads off the column's histogram. At the default statistics target
  * (100 buckets) a term in one row of a thousand reads as 0% or 1% depending on which rows
  * ANALYZE sampled; at 1% it walks the index and examines every row of the team's listing
- * before it has its 50 (bench/api measured a search page at 36 ms instead of 3 ms). A
+ * before it has its 50, an order of magnitude slower than the lookup (`npm run bench -- api`). A
  * histogram of 1000 buckets sees shares down to about 0.1%, so rare terms take the index.
  * The next ANALYZE (autovacuum's) builds it. Not run here: on a new, empty database it
  * would record `events` as analyzed and empty, and plans made then (the foreign-key

@@ -133,7 +133,7 @@ export class SubmissionQueue {
    * One addBulk; when it fails in a way that leaves its outcome unknown (see mayHaveRun),
    * the same jobs again, under the same ids, until one answers or UNSURE_RETRY_MS pass.
    * Past that the 503 may be for submissions that were stored: a retry by the sender with
-   * the same delivery key (or the same content) is safe, as the README says.
+   * the same delivery key (or the same content) is safe, as docs/smart-links.md says.
    */
   private async store(jobs: Parameters<Queue['addBulk']>[0]): Promise<void> {
     const deadline = Date.now() + UNSURE_RETRY_MS;
