@@ -52,6 +52,22 @@ export default tseslint.config(
     rules: { 'local/static-regexp': 'error' },
   },
   {
+    // One way to answer an error: handlers throw AppError and http/errors.ts answers it (JSON
+    // or the page, no-store, the documented shape). A handler writing its own 4xx or 5xx would
+    // answer in a shape of its own.
+    files: ['services/gateway/**/*.ts'],
+    ignores: ['services/gateway/http/errors.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name=/^(status|writeHead)$/][arguments.0.type='Literal'][arguments.0.value>=400]",
+          message: 'Throw an AppError (shared/errors/app-error.ts): services/gateway/http/errors.ts answers every error.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', process: 'readonly', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

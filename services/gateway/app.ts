@@ -18,7 +18,7 @@ import { Metrics } from '../../shared/metrics/metrics';
 import { queueDepthGauge } from '../../shared/metrics/queue-metrics';
 import { inviteRoutes } from './invites/invites.routes';
 import { jsonBody } from './http/body';
-import { answerOptions, apiNotFound, errorHandler, methodNotAllowed } from './http/errors';
+import { answerOptions, apiNotFound, errorHandler, methodNotAllowed, pageNotFound } from './http/errors';
 import { requestContext } from './http/request-context';
 import { listenForInvalidations } from '../../shared/cache/invalidation';
 import { BatchedCounter } from './counters';
@@ -30,7 +30,6 @@ import { GatewayQueues } from './queues';
 import { ReadCaches } from './read-caches';
 import { mountRoutes, type RouteSpec } from './http/route';
 import { publicRoutes } from './public/public.routes';
-import { messagePage, pageCsp } from './public/views';
 import { createIngest } from './smart-links/ingest/ingest';
 import { rsvpRoutes } from './rsvps/rsvps.routes';
 import { smartLinkRoutes } from './smart-links/smart-links.routes';
@@ -119,10 +118,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   if (deps.config.adminToken) app.use(queueBoard(queues.all(), deps.config.adminToken));
   app.use(methodNotAllowed(routes));
   app.use('/api', apiNotFound);
-  app.use((req, res) => {
-    if (req.accepts(['html', 'json']) === 'html') res.status(404).set('Content-Security-Policy', pageCsp()).type('html').send(messagePage('Not found', 'There is nothing at this address.'));
-    else res.status(404).json({ message: 'Not found.' });
-  });
+  app.use(pageNotFound);
   app.use(errorHandler);
   // The ingest path finds a client's address as req.ip does, with the same TRUST_PROXY.
   const ingest = createIngest(ctx, { trustProxy: app.get('trust proxy fn') as TrustProxy });

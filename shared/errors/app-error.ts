@@ -14,10 +14,16 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'validation_failed'
+  | 'gone'
   | 'rate_limited'
   | 'unavailable';
 
 export class AppError extends Error {
+  /** The whole HTML page a browser gets instead of the generic error page (public addresses only). */
+  page?: string;
+  /** The key the message is answered under: `message`, except where the contract keeps `error`. */
+  messageKey: 'message' | 'error' = 'message';
+
   constructor(
     readonly code: ErrorCode,
     readonly status: number,
@@ -28,7 +34,30 @@ export class AppError extends Error {
     super(message);
     this.name = 'AppError';
   }
+
+  /** A browser on a public page sees `html` (the form again, the lock page) instead of the generic error page. */
+  withPage(html: string): this {
+    this.page = html;
+    return this;
+  }
 }
+
+const CODE_OF_STATUS = {
+  400: 'bad_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  410: 'gone',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  503: 'unavailable',
+} as const satisfies Record<number, ErrorCode>;
+
+/** An error of a given status and message, its code the status's own. */
+export const httpError = (status: keyof typeof CODE_OF_STATUS, message: string) => new AppError(CODE_OF_STATUS[status], status, message);
 
 export const badRequest = (message: string) => new AppError('bad_request', 400, message);
 
@@ -57,10 +86,13 @@ export const unsupportedMediaType = (accepted: string) =>
 export const unavailable = (retryAfterSeconds = 5) =>
   new AppError('unavailable', 503, 'Service temporarily unavailable.', {}, { 'Retry-After': String(retryAfterSeconds) });
 
-export const tooManyRequests = (retryAfterSeconds: number, headers: Record<string, string> = {}) =>
-  new AppError('rate_limited', 429, 'Too Many Attempts.', {}, { ...headers, 'Retry-After': String(retryAfterSeconds) });
+/** The message of every 429. */
+export const TOO_MANY_ATTEMPTS = 'Too Many Attempts.';
 
-/** 422 with every failing field; the message is the first error plus a count of the rest. */
+/** A 429; `Retry-After` is set here, or already on the response by the limiter's headers. */
+export const tooManyRequests = (retryAfterSeconds?: number, headers: Record<string, string> = {}) =>
+  new AppError('rate_limited', 429, TOO_MANY_ATTEMPTS, {}, retryAfterSeconds === undefined ? headers : { ...headers, 'Retry-After': String(retryAfterSeconds) });
+
 /** A 422 lists this many fields' errors at most; its message counts every error. */
 export const MAX_LISTED_FIELDS = 20;
 

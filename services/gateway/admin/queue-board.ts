@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { AppError } from '../../../shared/errors/app-error';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -73,7 +74,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 /** ADMIN_TOKEN as a Basic password or a Bearer token, compared in constant time (as digests). */
 function adminAuth(token: string): RequestHandler {
   const expected = digest(token);
-  return (req, res, next) => {
+  return (req, _res, next) => {
     const header = req.headers.authorization ?? '';
     let given: string | null = null;
     const bearer = /^Bearer[ \t]+(\S+)$/i.exec(header);
@@ -84,9 +85,6 @@ function adminAuth(token: string): RequestHandler {
       given = decoded.slice(decoded.indexOf(':') + 1);
     }
     if (given !== null && timingSafeEqual(digest(given), expected)) return next();
-    res
-      .status(401)
-      .set({ 'WWW-Authenticate': 'Basic realm="queues", charset="UTF-8"', 'Cache-Control': 'no-store' })
-      .json({ message: 'Unauthenticated.' });
+    next(new AppError('unauthenticated', 401, 'Unauthenticated.', {}, { 'WWW-Authenticate': 'Basic realm="queues", charset="UTF-8"' }));
   };
 }

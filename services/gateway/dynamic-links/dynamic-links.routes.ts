@@ -20,7 +20,7 @@ import {
 } from './dynamic-links.schemas';
 import { fromAddEventDate, type AddEventDateFormat } from './addevent-dates';
 import { createDynamicLink, deleteDynamicLink, dynamicEventView, listDynamicLinks, requireDynamicLink, resolveKey, toDynamicLinkJson } from './dynamic-links.service';
-import { validationFailed } from '../../../shared/errors/app-error';
+import { notFound, validationFailed } from '../../../shared/errors/app-error';
 
 const CSP = pageCsp();
 
@@ -34,11 +34,7 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
   /** Serves a dynamic event: its page, or straight to a platform when `service` is given. */
   async function serve(req: Request, res: Response, input: DynamicEventInput): Promise<void> {
     const key = await resolveKey(ctx, input.key);
-    if (!key) {
-      if (req.accepts(['html', 'json']) === 'json') res.status(404).json({ message: 'Dynamic link not found.' });
-      else res.status(404).set('Content-Security-Policy', CSP).type('html').send(messagePage('Link not found', 'This add-to-calendar link is not valid.'));
-      return;
-    }
+    if (!key) throw notFound('Dynamic link').withPage(messagePage('Link not found', 'This add-to-calendar link is not valid.'));
     // The page's own address: the query as sent, without the service choice.
     const query = new URLSearchParams(req.url.split('?')[1] ?? '');
     query.delete('service');

@@ -1,7 +1,7 @@
 import { parseDateInput } from '../../../shared/calendar/dates';
 import { resolveEventTimes } from '../../../shared/calendar/event-times';
 import { isValidTimeZone } from '../../../shared/calendar/time-zones';
-import type { FieldErrors } from '../../../shared/errors/app-error';
+import { AppError, type FieldErrors } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import Joi from 'joi';
@@ -59,6 +59,13 @@ function notifyFlagsAgree({ query, body }: { query: DeleteEventFlags; body: Dele
 }
 
 const notifyInvitees = (query: DeleteEventFlags, body: DeleteEventFlags) => query.notify_invitees ?? body.notify_invitees ?? false;
+
+/** A signed URL asked for an event without an access code: the one 422 answered as `{"error"}`. */
+function noAccessCode(): AppError {
+  const err = new AppError('validation_failed', 422, 'The event has no access code: set access_code to protect it, then ask for signed URLs.');
+  err.messageKey = 'error';
+  return err;
+}
 
 export function eventRoutes(deps: AppContext): RouteSpec[] {
   const { config, db, clock } = deps;
@@ -238,12 +245,9 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
         },
         ...errors(400, 401, 404, 415, 503),
       },
-      handler: async ({ params, body }, req, res) => {
+      handler: async ({ params, body }, req) => {
         const { event } = await requireEvent(db, authOf(req).teamId, params.evt, { calPublicId: params.cal });
-        if (!event.access_code_hash) {
-          res.status(422).json({ error: 'The event has no access code: set access_code to protect it, then ask for signed URLs.' });
-          return;
-        }
+        if (!event.access_code_hash) throw noAccessCode();
         const expires = Math.floor(clock.now().getTime() / 1000) + body.expiry_days * 86_400;
         // Bound to the code as it is now: a new code revokes the URL.
         return ok({ url: signedEventUrl(config.appKey, config.publicBaseUrl, { uid: event.uid, access_code_hash: event.access_code_hash }, expires) });

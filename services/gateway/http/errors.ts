@@ -1,8 +1,8 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, badRequest, payloadTooLarge, unavailable, unsupportedMediaType } from '../../../shared/errors/app-error';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { AppError, badRequest, httpError, payloadTooLarge, unavailable, unsupportedMediaType } from '../../../shared/errors/app-error';
 import { isDbUnavailableError } from '../../../shared/db/knex';
 import { isRedisUnavailableError } from '../../../shared/queues/redis';
-import { errorPage, pageCsp } from '../public/views';
+import { errorPage, messagePage, pageCsp } from '../public/views';
 import { FORM_FIELD_LIMIT, NOT_UTF8, UTF8_BODY } from './body';
 
 /** Maps body-parser failures, outages and anything unexpected to the shapes of docs/api.md. */
@@ -35,32 +35,72 @@ export function toAppError(err: unknown): AppError | null {
   return null;
 }
 
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+/** What an error is answered with, for JSON clients and for browsers alike. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** The JSON body: `{"message"}` (or the contract's `{"error"}`) and the error's extra fields. */
+  json: Record<string, unknown>;
+  /** The HTML page for a browser at a public address. */
+  page: () => string;
+  /** Set for an error that was not raised on purpose (a 500): it is logged with its stack. */
+  unexpected: boolean;
+}
+
+/**
+ * The one mapping from an error to its answer, used by the Express app and by the smart-link
+ * ingest path that runs beside it. Every error answer is `no-store`: a cache (or a CDN in
+ * front of the public pages) must never keep a refusal.
+ */
+export function errorAnswer(err: unknown): ErrorAnswer {
   const mapped = toAppError(err);
+  const status = mapped?.status ?? 500;
+  const message = mapped?.message ?? 'Server Error';
+  const json = mapped ? { [mapped.messageKey]: message, ...mapped.body } : { message };
+  const fieldErrors = mapped?.body.errors as Record<string, string[]> | undefined;
+  return {
+    status,
+    headers: { ...mapped?.headers, 'Cache-Control': 'no-store' },
+    json,
+    page: () => mapped?.page ?? errorPage(status, message, fieldErrors),
+    unexpected: !mapped,
+  };
+}
+
+/** Whether a request would rather have JSON than a page (public addresses answer both). */
+export const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
+
+/** Whether a request asks for a page first (a browser); a client that takes neither gets JSON. */
+const wantsPage = (req: Request) => req.accepts(['html', 'json']) === 'html';
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) {
     req.log.error({ err }, 'error after the response started');
     res.destroy();
     return;
   }
-  if (!mapped) req.log.error({ err }, 'unhandled error');
-  else if (mapped.status >= 500) req.log.warn({ err }, mapped.message);
-  const status = mapped?.status ?? 500;
-  const message = mapped?.message ?? 'Server Error';
-  if (mapped) res.set(mapped.headers);
-  res.locals.errorCode = mapped?.code ?? 'server_error';
+  const answer = errorAnswer(err);
+  if (answer.unexpected) req.log.error({ err }, 'unhandled error');
+  else if (answer.status >= 500) req.log.warn({ err }, String(answer.json.message));
+  res.locals.errorCode = err instanceof AppError ? err.code : (toAppError(err)?.code ?? 'server_error');
+  res.status(answer.status).set(answer.headers);
   // People reach the public pages in a browser: answer them with a page, not JSON.
-  const isPage = res.locals.page === true || !req.path.startsWith('/api');
-  if (isPage && req.accepts(['html', 'json']) === 'html') {
-    const fieldErrors = mapped?.body.errors as Record<string, string[]> | undefined;
-    res.status(status).set('Cache-Control', 'no-store').set('Content-Security-Policy', pageCsp()).type('html').send(errorPage(status, message, fieldErrors));
+  const isPage = (res.locals.page as boolean | undefined) ?? !req.path.startsWith('/api');
+  if (isPage && wantsPage(req)) {
+    res.set('Content-Security-Policy', pageCsp()).set('Referrer-Policy', 'no-referrer').type('html').send(answer.page());
     return;
   }
-  res.status(status).json(mapped ? { message, ...mapped.body } : { message });
+  res.json(answer.json);
 };
 
 /** Unknown `/api` paths: JSON 404 (a path served for other methods got its 405 from methodNotAllowed first). */
-export const apiNotFound: RequestHandler = (_req, res) => {
-  res.status(404).json({ message: 'Not found.' });
+export const apiNotFound: RequestHandler = (_req, _res, next) => {
+  next(httpError(404, 'Not found.'));
+};
+
+/** Any other unknown address: a page for a browser, JSON for others. */
+export const pageNotFound: RequestHandler = (_req, _res, next) => {
+  next(httpError(404, 'Not found.').withPage(messagePage('Not found', 'There is nothing at this address.')));
 };
 
 /** A route path segment: a literal (`events`), or a parameter with what follows it in the segment (`:uid`, `:uid.ics`). */
@@ -113,7 +153,7 @@ export function methodNotAllowed(routes: Array<{ method: string; path: string }>
     const allow = allowHeader(allowed);
     const message = `This address does not take ${req.method}: use ${allow}.`;
     res.status(405).set('Allow', allow);
-    if (!req.path.startsWith('/api') && req.accepts(['html', 'json']) === 'html') {
+    if (!req.path.startsWith('/api') && wantsPage(req)) {
       res.set('Content-Security-Policy', pageCsp()).type('html').send(errorPage(405, message));
       return;
     }

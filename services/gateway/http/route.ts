@@ -48,7 +48,10 @@ export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknow
   params?: Joi.ObjectSchema;
   query?: Joi.ObjectSchema;
   body?: Joi.ObjectSchema;
-  /** A page people open in a browser: errors are answered as HTML unless JSON is asked for. */
+  /**
+   * A page people open in a browser: errors are answered as HTML unless JSON is asked for.
+   * Off `/api` that is the default; `false` answers errors in JSON whatever is asked (feeds).
+   */
   page?: boolean;
   /** Documented only: served outside the Express router (the smart-link ingest path). */
   docsOnly?: boolean;
@@ -104,9 +107,9 @@ export function mountRoutes(app: Router, routes: RouteSpec[], opts: MountOptions
     const router = route.path.startsWith('/api/') ? api : site;
     if (route.docsOnly) continue;
     const chain: RequestHandler[] = [];
-    if (route.page) {
+    if (route.page !== undefined) {
       chain.push((_req, res, next) => {
-        res.locals.page = true;
+        res.locals.page = route.page;
         next();
       });
     }

@@ -1,9 +1,7 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { cacheControl } from './deliver';
-import { pageCsp } from './views';
-
-/** Whether the client asked for JSON rather than a page (public addresses answer both). */
-export const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
+import { notFound } from '../../../shared/errors/app-error';
+import { messagePage, pageCsp } from './views';
 
 /** A public page: its CSP, caching (never for errors, private when personal), no referrer. */
 export function sendHtml(res: Response, status: number, body: string, opts: { personal?: boolean; frameable?: boolean } = {}): void {
@@ -15,3 +13,7 @@ export function sendHtml(res: Response, status: number, body: string, opts: { pe
     .type('html')
     .send(body);
 }
+
+/** A public address that leads nowhere: its page for a browser, `{"message": "… not found."}` for JSON. */
+export const missing = (what: 'Event' | 'Calendar' | 'Link' | 'Dynamic link') =>
+  notFound(what).withPage(messagePage(`${what} not found`, `This ${what.toLowerCase()} does not exist or is no longer available.`));

@@ -1,4 +1,3 @@
-import type { Request, Response } from 'express';
 import Joi from 'joi';
 import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
@@ -12,25 +11,20 @@ import { defineRoute, type RouteSpec } from '../http/route';
 import { uidParam, validatePart } from '../http/validation';
 import { calendarFeed, notModified } from './calendar-feed';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
-import { validationFailed } from '../../../shared/errors/app-error';
+import { forbidden, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
 import { accessTo, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
 import { findShortLink } from './short-links.repository';
 import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
 import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
 import { eventPageHtml } from './event-page';
-import { sendHtml, wantsJson } from './page-response';
-import { calendarPage, embedPage, lockedPage, messagePage } from './views';
+import { missing, sendHtml } from './page-response';
+import { wantsJson } from '../http/errors';
+import { calendarPage, embedPage, lockedPage } from './views';
 
 const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
-function notFound(req: Request, res: Response, what: 'Event' | 'Calendar' | 'Link'): void {
-  if (wantsJson(req)) res.status(404).set('Cache-Control', 'no-store').json({ message: `${what} not found.` });
-  else sendHtml(res, 404, messagePage(`${what} not found`, `This ${what.toLowerCase()} does not exist or is no longer available.`));
-}
-
-function locked(req: Request, res: Response, uid: string, error?: string, status = 403): void {
-  if (wantsJson(req)) res.status(status).set('Cache-Control', 'no-store').json({ message: error ?? 'This event is protected: open it with its access code or a signed link.' });
-  else sendHtml(res, status, lockedPage(uid, error));
-}
+/** A protected event without access, or a refused code: the access-code form again. */
+const locked = (uid: string, error?: string) =>
+  forbidden(error ?? 'This event is protected: open it with its access code or a signed link.').withPage(lockedPage(uid, error));
 
 const eventUidParams = Joi.object({ uid: uidParam('event') });
 const html = (description: string) => ({ description, contentType: 'text/html' });
@@ -65,9 +59,9 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       responses: { 200: html('The event page'), ...protectedResponses },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
-        if (!found) return notFound(req, res, 'Event');
+        if (!found) throw missing('Event');
         const access = accessTo(ctx, req, found.event);
-        if (!access.granted) return locked(req, res, params.uid);
+        if (!access.granted) throw locked(params.uid);
         const page = await eventPageHtml(ctx, req, found, access);
         sendHtml(res, 200, page.html, { personal: page.personal });
       },
@@ -91,9 +85,9 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
         const known = isPlatformKey(params.key) || params.key === 'auto' || params.key === 'embed';
-        if (!found || !known) return notFound(req, res, 'Event');
+        if (!found || !known) throw missing('Event');
         const access = accessTo(ctx, req, found.event);
-        if (!access.granted) return locked(req, res, params.uid);
+        if (!access.granted) throw locked(params.uid);
         const view = viewOf(found, base);
         if (params.key === 'embed') {
           const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
@@ -134,7 +128,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
-        if (!found) return notFound(req, res, 'Event');
+        if (!found) throw missing('Event');
         const hash = found.event.access_code_hash;
         if (!hash) {
           res.redirect(303, `/e/${params.uid}`);
@@ -143,23 +137,18 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         // A request without a code is not a guess: refused before the wrong-code count.
         const input = validatePart<{ access_code: string }>(unlockFields, req.body ?? {});
         if (Object.keys(input.errors).length) {
-          if (wantsJson(req)) throw validationFailed(input.errors);
-          return locked(req, res, params.uid, Object.values(input.errors).flat()[0], 422);
+          throw validationFailed(input.errors).withPage(lockedPage(params.uid, Object.values(input.errors).flat()[0]));
         }
         // Counted before the (slow) check, so a burst of guesses cannot all get through.
         const event = { uid: found.event.uid, access_code_hash: hash };
         const attempt = await unlockLimits.take(event, req.ip);
         if (attempt.verdict.over) {
           verdictHeaders(res, attempt.verdict);
-          if (wantsJson(req)) {
-            res.status(429).json({ message: 'Too Many Attempts.' });
-            return;
-          }
-          return locked(req, res, params.uid, 'Too many wrong codes: try again later.', 429);
+          throw tooManyRequests().withPage(lockedPage(params.uid, 'Too many wrong codes: try again later.'));
         }
         if (!(await verifyAccessCode(input.value.access_code, hash))) {
           verdictHeaders(res, attempt.verdict);
-          return locked(req, res, params.uid, 'That access code is not right.');
+          throw locked(params.uid, 'That access code is not right.');
         }
         await attempt.giveBack();
         res.set('Set-Cookie', eventCookie(base, params.uid, unlockCookieName(params.uid), unlockCookieValue(ctx.config.appKey, event, ctx.clock.now().getTime()), UNLOCK_COOKIE_SECONDS));
@@ -189,16 +178,16 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const target = SHORT_LINK_PATTERN.test(params.slug) ? await findShortLink(ctx.db, params.slug) : null;
         if (target?.calendarUid) {
           const calendar = await findPublicCalendar(ctx.db, target.calendarUid);
-          if (!calendar) return notFound(req, res, 'Link');
+          if (!calendar) throw missing('Link');
           res.set('Cache-Control', 'public, max-age=60').redirect(302, calendarPublicUrl(base, calendar.uid));
           return;
         }
         // A hidden event's link must not tell its uid, nor that it exists: as an unknown link.
         const found = target?.eventUid ? await findPublishedEvent(ctx, target.eventUid) : null;
-        if (!found) return notFound(req, res, 'Link');
+        if (!found) throw missing('Link');
         // The unlock cookie is scoped to /e/{uid}, so only a signed pair opens a protected event here.
         const access = accessTo(ctx, req, found.event);
-        if (!access.granted) return locked(req, res, found.event.uid);
+        if (!access.granted) throw locked(found.event.uid);
         res.set('Cache-Control', cacheControl(access.personal)).redirect(302, `${base}/e/${found.event.uid}${access.query}`);
       },
     }),
@@ -217,7 +206,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         let feed = ctx.caches.feeds.get(params.uid);
         if (!feed) {
           const calendar = await findPublicCalendar(ctx.db, params.uid);
-          if (!calendar) return notFound(req, res, 'Calendar');
+          if (!calendar) throw missing('Calendar');
           feed = await calendarFeed(ctx, calendar);
         }
         res.set({ ETag: feed.etag, 'Last-Modified': new Date(feed.lastModifiedMs).toUTCString(), 'Cache-Control': 'public, max-age=300' });
@@ -243,9 +232,9 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       page: true,
       params: Joi.object({ uid: uidParam('calendar') }),
       responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar') },
-      handler: async ({ params }, req, res) => {
+      handler: async ({ params }, _req, res) => {
         const calendar = await findPublicCalendar(ctx.db, params.uid);
-        if (!calendar) return notFound(req, res, 'Calendar');
+        if (!calendar) throw missing('Calendar');
         const rows = await listPublishedEvents(ctx.db, calendar.id, { endsAfter: ctx.clock.now().toISOString(), limit: 100 });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
         const feedUrl = `${pageUrl}.ics`;

@@ -1,6 +1,5 @@
-import type { Request, Response } from 'express';
 import Joi from 'joi';
-import { AppError, conflict, validationFailed } from '../../../shared/errors/app-error';
+import { AppError, conflict, forbidden, httpError, notFound, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { formOrJsonBody } from '../http/body';
@@ -12,20 +11,14 @@ import { idParam, toFieldErrors, uidParam } from '../http/validation';
 import { accessTo, cookiesOf, eventCookie, findPublishedEvent } from '../public/public.service';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../public/signatures';
 import { eventPageHtml } from '../public/event-page';
-import { sendHtml } from '../public/page-response';
-import { errorPage, lockedPage, pageCsp } from '../public/views';
+import { wantsJson } from '../http/errors';
+import { errorPage, lockedPage } from '../public/views';
 import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
 import { allRsvps, answerKeyOf, answerKeyOpens, csvLine, deleteRsvp, findAnswerByKey, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
 
 const RSVP_WINDOW_SECONDS = 10 * 60;
 const NO_RSVPS = 'This event does not take RSVPs.';
 
-const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
-const CSP = pageCsp();
-
-function page(res: Response, status: number, body: string): void {
-  res.status(status).set('Content-Security-Policy', CSP).set('Cache-Control', 'no-store').type('html').send(body);
-}
 
 export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
   const tags = ['RSVPs'];
@@ -67,41 +60,25 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
-        if (!found) {
-          if (wantsJson(req)) res.status(404).json({ message: 'Event not found.' });
-          else page(res, 404, errorPage(404, 'This event does not exist.'));
-          return;
-        }
+        if (!found) throw notFound('Event').withPage(errorPage(404, 'This event does not exist.'));
         const access = accessTo(ctx, req, found.event);
-        if (!access.granted) {
-          if (wantsJson(req)) res.status(403).json({ message: 'This event is protected.' });
-          else page(res, 403, lockedPage(params.uid));
-          return;
-        }
+        if (!access.granted) throw forbidden('This event is protected.').withPage(lockedPage(params.uid));
         // The event exists and its page is open: what it refuses is the answer, not the address.
-        if (!found.event.has_rsvp) {
-          if (wantsJson(req)) throw conflict(NO_RSVPS);
-          return page(res, 409, errorPage(409, NO_RSVPS));
-        }
+        if (!found.event.has_rsvp) throw conflict(NO_RSVPS);
         const { state, over } = await consumePoint(limiter, limitAddress(req.ip));
         rateLimitHeaders(res, RSVP_ATTEMPTS, state, over);
-        if (over) {
-          if (wantsJson(req)) res.status(429).json({ message: 'Too Many Attempts.' });
-          else page(res, 429, errorPage(429, 'Too many answers from here: try again in a few minutes.'));
-          return;
-        }
+        if (over) throw tooManyRequests().withPage(errorPage(429, 'Too many answers from here: try again in a few minutes.'));
         // A refused answer from the page's form: the page again, with what was typed and
         // each problem beside its field, instead of a page that only says what went wrong.
-        const refuse = async (status: number, errors: Record<string, string[]>) => {
+        const formAgain = async (errors: Record<string, string[]>) => {
           const entered = (req.body ?? {}) as Record<string, unknown>;
           const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 255) : undefined);
-          const again = await eventPageHtml(ctx, req, found, access, { entered: { name: text(entered.name), email: text(entered.email), answer: text(entered.answer) }, errors });
-          sendHtml(res, status, again.html, { personal: true });
+          return (await eventPageHtml(ctx, req, found, access, { entered: { name: text(entered.name), email: text(entered.email), answer: text(entered.answer) }, errors })).html;
         };
         const { value, error } = rsvpBody.validate(req.body ?? {}, { abortEarly: false });
         if (error) {
-          if (wantsJson(req)) throw validationFailed(toFieldErrors(error));
-          return refuse(422, toFieldErrors(error));
+          const fieldErrors = toFieldErrors(error);
+          throw validationFailed(fieldErrors).withPage(await formAgain(fieldErrors));
         }
         const input = value as RsvpInput;
         input.key ??= cookiesOf(req)[answerCookieName(params.uid)];
@@ -119,7 +96,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
           const back = `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${held ? 'link_sent' : 'thanks'}`;
           res.redirect(303, back);
         } catch (err) {
-          if (err instanceof AppError && err.status === 409 && !wantsJson(req)) return refuse(409, input.answer === 'yes' ? { answer: [err.message] } : { form: [err.message] });
+          if (err instanceof AppError && err.status === 409 && !wantsJson(req)) err.withPage(await formAgain(input.answer === 'yes' ? { answer: [err.message] } : { form: [err.message] }));
           throw err;
         }
       },
@@ -140,15 +117,13 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         303: { description: 'To the event page' },
         404: { description: 'Unknown or unpublished event, or a key that opens no answer of it', contentType: 'text/html', body: messageSchema },
       },
-      handler: async ({ params, query }, req, res) => {
+      handler: async ({ params, query }, _req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
         const valid = found ? await findAnswerByKey(ctx, found.event, query.key) : undefined;
         res.set('Cache-Control', 'no-store').set('Referrer-Policy', 'no-referrer');
         if (!found || !valid) {
           const message = found ? 'This answer link is not valid any more: the answer was removed. You can answer again on the event page.' : 'This event does not exist.';
-          if (wantsJson(req)) res.status(404).json({ message });
-          else page(res, 404, errorPage(404, message));
-          return;
+          throw httpError(404, message).withPage(errorPage(404, message));
         }
         const base = ctx.config.publicBaseUrl;
         const cookies = [eventCookie(base, params.uid, answerCookieName(params.uid), query.key, ANSWER_COOKIE_SECONDS)];

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { isbot } from 'isbot';
 import Joi from 'joi';
-import { validationFailed } from '../../../shared/errors/app-error';
+import { httpError, notFound, validationFailed } from '../../../shared/errors/app-error';
 import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
@@ -13,6 +13,7 @@ import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/re
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, uidParam, validatePart } from '../http/validation';
 import { calendarFeed, notModified } from '../public/calendar-feed';
+import { missing } from '../public/page-response';
 import { pageCsp, subscribeDetailsPage } from '../public/views';
 import {
   listSubscribersQuery,
@@ -37,7 +38,6 @@ import {
 
 const CSP = pageCsp();
 const SUBSCRIBE_WINDOW_SECONDS = 10 * 60;
-const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
 
 /** What the form shows again after a refusal: only the strings that were sent. */
 function typedDetails(body: unknown): { name?: string; email?: string } {
@@ -52,12 +52,6 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
   const publicTags = ['Public pages'];
   const detailsBody = formOrJsonBody('4kb');
   const subscribeParams = Joi.object({ uid: uidParam('calendar'), platform: Joi.string().valid(...SUBSCRIBE_PLATFORMS).required() });
-
-  function notFound(req: Request, res: Response): void {
-    res.status(404).set('Cache-Control', 'no-store');
-    if (wantsJson(req)) res.json({ message: 'Calendar not found.' });
-    else res.set('Content-Security-Policy', CSP).type('html').send('<!doctype html><title>Not found</title><p>This calendar does not exist.</p>');
-  }
 
   // Subscribers one address may record in ten minutes, across calendars: each is a row, and
   // link prefetchers or a script would otherwise add one per request.
@@ -79,9 +73,9 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
   const publicFeedRedirect = (platform: SubscribePlatform, calendar: { uid: string; name: string }) =>
     platformSubscribeUrl(platform, `${calendarPublicUrl(base, calendar.uid)}.ics`, calendar.name);
 
-  async function calendarFor(req: Request, res: Response, uid: string, platform: string) {
+  async function calendarFor(uid: string, platform: string) {
     const calendar = (SUBSCRIBE_PLATFORMS as readonly string[]).includes(platform) ? await findPublicCalendar(ctx.db, uid) : undefined;
-    if (!calendar) notFound(req, res);
+    if (!calendar) throw missing('Calendar');
     return calendar;
   }
 
@@ -162,8 +156,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
         404: { description: 'Unknown calendar or platform', contentType: 'text/html', body: messageSchema },
       },
       handler: async ({ params }, req, res) => {
-        const calendar = await calendarFor(req, res, params.uid, params.platform);
-        if (!calendar) return;
+        const calendar = await calendarFor(params.uid, params.platform);
         res.set('Cache-Control', 'no-store');
         if (isbot(req.headers['user-agent'] ?? '')) {
           res.redirect(302, publicFeedRedirect(params.platform, calendar));
@@ -201,17 +194,10 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
         422: { description: 'Missing or invalid name or email (the form again; JSON when asked)', contentType: 'text/html', body: validationErrorSchema },
       },
       handler: async ({ params }, req, res) => {
-        const calendar = await calendarFor(req, res, params.uid, params.platform);
-        if (!calendar) return;
+        const calendar = await calendarFor(params.uid, params.platform);
         const { value, errors: fieldErrors } = validatePart<{ name?: string; email?: string }>(subscriberDetailsBody, req.body ?? {});
         if (Object.keys(fieldErrors).length) {
-          if (wantsJson(req)) throw validationFailed(fieldErrors);
-          res
-            .status(422)
-            .set('Content-Security-Policy', CSP)
-            .type('html')
-            .send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], Object.values(fieldErrors).flat(), typedDetails(req.body)));
-          return;
+            throw validationFailed(fieldErrors).withPage(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], Object.values(fieldErrors).flat(), typedDetails(req.body)));
         }
         res.set('Cache-Control', 'no-store');
         if (!(await mayRecord(req, res))) {
@@ -230,6 +216,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       description: 'Conditional requests answer 304. A blocked subscriber gets 410.',
       tags: publicTags,
       auth: false,
+      page: false,
       params: Joi.object({ uid: uidParam('calendar'), token: Joi.string().required().description('The personal feed token') }),
       responses: {
         200: { description: 'The feed', contentType: 'text/calendar' },
@@ -242,13 +229,9 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
         let feed = subscriber ? ctx.caches.feeds.get(params.uid) : undefined;
         const calendar = subscriber && !feed ? await findPublicCalendar(ctx.db, params.uid) : undefined;
         if (!subscriber || (!feed && (!calendar || calendar.id !== subscriber.calendar_id)) || (feed && feed.calendarId !== subscriber.calendar_id)) {
-          res.status(404).set('Cache-Control', 'no-store').json({ message: 'Feed not found.' });
-          return;
+          throw notFound('Feed');
         }
-        if (subscriber.status === 'blocked') {
-          res.status(410).set('Cache-Control', 'no-store').json({ message: 'This subscription was blocked by the calendar owner.' });
-          return;
-        }
+        if (subscriber.status === 'blocked') throw httpError(410, 'This subscription was blocked by the calendar owner.');
         feed ??= await calendarFeed(ctx, calendar as NonNullable<typeof calendar>);
         countSync(ctx, subscriber);
         res.set({ ETag: feed.etag, 'Last-Modified': new Date(feed.lastModifiedMs).toUTCString(), 'Cache-Control': 'private, max-age=300' });

@@ -4,13 +4,14 @@ import { parse as parseQuery } from 'node:querystring';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import iconv from 'iconv-lite';
-import { type FieldErrors, tooLargeMessage } from '../../../../shared/errors/app-error';
+import { type AppError, badRequest, httpError, payloadTooLarge, validationFailed } from '../../../../shared/errors/app-error';
 import { NOT_UTF8 } from '../../http/body';
 
 /** Submissions are small forms; anything bigger is refused before it is read whole. */
 export const SUBMISSION_LIMIT_BYTES = 64 * 1024;
 
-export type BodyProblem = { status: 413 | 415 | 400 | 422; message: string; errors?: FieldErrors };
+/** A body refused before its fields are read: answered by the same mapping as every error. */
+export type BodyProblem = AppError;
 
 const NOT_AN_OBJECT = 'The request body must be a JSON object.';
 export type ParsedFields = { ok: true; fields: Record<string, unknown> } | { ok: false; problem: BodyProblem };
@@ -20,7 +21,7 @@ export function readBody(req: IncomingMessage): Promise<Buffer | BodyProblem> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > SUBMISSION_LIMIT_BYTES) {
     req.resume();
-    return Promise.resolve({ status: 413, message: tooLargeMessage(SUBMISSION_LIMIT_BYTES) });
+    return Promise.resolve(payloadTooLarge(SUBMISSION_LIMIT_BYTES));
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -31,7 +32,7 @@ export function readBody(req: IncomingMessage): Promise<Buffer | BodyProblem> {
       size += chunk.length;
       if (size > SUBMISSION_LIMIT_BYTES) {
         done = true;
-        resolve({ status: 413, message: tooLargeMessage(SUBMISSION_LIMIT_BYTES) });
+        resolve(payloadTooLarge(SUBMISSION_LIMIT_BYTES));
         return;
       }
       chunks.push(chunk);
@@ -41,7 +42,7 @@ export function readBody(req: IncomingMessage): Promise<Buffer | BodyProblem> {
       done = true;
     });
     req.on('error', () => {
-      if (!done) resolve({ status: 400, message: 'The request was aborted.' });
+      if (!done) resolve(badRequest('The request was aborted.'));
       done = true;
     });
   });
@@ -68,13 +69,13 @@ export async function parseFields(contentType: string | undefined, raw: Buffer):
   if (type === 'application/json' || type.endsWith('+json')) {
     // As on the API: bytes that are not UTF-8 are refused, not read as U+FFFD, and valid
     // JSON that is not an object is a 422 on the body.
-    if (!isUtf8(raw)) return { ok: false, problem: { status: 400, message: NOT_UTF8 } };
+    if (!isUtf8(raw)) return { ok: false, problem: badRequest(NOT_UTF8) };
     try {
       const value: unknown = JSON.parse(raw.toString('utf8'));
-      if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: { status: 422, message: NOT_AN_OBJECT, errors: { body: [NOT_AN_OBJECT] } } };
+      if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: validationFailed({ body: [NOT_AN_OBJECT] }) };
       return { ok: true, fields: value as Fields };
     } catch {
-      return { ok: false, problem: { status: 400, message: 'The request body is not valid JSON.' } };
+      return { ok: false, problem: badRequest('The request body is not valid JSON.') };
     }
   }
   if (type === 'multipart/form-data') {
@@ -82,7 +83,7 @@ export async function parseFields(contentType: string | undefined, raw: Buffer):
     if (charset === null) return { ok: false, problem: unsupportedCharset(contentType as string) };
     return parseMultipart(contentType as string, raw, charset);
   }
-  return { ok: false, problem: { status: 415, message: 'Unsupported content type: send application/x-www-form-urlencoded, multipart/form-data or application/json.' } };
+  return { ok: false, problem: httpError(415, 'Unsupported content type: send application/x-www-form-urlencoded, multipart/form-data or application/json.') };
 }
 
 const CHARSET = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
@@ -106,7 +107,7 @@ function charsetFor(contentType: string | undefined): string | null | undefined 
 }
 
 function unsupportedCharset(contentType: string): BodyProblem {
-  return { status: 415, message: `Unsupported charset "${(charsetOf(contentType) ?? '').slice(0, 40)}": send UTF-8, or name a charset such as ISO-8859-1, windows-1252 or Shift_JIS.` };
+  return httpError(415, `Unsupported charset "${(charsetOf(contentType) ?? '').slice(0, 40)}": send UTF-8, or name a charset such as ISO-8859-1, windows-1252 or Shift_JIS.`);
 }
 
 /**
@@ -144,21 +145,21 @@ function parseMultipart(contentType: string, raw: Buffer, charset: string | unde
         limits: { fields: 100, fieldSize: SUBMISSION_LIMIT_BYTES, files: 0 },
       });
     } catch {
-      resolve({ ok: false, problem: { status: 400, message: 'The multipart body is malformed.' } });
+      resolve({ ok: false, problem: badRequest('The multipart body is malformed.') });
       return;
     }
     parser.on('field', (name, value: string | undefined) => {
-      if (value === undefined) problem = { status: 415, message: `Unsupported charset in the part "${name.slice(0, 40)}": send UTF-8, or name a charset such as ISO-8859-1 or Shift_JIS.` };
+      if (value === undefined) problem = httpError(415, `Unsupported charset in the part "${name.slice(0, 40)}": send UTF-8, or name a charset such as ISO-8859-1 or Shift_JIS.`);
       else fields[name] = value;
     });
     parser.on('file', (_name, stream) => {
-      problem = { status: 415, message: 'Files are not accepted: send the fields only.' };
+      problem = httpError(415, 'Files are not accepted: send the fields only.');
       stream.resume();
     });
     parser.on('filesLimit', () => {
-      problem = { status: 415, message: 'Files are not accepted: send the fields only.' };
+      problem = httpError(415, 'Files are not accepted: send the fields only.');
     });
-    parser.on('error', () => resolve({ ok: false, problem: { status: 400, message: 'The multipart body is malformed.' } }));
+    parser.on('error', () => resolve({ ok: false, problem: badRequest('The multipart body is malformed.') }));
     parser.on('close', () => resolve(problem ? { ok: false, problem } : { ok: true, fields }));
     Readable.from([raw]).pipe(parser);
   });

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { QueueEvents } from 'bullmq';
 import { parseDateInput, pgTimestampToMillis } from '../../../../shared/calendar/dates';
-import { isDbUnavailableError } from '../../../../shared/db/knex';
 import { lastDayAfterMinutes, plusMinutesIso, resolveEventTimes } from '../../../../shared/calendar/event-times';
-import { AppError, type FieldErrors, tooManyRequests, unavailable } from '../../../../shared/errors/app-error';
+import { AppError, type FieldErrors, notFound, tooManyRequests, validationFailed } from '../../../../shared/errors/app-error';
 import { type SmartLinkSubmission, smartLinkJob, type SubmissionOutcomes } from '../../../../shared/queues/smart-link.job';
-import { closeRedis, createRedis, isRedisUnavailableError, type Redis } from '../../../../shared/queues/redis';
+import { closeRedis, createRedis, type Redis } from '../../../../shared/queues/redis';
 import type { AppContext } from '../../context';
 import { validatePart } from '../../http/validation';
+import { type ErrorAnswer, errorAnswer } from '../../http/errors';
 import { isPlatformKey, type PlatformKey } from '../../public/deliver';
 import { beginRequest } from '../../http/request-context';
 import { clientAddress, limitAddress, type TrustProxy } from '../../http/client-address';
@@ -67,12 +67,17 @@ function refuseBody(req: IncomingMessage, res: ServerResponse, problem: BodyProb
     res.shouldKeepAlive = false;
     res.on('finish', () => req.socket.destroySoon());
   }
-  send(res, problem.status, { message: problem.message }, problem.status === 413 ? { Connection: 'close' } : {});
+  sendError(res, problem, problem.status === 413 ? { Connection: 'close' } : {});
 }
 
-function sendError(res: ServerResponse, err: AppError): void {
-  send(res, err.status, { message: err.message, ...err.body }, err.headers);
+/** An error answered as the Express app answers it (the same mapping, always JSON here). */
+function sendError(res: ServerResponse, err: unknown, headers: Record<string, string> = {}): ErrorAnswer {
+  const answer = errorAnswer(err);
+  send(res, answer.status, answer.json, { ...answer.headers, ...headers });
+  return answer;
 }
+
+const LINK_NOT_FOUND = () => notFound('Smart link');
 
 /** Empty form fields count as not sent; `date_start`/`date_end` are aliases. */
 function normalizeFields(fields: Record<string, unknown>): Record<string, unknown> {
@@ -143,7 +148,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     const link = await linkFor(key);
     if (!link || !link.is_active || (platform !== undefined && !isPlatformKey(platform))) {
       req.resume();
-      return send(res, 404, { message: 'Smart link not found.' });
+      return void sendError(res, LINK_NOT_FOUND());
     }
     const limit = [{ scope: 'smart-link', key: link.id, perMinute: link.rate_per_minute }];
     let verdict: LimitVerdict | null;
@@ -165,13 +170,10 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     }
     // A link of an unlimited plan is not counted at all (no verdict).
     if (verdict) verdictHeaders(res, verdict);
-    if (verdict?.over) return sendError(res, tooManyRequests(verdict.retryAfterSeconds));
+    if (verdict?.over) return void sendError(res, tooManyRequests(verdict.retryAfterSeconds));
     if (!Buffer.isBuffer(raw)) return refuseBody(req, res, raw);
     const parsed = await parseFields(req.headers['content-type'], raw);
-    if (!parsed.ok) {
-      const { status, message, errors } = parsed.problem;
-      return send(res, status, errors ? { message, errors } : { message });
-    }
+    if (!parsed.ok) return void sendError(res, parsed.problem);
 
     const { value: fields, errors } = validatePart<SubmissionFields>(submissionFields, normalizeFields(parsed.fields));
     let problems: FieldErrors = errors;
@@ -180,11 +182,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
       timing = submissionTimes(fields, link);
       if ('errors' in timing.times) problems = timing.times.errors;
     }
-    if (!timing || 'errors' in timing.times) {
-      const all = Object.values(problems).flat();
-      const message = all.length > 1 ? `${all[0]} (and ${all.length - 1} more error${all.length === 2 ? '' : 's'})` : all[0];
-      return send(res, 422, { message, errors: problems });
-    }
+    if (!timing || 'errors' in timing.times) return void sendError(res, validationFailed(problems));
 
     const event: SmartLinkSubmission['event'] = {
       uid: '',
@@ -227,8 +225,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
   async function refuseSignature(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { state, over } = await consumePoint(badSignatures, limitAddress(clientAddress(req, opts.trustProxy)));
     rateLimitHeaders(res, config.smartLinkBadSignaturesPerMinute, state, over);
-    if (over) return send(res, 429, { message: 'Too Many Attempts.' });
-    send(res, 401, { message: 'Invalid signature.' });
+    sendError(res, over ? tooManyRequests() : new AppError('unauthenticated', 401, 'Invalid signature.'));
   }
 
   /** The uid of the submission's event once its job is done (null if it made none, or not within PLATFORM_WAIT_MS). */
@@ -262,7 +259,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
       }
       if (!m) {
         req.resume();
-        send(res, 404, { message: 'Smart link not found.' });
+        sendError(res, LINK_NOT_FOUND());
         return;
       }
       accept(req, res, requestId, m[1], m[2]).catch((err: unknown) => {
@@ -270,10 +267,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
           res.destroy();
           return;
         }
-        if (err instanceof AppError) return sendError(res, err);
-        if (isRedisUnavailableError(err) || isDbUnavailableError(err)) return sendError(res, unavailable());
-        logger.error({ err, reqId: requestId }, 'unhandled error in smart-link ingest');
-        send(res, 500, { message: 'Server Error' });
+        if (sendError(res, err).unexpected) logger.error({ err, reqId: requestId }, 'unhandled error in smart-link ingest');
       });
     },
     async close() {
