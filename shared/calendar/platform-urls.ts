@@ -13,6 +13,8 @@ import { type WallClock, wallClock } from './time-zones';
  * - Yahoo: `v=60` with upper-case `TITLE`/`ST`/`ET`/`DESC`; timed events in the event's
  *   local wall time without `Z`; a single all-day day as `ST` with `DUR=allday`, longer
  *   all-day events as `ST`/`ET` dates with an exclusive end (see yahooUrl for why).
+ * - Google also takes the event's busy type twice: `trp` (RFC 5545 transparency, which it
+ *   ignores on all-day events) and `crm` (`AVAILABLE`/`BUSY`, read on every event).
  * Only Google repeats events from a link; the others get the rule in words in the body.
  * Every URL stays under MAX_URL: a long description is cut at a word with a link to the
  * page; when that alone is not enough, the location and then the title are cut too.
@@ -128,7 +130,7 @@ export function googleUrl(v: EventView): string {
     const params: Params = [['action', 'TEMPLATE'], ['text', t.title], ...dates];
     if (t.location) params.push(['location', t.location]);
     if (v.recurrenceRule) params.push(['recur', `RRULE:${v.recurrenceRule}`]);
-    if (v.busyType) params.push(['trp', v.busyType === 'busy' ? 'true' : 'false']);
+    if (v.busyType) params.push(['trp', v.busyType === 'busy' ? 'true' : 'false'], ['crm', v.busyType === 'busy' ? 'BUSY' : 'AVAILABLE']);
     if (t.description) params.push(['details', t.description]);
     return `https://calendar.google.com/calendar/render?${encode(params)}`;
   };

@@ -50,6 +50,7 @@ describe('Google links', () => {
     expect(q.get('location')).toBe('HQ, Room 4');
     expect(q.get('details')).toBe('Agenda: numbers & plans\n\nSecond line');
     expect(q.get('trp')).toBe('true');
+    expect(q.get('crm')).toBe('BUSY');
     expect(url.search).not.toContain('+'); // spaces as %20
   });
 
@@ -58,6 +59,13 @@ describe('Google links', () => {
     const q = (await redirectOf(links.google)).searchParams;
     expect(q.get('dates')).toBe('20260414/20260417');
     expect(q.has('ctz')).toBe(false);
+    expect(q.has('crm')).toBe(false);
+  });
+
+  it('all-day and free: crm=AVAILABLE, which Google reads where it ignores trp', async () => {
+    const { links } = await createEvent({ ...allDay, busy_type: 'free' });
+    const q = (await redirectOf(links.google)).searchParams;
+    expect([q.get('trp'), q.get('crm')]).toEqual(['false', 'AVAILABLE']);
   });
 
   it('recurring: the RRULE in recur', async () => {
