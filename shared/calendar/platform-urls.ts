@@ -98,8 +98,10 @@ function fitted(build: (t: Texts) => string, texts: Texts, pageUrl: string): str
   const suffix = `…\n\n${more}`;
   let cut = longestFitting(texts.description, (prefix) => fits({ ...texts, description: prefix + suffix }));
   if (cut) {
+    // A cut that already ends a word keeps it; otherwise the part-word goes.
+    const endsWord = cut.length === texts.description.length || /\s/.test(texts.description[cut.length]);
     const lastSpace = cut.search(/\s\S*$/);
-    if (lastSpace > cut.length * 0.6) cut = cut.slice(0, lastSpace);
+    if (!endsWord && lastSpace > cut.length * 0.6) cut = cut.slice(0, lastSpace);
     cut = cut.trimEnd();
     if (cut) return build({ ...texts, description: cut + suffix });
   }
