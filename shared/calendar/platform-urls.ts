@@ -10,8 +10,11 @@ import { type WallClock, wallClock } from './time-zones';
  * - Outlook.com and Office 365 deep links (`outlook.live.com`, `outlook.cloud.microsoft`):
  *   times in UTC with `Z`; all-day as dates with `allday=true` and an exclusive end; the
  *   body is read as HTML, so line breaks become <br>.
- * - Yahoo: `v=60` with upper-case `TITLE`/`ST`/`ET`/`DESC`; UTC times; all-day as dates
- *   with `DUR=allday` (its form takes the last day itself as the end).
+ * - Yahoo: `v=60` with upper-case `TITLE`/`ST`/`ET`/`DESC`; timed events in the event's
+ *   local wall time without `Z`; a single all-day day as `ST` with `DUR=allday`, longer
+ *   all-day events as `ST`/`ET` dates with an exclusive end (see yahooUrl for why).
+ * - Google also takes the event's busy type twice: `trp` (RFC 5545 transparency, which it
+ *   ignores on all-day events) and `crm` (`AVAILABLE`/`BUSY`, read on every event).
  * Only Google repeats events from a link; the others get the rule in words in the body.
  * Every URL stays under MAX_URL: a long description is cut at a word with a link to the
  * page; when that alone is not enough, the location and then the title are cut too.
@@ -22,9 +25,10 @@ const pad = (n: number) => String(n).padStart(2, '0');
 const ymd = (w: WallClock) => `${w.year}${pad(w.month)}${pad(w.day)}`;
 const hms = (w: WallClock) => `${pad(w.hour)}${pad(w.minute)}${pad(w.second)}`;
 const isoDay = (w: WallClock) => `${w.year}-${pad(w.month)}-${pad(w.day)}`;
-const utcCompact = (ms: number) => {
-  const w = wallClock(ms, 'UTC');
-  return `${ymd(w)}T${hms(w)}Z`;
+/** `YYYYMMDDTHHMMSS` in the zone, without an offset. */
+const localCompact = (ms: number, zone: string) => {
+  const w = wallClock(ms, zone);
+  return `${ymd(w)}T${hms(w)}`;
 };
 const utcIso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const DAY_MS = 86_400_000;
@@ -94,8 +98,10 @@ function fitted(build: (t: Texts) => string, texts: Texts, pageUrl: string): str
   const suffix = `…\n\n${more}`;
   let cut = longestFitting(texts.description, (prefix) => fits({ ...texts, description: prefix + suffix }));
   if (cut) {
+    // A cut that already ends a word keeps it; otherwise the part-word goes.
+    const endsWord = cut.length === texts.description.length || /\s/.test(texts.description[cut.length]);
     const lastSpace = cut.search(/\s\S*$/);
-    if (lastSpace > cut.length * 0.6) cut = cut.slice(0, lastSpace);
+    if (!endsWord && lastSpace > cut.length * 0.6) cut = cut.slice(0, lastSpace);
     cut = cut.trimEnd();
     if (cut) return build({ ...texts, description: cut + suffix });
   }
@@ -126,7 +132,7 @@ export function googleUrl(v: EventView): string {
     const params: Params = [['action', 'TEMPLATE'], ['text', t.title], ...dates];
     if (t.location) params.push(['location', t.location]);
     if (v.recurrenceRule) params.push(['recur', `RRULE:${v.recurrenceRule}`]);
-    if (v.busyType) params.push(['trp', v.busyType === 'busy' ? 'true' : 'false']);
+    if (v.busyType) params.push(['trp', v.busyType === 'busy' ? 'true' : 'false'], ['crm', v.busyType === 'busy' ? 'BUSY' : 'AVAILABLE']);
     if (t.description) params.push(['details', t.description]);
     return `https://calendar.google.com/calendar/render?${encode(params)}`;
   };
@@ -154,10 +160,34 @@ function microsoftUrl(base: string, v: EventView): string {
 export const outlookWebUrl = (v: EventView) => microsoftUrl('https://outlook.live.com/calendar/deeplink/compose', v);
 export const office365Url = (v: EventView) => microsoftUrl('https://outlook.cloud.microsoft/calendar/deeplink/compose', v);
 
+/**
+ * How Yahoo's add-event form reads a link. It has no official documentation; this follows
+ * reports from people who tried the live form, the newest on 2026-08-19/20:
+ * - https://github.com/spatie/calendar-links/issues/219 (2026-08-19): `ST`/`ET` are kept as
+ *   the strings sent and shown as wall-clock time in the reader's calendar, a trailing `Z`
+ *   ignored (`ST=20261231T193000Z` opened as 19:30 in UTC+2); there is no time-zone
+ *   parameter. Older reports agree: https://github.com/InteractionDesignFoundation/
+ *   add-event-to-calendar-docs/issues/29 (2021, re-tested 2026-08-19) and
+ *   https://github.com/jshor/datebook/pull/153 (2021, "it completely ignores the trailing Z").
+ * - https://github.com/spatie/calendar-links/issues/220 (2026-08-19): `DUR` is ignored when
+ *   `ET` is present, so `ST`+`ET`+`DUR=allday` is never all-day; `ST=<date>&DUR=allday`
+ *   alone is a one-day all-day event.
+ * - https://github.com/spatie/calendar-links/issues/240 (2026-08-20): a date-only `ST`/`ET`
+ *   pair opens with the all-day switch off, as a timed event from midnight on `ST` to
+ *   midnight on `ET` (an exclusive end); no parameter makes a multi-day all-day event.
+ * spatie/calendar-links 2.1.0 (2026-08-20) builds its Yahoo links this way. So: timed events
+ * in the event's own wall time (right for readers whose calendar is in that zone, where UTC
+ * is right only in UTC); one all-day day with `DUR=allday`; longer all-day events keep all
+ * their days, midnight to midnight, without the all-day switch.
+ */
 export function yahooUrl(v: EventView): string {
-  const dates: Params = v.isAllDay
-    ? [['ST', ymd(wallClock(v.startMs, 'UTC'))], ['ET', ymd(wallClock(v.endMs, 'UTC'))], ['DUR', 'allday']]
-    : [['ST', utcCompact(v.startMs)], ['ET', utcCompact(v.endMs)]];
+  const first = ymd(wallClock(v.startMs, 'UTC'));
+  const afterLast = ymd(wallClock(v.endMs + DAY_MS, 'UTC'));
+  const dates: Params = !v.isAllDay
+    ? [['ST', localCompact(v.startMs, v.timezone)], ['ET', localCompact(v.endMs, v.timezone)]]
+    : v.endMs <= v.startMs
+      ? [['ST', first], ['DUR', 'allday']]
+      : [['ST', first], ['ET', afterLast]];
   const build = (t: Texts) => {
     const params: Params = [['v', '60'], ['TITLE', t.title], ...dates];
     if (t.location) params.push(['in_loc', t.location]);

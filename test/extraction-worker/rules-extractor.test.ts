@@ -216,6 +216,43 @@ describe('repetition becomes an RRULE, starting on the first matching day', () =
   });
 });
 
+describe('"for n weeks/months": how long a repetition goes on', () => {
+  // From Thursday 5 March 2026, 10:00 in New York (US DST starts on the 8th).
+  it.each([
+    // Every listed day in each week: days × weeks.
+    ['Spanish class Tuesdays and Thursdays at 6pm for 6 weeks', 'Spanish class', '2026-03-05T18:00:00-05:00', 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=12'],
+    ['Spanish class Tuesdays and Thursdays at 6pm for two weeks', 'Spanish class', '2026-03-05T18:00:00-05:00', 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=4'],
+    ['Spanish class every Tuesday and Thursday at 6pm for 6 weeks starting March 10', 'Spanish class', '2026-03-10T18:00:00-04:00', 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=12'],
+    ['Yoga every Mon, Wed and Fri at 7am for 3 weeks', 'Yoga', '2026-03-06T07:00:00-05:00', 'FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=9'],
+    ['Standup every weekday at 9am for 2 weeks', 'Standup', '2026-03-06T09:00:00-05:00', 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;COUNT=10'],
+    ['Running club every weekend at 8am for one week', 'Running club', '2026-03-07T08:00:00-05:00', 'FREQ=WEEKLY;BYDAY=SA,SU;COUNT=2'],
+    ['Team sync every other Monday at 10am for 6 weeks', 'Team sync', '2026-03-09T10:00:00-04:00', 'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO;COUNT=3'],
+    ['Meds every day at 8pm for two weeks', 'Meds', '2026-03-05T20:00:00-05:00', 'FREQ=DAILY;COUNT=14'],
+    ['Meds every other day at 8pm for 10 days', 'Meds', '2026-03-05T20:00:00-05:00', 'FREQ=DAILY;INTERVAL=2;COUNT=5'],
+    // As before: one day a week, once a month, a number of times.
+    ['Bootcamp every Saturday at 8am for 6 weeks', 'Bootcamp', '2026-03-07T08:00:00-05:00', 'FREQ=WEEKLY;BYDAY=SA;COUNT=6'],
+    ['Book club first Monday of every month at 7pm for 6 months', 'Book club', '2026-04-06T19:00:00-04:00', 'FREQ=MONTHLY;BYDAY=1MO;COUNT=6'],
+    ['Piano lessons every Tuesday at 4pm for 10 lessons', 'Piano lessons', '2026-03-10T16:00:00-04:00', 'FREQ=WEEKLY;BYDAY=TU;COUNT=10'],
+    // Months (and days of a weekly rule): until the day before the same date that much later,
+    // through its end in the event's zone.
+    ['Spanish class Tuesdays and Thursdays at 6pm for 2 months', 'Spanish class', '2026-03-05T18:00:00-05:00', 'FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20260505T035959Z'],
+    ['Choir Mondays and Wednesdays at 7pm for three months', 'Choir', '2026-03-09T19:00:00-04:00', 'FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260609T035959Z'],
+    ['Yoga every Monday at 6pm for a month', 'Yoga', '2026-03-09T18:00:00-04:00', 'FREQ=WEEKLY;BYDAY=MO;UNTIL=20260409T035959Z'],
+    ['Clinic Mondays and Wednesdays at 8am for 10 days', 'Clinic', '2026-03-09T08:00:00-04:00', 'FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260319T035959Z'],
+  ])('%s', (text, title, start, rule) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, date_start: start, recurrence_rule: rule });
+  });
+
+  it('ends an all-day repetition "for 2 months" on a date', () => {
+    expect(read('Spanish class Tuesdays and Thursdays for 2 months', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Spanish class',
+      date_start: '2026-03-05',
+      is_all_day: true,
+      recurrence_rule: 'FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20260504',
+    });
+  });
+});
+
 describe('title and location', () => {
   const at = (text: string) => {
     const r = read(text, 'America/New_York', NY_WINTER);

@@ -144,7 +144,7 @@ describe('/api/dyn_ade (AddEvent parameter names)', () => {
       `${gw.baseUrl}/api/dyn_ade?${q({ client: key, title: 'x', start: '05/08/2026 18:00', date_format: 'DD/MM/YYYY', timezone: 'UTC', service: 'yahoo' })}`,
       { redirect: 'manual' },
     );
-    expect(new URL(res.headers.get('location') as string).searchParams.get('ST')).toBe('20260805T180000Z');
+    expect(new URL(res.headers.get('location') as string).searchParams.get('ST')).toBe('20260805T180000');
     const allDay = await fetch(`${gw.baseUrl}/api/dyn_ade?${q({ client: key, title: 'x', start: '12/24/2026', all_day_event: 'true', service: 'google' })}`, { redirect: 'manual' });
     expect(new URL(allDay.headers.get('location') as string).searchParams.get('dates')).toBe('20261224/20261225');
   });

@@ -50,6 +50,7 @@ describe('Google links', () => {
     expect(q.get('location')).toBe('HQ, Room 4');
     expect(q.get('details')).toBe('Agenda: numbers & plans\n\nSecond line');
     expect(q.get('trp')).toBe('true');
+    expect(q.get('crm')).toBe('BUSY');
     expect(url.search).not.toContain('+'); // spaces as %20
   });
 
@@ -58,6 +59,13 @@ describe('Google links', () => {
     const q = (await redirectOf(links.google)).searchParams;
     expect(q.get('dates')).toBe('20260414/20260417');
     expect(q.has('ctz')).toBe(false);
+    expect(q.has('crm')).toBe(false);
+  });
+
+  it('all-day and free: crm=AVAILABLE, which Google reads where it ignores trp', async () => {
+    const { links } = await createEvent({ ...allDay, busy_type: 'free' });
+    const q = (await redirectOf(links.google)).searchParams;
+    expect([q.get('trp'), q.get('crm')]).toEqual(['false', 'AVAILABLE']);
   });
 
   it('recurring: the RRULE in recur', async () => {
@@ -98,23 +106,29 @@ describe('Outlook.com and Office 365 links', () => {
 });
 
 describe('Yahoo links', () => {
-  it('timed: v=60 with upper-case parameters in UTC', async () => {
+  it('timed: v=60 with upper-case parameters in the event\'s wall time, without Z', async () => {
     const { links } = await createEvent(timed);
     const url = await redirectOf(links.yahoo);
     expect(url.origin + url.pathname).toBe('https://calendar.yahoo.com/');
     const q = url.searchParams;
     expect(q.get('v')).toBe('60');
     expect(q.get('TITLE')).toBe('Board meeting & "budget" <review>');
-    expect(q.get('ST')).toBe('20260714T170000Z');
-    expect(q.get('ET')).toBe('20260714T183000Z');
+    expect(q.get('ST')).toBe('20260714T130000');
+    expect(q.get('ET')).toBe('20260714T143000');
     expect(q.get('DESC')).toBe('Agenda: numbers & plans\n\nSecond line');
     expect(q.get('in_loc')).toBe('HQ, Room 4');
   });
 
-  it('all-day: dates and DUR=allday', async () => {
+  it('all-day, one day: ST and DUR=allday, no ET', async () => {
+    const { links } = await createEvent({ ...allDay, date_end: allDay.date_start });
+    const q = (await redirectOf(links.yahoo)).searchParams;
+    expect([q.get('ST'), q.get('ET'), q.get('DUR')]).toEqual(['20260414', null, 'allday']);
+  });
+
+  it('all-day, several days: ST and the exclusive ET, no DUR', async () => {
     const { links } = await createEvent(allDay);
     const q = (await redirectOf(links.yahoo)).searchParams;
-    expect([q.get('ST'), q.get('ET'), q.get('DUR')]).toEqual(['20260414', '20260416', 'allday']);
+    expect([q.get('ST'), q.get('ET'), q.get('DUR')]).toEqual(['20260414', '20260417', null]);
   });
 
   it('recurring: the rule in words', async () => {

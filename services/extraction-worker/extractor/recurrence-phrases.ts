@@ -16,6 +16,11 @@ export interface Recurrence {
   byDay: string[];
   byMonthDay: number | null;
   count: number | null;
+  /**
+   * How long the repetition goes on from its first day ("for 2 months", or days the rule
+   * does not fill one by one), when no count can say it: read as an UNTIL once that day is known.
+   */
+  lasts: { months: number } | { days: number } | null;
   start: number;
   end: number;
 }
@@ -56,7 +61,7 @@ function dayList(text: string): string[] {
   return codes.sort((a, b) => WEEK_ORDER.indexOf(a) - WEEK_ORDER.indexOf(b));
 }
 
-type Rule = Omit<Recurrence, 'start' | 'end' | 'count'>;
+type Rule = Omit<Recurrence, 'start' | 'end' | 'count' | 'lasts'>;
 interface PhraseRule {
   pattern: RegExp;
   read: (m: RegExpMatchArray) => Rule | null;
@@ -131,8 +136,28 @@ const PHRASES: PhraseRule[] = [
   },
 ];
 
-const COUNT = /\b(?:for[ ])?(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|twelve)[ ](?:weeks|times|sessions|occurrences|classes|meetings|lessons|months|days)\b/gi;
-const COUNT_WORDS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twelve: 12 };
+// "for 6 weeks", "10 sessions", "for two months", "for a month": how many times, or how long.
+const COUNT = new RegExp(
+  String.raw`\b(?:for[ ](a|one)[ ](week|month)|(?:for[ ])?(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ ](weeks?|months?|days?|times|sessions|occurrences|classes|meetings|lessons))\b`,
+  'gi',
+);
+const COUNT_WORDS: Record<string, number> = { a: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12 };
+
+/**
+ * "for n weeks/days/months" as a count where the rule fills that time evenly (a weekly rule
+ * has its days in each of n weeks: "Tuesdays and Thursdays for 6 weeks" is 12 times; a daily
+ * rule, every day; a monthly rule, once a month), else as a length from the first day
+ * (months of a daily or weekly rule, as months differ in length and in how many of a
+ * weekday they hold; days of a weekly rule).
+ */
+function lengthOf(r: Rule, n: number, unit: 'day' | 'week' | 'month'): Pick<Recurrence, 'count' | 'lasts'> {
+  const times = (periods: number, perPeriod = 1) => ({ count: Math.ceil(periods / r.interval) * perPeriod, lasts: null });
+  const days = unit === 'week' ? 7 * n : n;
+  if (unit === 'month') return r.freq === 'MONTHLY' ? times(n) : { count: null, lasts: { months: n } };
+  if (r.freq === 'DAILY') return times(days);
+  if (r.freq === 'WEEKLY' && unit === 'week') return times(n, Math.max(1, r.byDay.length));
+  return { count: null, lasts: { days } };
+}
 
 /** The first repetition phrase of the text (and a count, when one is given), marked. */
 export function findRecurrence(scan: TextScan): Recurrence | null {
@@ -142,7 +167,7 @@ export function findRecurrence(scan: TextScan): Recurrence | null {
       if (scan.overlaps(m.index, m.index + m[0].length)) continue;
       const read = phrase.read(m);
       if (!read) continue;
-      if (!found || m.index < found.start) found = { ...read, count: null, start: m.index, end: m.index + m[0].length };
+      if (!found || m.index < found.start) found = { ...read, count: null, lasts: null, start: m.index, end: m.index + m[0].length };
       break;
     }
   }
@@ -150,9 +175,12 @@ export function findRecurrence(scan: TextScan): Recurrence | null {
   scan.mark('recurrence', found.start, found.end);
   for (const m of scan.text.matchAll(COUNT)) {
     if (scan.overlaps(m.index, m.index + m[0].length)) continue;
-    const n = COUNT_WORDS[m[1].toLowerCase()] ?? Number(m[1]);
-    if (n >= 1 && n <= 1000) {
-      found.count = n;
+    const number = (m[1] ?? m[3]).toLowerCase();
+    const n = COUNT_WORDS[number] ?? Number(number);
+    const unit = (m[2] ?? m[4]).toLowerCase().replace(/s$/, '');
+    const length = unit === 'week' || unit === 'month' || unit === 'day' ? lengthOf(found, n, unit) : { count: n, lasts: null };
+    if (n >= 1 && n <= 1000 && (length.count === null || length.count <= 1000)) {
+      Object.assign(found, length);
       scan.mark('recurrence', m.index, m.index + m[0].length);
     }
     break;

@@ -7,7 +7,7 @@ import { findZoneMentions } from './explicit-zones';
 import { type ExtractionInput, ExtractionFailure, type ExtractionResult, type Extractor } from './extractor';
 import { findHeaders, type HeaderLine, markSenderLines } from './headers';
 import { findLocation, markUrls } from './locations';
-import { findRecurrence, toRrule } from './recurrence-phrases';
+import { findRecurrence, type Recurrence, toRrule } from './recurrence-phrases';
 import { type Line, linesOf, TextScan } from './text-scan';
 import { readTiming, type Timing } from './timing';
 import { sentencesOf, titleFromHeader, titleFromSentence } from './titles';
@@ -94,10 +94,21 @@ function takeUntil(scan: TextScan, phrases: DatePhrase[]): DatePhrase | null {
 
 const untilOf = (p: DatePhrase | null): Until | null => (p ? { year: p.from.year, month: p.from.month, day: p.from.day } : null);
 
+/** The event's first day (its midnight) in its zone. */
+const firstDay = (timing: Timing): DateTime =>
+  (timing.isAllDay ? DateTime.fromISO(timing.startDay, { zone: timing.zone }) : DateTime.fromMillis(timing.startMs, { zone: timing.zone })).startOf('day');
+
+/** "for 2 months" from the first day: the day before the same date two months on. */
+function lastingUntil(r: Recurrence, timing: Timing): Until | null {
+  if (!r.lasts) return null;
+  const last = firstDay(timing).plus(r.lasts).minus({ days: 1 });
+  return { year: last.year, month: last.month, day: last.day };
+}
+
 function lastDay(until: Until, timing: Timing): DateTime {
   const { zone } = timing;
   if (until.day !== null) return DateTime.fromObject({ year: until.year ?? undefined, month: until.month, day: until.day }, { zone });
-  const start = (timing.isAllDay ? DateTime.fromISO(timing.startDay, { zone }) : DateTime.fromMillis(timing.startMs, { zone })).startOf('day');
+  const start = firstDay(timing);
   const monthEnd = (year: number) => DateTime.fromObject({ year, month: until.month, day: 1 }, { zone }).endOf('month').startOf('day');
   if (until.year !== null) return monthEnd(until.year);
   return monthEnd(start.year) < start ? monthEnd(start.year + 1) : monthEnd(start.year);
@@ -179,7 +190,7 @@ export function extractWithRules(input: ExtractionInput): ExtractionResult {
     }
   }
 
-  const rule = recurrence ? checkRrule(toRrule(recurrence, untilValue(until, read.timing))) : null;
+  const rule = recurrence ? checkRrule(toRrule(recurrence, untilValue(until ?? lastingUntil(recurrence, read.timing), read.timing))) : null;
   return {
     title,
     description: describe(scan, lines, headers, subject ? undefined : first, titleSentence),
