@@ -4,7 +4,6 @@ import { startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
 import type { Logger } from '../../shared/logging/logger';
 import { eventLimitRejections } from '../../shared/metrics/metrics';
 import {
-  type SingleSubmissionJob,
   type SmartLinkJob,
   type SmartLinkSubmission,
   smartLinkJob,
@@ -12,6 +11,7 @@ import {
   type SubmissionOutcomes,
   submissionsOf,
 } from '../../shared/queues/smart-link.job';
+import { failJob, unindexJob } from '../../shared/queues/submission-index';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { writeBatch } from './write-batch';
 
@@ -76,6 +76,7 @@ export class SubmissionBatcher {
         [...calendarsChanged].map((id) => ({ kind: 'calendar-events' as const, id })),
         this.ctx.logger,
       );
+
     } catch (err) {
       this.ctx.logger.warn({ err: (err as Error).message, submissions: batch.length }, 'submission batch failed; its jobs will retry');
       for (const w of batch) w.reject(err);
@@ -92,7 +93,7 @@ export class SubmissionBatcher {
 export const SMART_LINK_CONCURRENCY = 500;
 
 /** The smart-link worker: high concurrency feeding the batcher; records older than SUBMISSION_RETENTION_DAYS pruned. */
-export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob | SingleSubmissionJob, SubmissionOutcomes> {
+export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob, SubmissionOutcomes> {
   const batcher = new SubmissionBatcher(ctx);
   const retention = startRetention(ctx, SUBMISSION_RECORDS, ctx.config.submissionRetentionDays);
   const limitRejections = eventLimitRejections(ctx.metrics);
@@ -101,7 +102,12 @@ export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJ
     concurrency: SMART_LINK_CONCURRENCY,
     process: async (job, _ctx, log) => {
       const submissions = submissionsOf(job.data);
+      const uids = submissions.map((s) => s.submission);
       const outcomes = await Promise.all(submissions.map((s) => batcher.submit(s)));
+      // Recorded: off the queued index (left there, each is still answered from its record, which comes first).
+      await unindexJob(ctx.redis, ctx.config.queuePrefix, job.id as string, job.data.link.id, uids).catch((err: unknown) =>
+        log.warn({ err: (err as Error).message?.slice(0, 200) }, 'could not take recorded submissions off the queued index'),
+      );
       const result: SubmissionOutcomes = {};
       submissions.forEach(({ submission, meta }, i) => {
         const outcome = outcomes[i];
@@ -113,6 +119,13 @@ export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJ
         if (outcome.error === 'event_limit_exceeded') limitRejections.inc({ source: 'smart_link' });
       });
       return result;
+    },
+    // Off the queued listing: each of its submissions reads as failed by its id. The data
+    // may break the contract (that is one way to be given up on): read defensively.
+    givenUp: async (job) => {
+      const data = job.data as { link?: { id?: unknown }; submissions?: Array<{ submission?: unknown }> };
+      const uids = (Array.isArray(data.submissions) ? data.submissions : []).map((s) => s?.submission).filter((u): u is string => typeof u === 'string');
+      if (typeof data.link?.id === 'number' && uids.length) await failJob(ctx.redis, ctx.config.queuePrefix, data.link.id, uids);
     },
     close: () => retention.stop(),
   };

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { DeploymentId } from '../db/deployment';
 import { unavailable } from '../errors/app-error';
 import type { Logger } from '../logging/logger';
-import { isRedisUnavailableError, type Redis } from './redis';
+import { isRedisUnavailableError, mayHaveRun, type Redis } from './redis';
 
 /**
  * The queues between the gateway and the workers. Names, payload types and their joi
@@ -53,6 +53,12 @@ export const cappedBackoff = (attemptsMade: number) => Math.min(60_000, 1000 * 2
 
 
 /**
+ * How long an add whose outcome is unknown (Redis's reply was lost) is tried again before it
+ * is answered 503.
+ */
+export const UNSURE_RETRY_MS = 4000;
+
+/**
  * Puts jobs on one queue from a request path. The connection has no offline queue, so
  * while Redis is away an add fails at once and becomes a 503 (never an accepted request
  * that was not stored).
@@ -80,27 +86,17 @@ export class Producer<T extends object> {
 
   /** Stores the job in Redis (or throws a 503 AppError). Payloads are checked first. */
   async add(name: string, payload: T & { meta?: JobMeta }, opts: JobsOptions = {}): Promise<string> {
-    const data = this.stamped(payload);
-    const { error } = this.contract.schema.validate(data);
-    if (error) throw new Error(`invalid ${this.contract.queue} payload: ${error.message}`);
-    // BullMQ waits for a connection that is not ready yet (and would send the job later);
-    // answer 503 now instead, having sent nothing.
-    if (this.connection.status !== 'ready') throw unavailable();
-    try {
-      const job = await this.queue.add(name, data, opts);
-      return job.id as string;
-    } catch (err) {
-      if (isRedisUnavailableError(err)) {
-        this.logger.warn({ err: (err as Error).message, queue: this.contract.queue }, 'could not queue a job: Redis unavailable');
-        throw unavailable();
-      }
-      throw err;
-    }
+    const [id] = await this.addBulk([{ name, data: payload, opts }]);
+    return id;
   }
 
   /**
-   * Stores many jobs in one round trip (a fan-out of hundreds of messages), all or none,
-   * with the same checks and the same 503 as add.
+   * Stores many jobs in one round trip (a fan-out of hundreds of messages, a gateway's turn
+   * of smart-link submissions), all or none, each payload checked against the contract
+   * first. While Redis is away: a 503 AppError, having stored nothing. When Redis's reply is
+   * lost (the jobs may or may not be stored) and every job names its id, the same jobs are
+   * sent again under those ids until one answer comes or UNSURE_RETRY_MS pass: a second add
+   * of a stored job is a no-op, so the jobs are then stored exactly once.
    */
   async addBulk(payloads: Array<{ name: string; data: T & { meta?: JobMeta }; opts?: JobsOptions }>): Promise<string[]> {
     const jobs = payloads.map((job) => ({ ...job, data: this.stamped(job.data) }));
@@ -109,16 +105,27 @@ export class Producer<T extends object> {
       if (error) throw new Error(`invalid ${this.contract.queue} payload: ${error.message}`);
     }
     if (!jobs.length) return [];
+    // BullMQ waits for a connection that is not ready yet (and would send the jobs later);
+    // answer 503 now instead, having sent nothing.
     if (this.connection.status !== 'ready') throw unavailable();
-    try {
-      const added = await this.queue.addBulk(jobs);
-      return added.map((job) => job.id as string);
-    } catch (err) {
-      if (isRedisUnavailableError(err)) {
-        this.logger.warn({ err: (err as Error).message, queue: this.contract.queue }, 'could not queue jobs: Redis unavailable');
-        throw unavailable();
+    const named = jobs.every((job) => job.opts?.jobId !== undefined);
+    const deadline = Date.now() + UNSURE_RETRY_MS;
+    let unsure = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const added = await this.queue.addBulk(jobs);
+        if (unsure) this.logger.info({ queue: this.contract.queue, jobs: jobs.length, attempt }, 'queued jobs on a retry after a lost reply');
+        return added.map((job) => job.id as string);
+      } catch (err) {
+        unsure ||= named && mayHaveRun(err);
+        if (!unsure || Date.now() >= deadline) {
+          if (!isRedisUnavailableError(err)) throw err;
+          // The error's message only: a failed command's text would carry every payload.
+          this.logger.warn({ err: (err as Error).message?.slice(0, 200), queue: this.contract.queue, jobs: jobs.length }, 'could not queue jobs: Redis unavailable');
+          throw unavailable();
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(500, 50 * 2 ** attempt)));
       }
-      throw err;
     }
   }
 

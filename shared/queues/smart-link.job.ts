@@ -58,9 +58,6 @@ export interface SubmissionOutcome {
 /** A job's return value: the outcome of each of its submissions, by submission uid. */
 export type SubmissionOutcomes = Record<string, SubmissionOutcome>;
 
-/** A job as the release before grouped jobs queued it: one submission, which is the job. */
-export type SingleSubmissionJob = SmartLinkSubmission;
-
 export const SUBMISSIONS_PER_JOB = 100;
 
 /**
@@ -71,15 +68,8 @@ export const SUBMISSIONS_PER_JOB = 100;
 export const GROUP_PREFIX_LENGTH = 10;
 export const groupJobId = (uidOrPrefix: string): string => `group-${uidOrPrefix.slice(0, GROUP_PREFIX_LENGTH)}`;
 
-/**
- * The jobs that may hold a submission: one of its own (id = the submission's: sent with a
- * delivery key, waited on, or queued by the previous release), else its group's.
- */
-export const jobIdsOf = (uid: string): string[] => [uid, groupJobId(uid)];
-
-/** The submissions of a job, whichever release queued it. */
-export function submissionsOf(data: SmartLinkJob | SingleSubmissionJob): SmartLinkSubmission[] {
-  if (!('submissions' in data)) return [data];
+/** The submissions of a job, each with its link. */
+export function submissionsOf(data: SmartLinkJob): SmartLinkSubmission[] {
   return data.submissions.map((s) => ({ ...s, link: data.link }));
 }
 
@@ -131,14 +121,9 @@ const submission = {
   meta: jobMetaSchema,
 };
 
-const grouped = Joi.object({ link, submissions: Joi.array().items(Joi.object(submission)).min(1).max(SUBMISSIONS_PER_JOB).required(), meta: jobMetaSchema });
-const single = Joi.object({ ...submission, link });
-
-export const smartLinkJob = defineJob<SmartLinkJob | SingleSubmissionJob>({
+export const smartLinkJob = defineJob<SmartLinkJob>({
   queue: QUEUES.smartLinkSubmissions,
-  // Gateways queue grouped jobs; single ones may still wait in the queue, queued by the
-  // release before, when the workers are upgraded.
-  schema: Joi.alternatives().conditional(Joi.object({ submissions: Joi.exist() }).unknown(), { then: grouped, otherwise: single }),
+  schema: Joi.object({ link, submissions: Joi.array().items(Joi.object(submission)).min(1).max(SUBMISSIONS_PER_JOB).required(), meta: jobMetaSchema }),
   // Transient failures (Postgres away) retry for hours with a capped backoff, so an outage
   // delays accepted submissions but never drops them.
   defaults: RETRY_THROUGH_OUTAGES,

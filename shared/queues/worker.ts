@@ -141,6 +141,12 @@ export interface WorkerDefinition<T, R> {
   process: (job: Job<T & { meta?: JobMeta }>, ctx: WorkerContext, log: Logger) => Promise<R>;
   /** BullMQ options of this worker; the stall policy and the `capped` backoff are createWorker's (see STALL_POLICY). */
   options?: Partial<Omit<WorkerOptions, 'maxStalledCount'>>;
+  /**
+   * Called once a job is failed for good (its last attempt, or a reason of its own such as a
+   * payload that breaks the contract, whose data is then not to be trusted); its errors are
+   * logged, never thrown.
+   */
+  givenUp?: (job: Job, log: Logger) => Promise<void>;
   /** Releases what the definition opened (an SMTP pool…); called after the worker has closed. */
   close?: () => Promise<void> | void;
 }
@@ -198,6 +204,7 @@ export function createWorker<T, R>(def: WorkerDefinition<T, R>, ctx: WorkerConte
       }
       const willRetry = !(err instanceof UnrecoverableError) && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
       figures.failed(secondsSince(started), willRetry);
+      if (!willRetry && def.givenUp) await def.givenUp(job, log).catch((e: unknown) => log.warn({ err: (e as Error).message?.slice(0, 200) }, 'could not finish a job given up on'));
       throw err;
     }
   };

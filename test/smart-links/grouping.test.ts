@@ -5,7 +5,7 @@ import { Producer } from '../../shared/queues/queues';
 import { derivedUid } from '../../services/gateway/smart-links/secrets';
 import { smartLinkWorker } from '../../services/smart-link-worker/processor';
 import { createLogger } from '../../shared/logging/logger';
-import { groupJobId, type SingleSubmissionJob, type SmartLinkJob, smartLinkJob, type SmartLinkSubmission, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../shared/queues/smart-link.job';
+import { groupJobId, type SmartLinkJob, smartLinkJob, type SmartLinkSubmission, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../shared/queues/smart-link.job';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { isolatedPrefix } from '../helpers/service-processes';
 import { waitFor } from '../helpers/wait';
@@ -16,7 +16,7 @@ import { type Link, newLink } from './helpers';
 const prefix = isolatedPrefix('sl_grouping');
 let gw: TestGateway;
 let team: TestTeam;
-let producer: Producer<SmartLinkJob | SingleSubmissionJob>;
+let producer: Producer<SmartLinkJob>;
 let queue: Queue<SmartLinkJob>;
 
 beforeAll(async () => {
@@ -60,7 +60,7 @@ describe('submissions queued in one turn', () => {
   it("share one job per link (a delivery key's apart), and each is found, listed and written on its own", async () => {
     const [a, b] = [(await newLink(gw, team)).link, (await newLink(gw, team)).link];
     const [refA, refB] = [await refOf(a), await refOf(b)];
-    const submissions = new SubmissionQueue(producer, gw.redis, createLogger('grouping-test', 'silent'));
+    const submissions = new SubmissionQueue(producer, gw.redis, createLogger('grouping-test', 'silent'), prefix);
     // As the ingest path adds them when requests arrive together.
     const queued = [
       submissions.add(refA, entry(refA, 'A1'), { bytes: 100 }),
@@ -119,7 +119,7 @@ describe('submissions queued in one turn', () => {
 
   it('closes a group at SUBMISSIONS_PER_JOB submissions or 512 KiB of payload', async () => {
     const ref = await refOf((await newLink(gw, team)).link);
-    const submissions = new SubmissionQueue(producer, gw.redis, createLogger('grouping-test', 'silent'));
+    const submissions = new SubmissionQueue(producer, gw.redis, createLogger('grouping-test', 'silent'), prefix);
     const many = Array.from({ length: SUBMISSIONS_PER_JOB + 1 }, (_, i) => submissions.add(ref, entry(ref, `Many ${i}`), { bytes: 100 }));
     const big = [1, 2].map((i) => submissions.add(ref, entry(ref, `Big ${i}`), { bytes: 300 * 1024 }));
     await Promise.all([...many, ...big].map((q) => q.stored));

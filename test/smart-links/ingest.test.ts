@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import { signPayload } from '../../services/gateway/smart-links/ingest/signature';
-import { groupJobId, jobIdsOf, smartLinkJob } from '../../shared/queues/smart-link.job';
+import { groupJobId, smartLinkJob } from '../../shared/queues/smart-link.job';
 import { findQueuedSubmission } from '../../services/gateway/smart-links/queued-submissions';
+import { indexQueued } from '../../shared/queues/submission-index';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
 import type { TestWorker } from '../helpers/workers';
@@ -159,7 +160,7 @@ describe('from a web page (CORS)', () => {
     // The preflight queued nothing; the one submission did, in the job its id names.
     const added = await addedSince(mark);
     expect(added).toHaveLength(1);
-    expect(jobIdsOf(accepted.body.data.id.slice(4))).toContain(added[0]);
+    expect((await findQueuedSubmission(gw.redis, gw.config.queuePrefix, accepted.body.data.id.slice(4)))?.jobId).toBe(added[0]);
   });
 });
 
@@ -517,7 +518,7 @@ describe('the plan limit', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed', 'processed', 'failed', 'failed']);
     expect(outcomes[4]).toMatchObject({ error: 'event_limit_exceeded', event_public_id: null });
     // Done with, not retried: its job finished (and, a group's, was removed) instead of waiting to run again.
-    await waitFor(async () => (await findQueuedSubmission(queue, ids[4].slice(4))) === null || undefined, { what: 'the job to finish' });
+    await waitFor(async () => (await findQueuedSubmission(gw.redis, gw.config.queuePrefix, ids[4].slice(4))) === null || undefined, { what: 'the job to finish' });
     const count = await gw.db('events').where({ team_id: limited.teamId }).count<{ count: number }[]>('* as count');
     expect(count[0].count).toBe(3);
     // the API refuses too
@@ -596,18 +597,14 @@ describe('submission records', () => {
     expect((await other.api.get(`/api/smart-links/${link.id}/submissions`)).status).toBe(404);
   });
   it('a job the worker gave up on reads failed, not queued', async () => {
-    // A payload that breaks the job contract (a day that does not exist) fails at once.
-    const uid = 'BrokenJob' + String(Date.now()).slice(-7);
-    await queue.add('submission', { submission: uid, link: { id: 1, teamId: team.teamId, calendarId: 1 }, receivedAt: '2030-02-30T10:00:00.000Z', event: {} }, { jobId: uid });
-    await waitFor(async () => (await queue.getJob(uid))?.failedReason, { what: 'the job failed' });
-    const res = await team.api.get(`/api/smart-link-submissions/sls_${uid}`);
-    expect(res.body.data).toMatchObject({ id: `sls_${uid}`, status: 'failed', error: 'not_processed', event_public_id: null });
-
-    // A group's job: each of its submissions is found through it, and reads failed.
+    // Accepted (indexed as the gateway indexes a stored job), then its job fails for good: a
+    // payload that breaks the job contract (a day that does not exist) fails at once.
     const prefix = 'BrokenGrp' + String(Date.now()).slice(-1);
     const members = ['a', 'b'].map((c) => `${prefix}${c.repeat(6)}`);
-    const entry = (submission: string) => ({ submission, receivedAt: '2030-02-01T10:00:00.000Z', event: {} });
+    const entry = (submission: string) => ({ submission, receivedAt: '2030-02-30T10:00:00.000Z', event: {} });
     await queue.add('submissions', { link: { id: 1, teamId: team.teamId, calendarId: 1 }, submissions: members.map(entry) }, { jobId: groupJobId(prefix) });
+    const receivedAtMs = Date.parse('2030-02-01T10:00:00.000Z');
+    await indexQueued(gw.redis, gw.config.queuePrefix, [{ jobId: groupJobId(prefix), teamId: team.teamId, linkId: 1, submissions: members.map((uid) => ({ uid, receivedAtMs })) }]);
     await waitFor(async () => (await queue.getJob(groupJobId(prefix)))?.failedReason, { what: 'the group job failed' });
     for (const member of members) {
       const read = await team.api.get(`/api/smart-link-submissions/sls_${member}`);

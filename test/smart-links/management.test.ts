@@ -1,8 +1,7 @@
 import { Queue } from 'bullmq';
 import { derivedUid } from '../../services/gateway/smart-links/secrets';
 import { writeBatch } from '../../services/smart-link-worker/write-batch';
-import type { SmartLinkSubmission } from '../../shared/queues/smart-link.job';
-import { groupJobId, smartLinkJob } from '../../shared/queues/smart-link.job';
+import { groupJobId, type SmartLinkSubmission, smartLinkJob, submissionsOf } from '../../shared/queues/smart-link.job';
 import { findQueuedSubmission } from '../../services/gateway/smart-links/queued-submissions';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { newLink, submitForm } from './helpers';
@@ -128,8 +127,9 @@ describe('submission status', () => {
       expect((await list('')).body.data).toEqual([]);
 
       // Once its record is written the submission is no longer queued, though its job is still there.
-      const queued = await findQueuedSubmission(queue, ids[2].slice(4));
-      await writeBatch(gw.db, [queued?.submission as SmartLinkSubmission], new Date());
+      const queued = await findQueuedSubmission(idle.redis, idle.config.queuePrefix, ids[2].slice(4));
+      const job = await queue.getJob(queued?.jobId as string);
+      await writeBatch(gw.db, submissionsOf(job?.data).filter((s) => s.submission === ids[2].slice(4)), new Date());
       const after = await list('status=queued');
       expect(after.body.data.map((s: { id: string }) => s.id)).toEqual(newest.filter((id) => id !== ids[2]));
       expect((await list('')).body.data.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([[ids[2], 'processed']]);
@@ -212,7 +212,7 @@ describe('the batch writer', () => {
     const w = await startWorker(smartLinkWorker);
     const queue = new Queue(smartLinkJob.queue, { connection: gw.redis, prefix: gw.config.queuePrefix });
     try {
-      const bad = await queue.add('submission', { submission: 'not-valid' }, { jobId: 'badpayload0000000', attempts: 5 });
+      const bad = await queue.add('submissions', { submission: 'not-valid' }, { jobId: 'badpayload0000000', attempts: 5 });
       const { waitFor } = await import('../helpers/wait');
       await waitFor(async () => (await bad.getState()) === 'failed', { what: 'the bad job to fail' });
       const failed = await queue.getJob(bad.id as string);
@@ -221,13 +221,13 @@ describe('the batch writer', () => {
       // Well formed but for a day that does not exist: refused before it can fail a whole batch in Postgres.
       const { ref } = await linkRefs();
       const good = job(ref, 98);
-      const badDay = await queue.add('submission', { ...good, event: { ...good.event, date_start: '2030-02-30T10:00:00.000Z' } }, { jobId: 'badday00000000000', attempts: 5 });
+      const { link: _link, ...entry } = good;
+      const badDay = await queue.add('submissions', { link: good.link, submissions: [{ ...entry, event: { ...entry.event, date_start: '2030-02-30T10:00:00.000Z' } }] }, { jobId: 'badday00000000000', attempts: 5 });
       await waitFor(async () => (await badDay.getState()) === 'failed', { what: 'the job with a nonexistent day to fail' });
       const failedDay = await queue.getJob(badDay.id as string);
       expect(failedDay?.attemptsMade).toBe(1);
-      expect(failedDay?.failedReason).toMatch(/"event.date_start" must be in iso format/);
+      expect(failedDay?.failedReason).toMatch(/"submissions\[0\]\.event\.date_start" must be in iso format/);
       // A group of submissions with one such among them: the job fails at once, and says which.
-      const { link: _link, ...entry } = good;
       const submissions = [entry, { ...entry, submission: derivedUid('k', 'bad-in-group'), event: { ...entry.event, date_end: '2030-02-30T11:00:00.000Z' } }];
       const badGroup = await queue.add('submissions', { link: good.link, submissions }, { jobId: groupJobId('BadGroup00'), attempts: 5 });
       await waitFor(async () => (await badGroup.getState()) === 'failed', { what: 'the group with a nonexistent day to fail' });

@@ -5,7 +5,6 @@ import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { SUBMISSION_LIMIT_BYTES } from './ingest/body';
-import { QUEUED_SCAN_LIMIT } from './queued-submissions';
 import { SIGNATURE_TOLERANCE_SECONDS } from './ingest/signature';
 import {
   createSmartLinkBody,
@@ -126,7 +125,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/smart-links/:sl/submissions',
       operationId: 'listSmartLinkSubmissions',
       summary: "A link's submissions, newest first",
-      description: `Without \`status\`: the submissions the worker has recorded (processed, duplicate, failed). With \`status=queued\`: those still waiting in the queue, read from it; only the first ${QUEUED_SCAN_LIMIT} jobs of the queue (all links together: those being worked on, then the newest waiting) are looked at, so under a longer backlog a link's oldest queued submissions may be missing here, though GET /api/smart-link-submissions/{sls} still shows each as queued. Pages by \`cursor\` either way (a cursor belongs to the listing it came from).`,
+      description: `Without \`status\`: the submissions the worker has recorded (processed, duplicate, failed). With \`status=queued\`: those accepted and not yet recorded (in the queue, or being written), however long the backlog. Pages by \`cursor\` either way (a cursor belongs to the listing it came from).`,
       tags,
       auth: true,
       params: smartLinkParams,

@@ -1,6 +1,5 @@
 import Joi from 'joi';
 import { bool, cursorName, dateInput, idParam, text, timezone } from '../http/validation';
-import { QUEUED_SCAN_LIMIT } from './queued-submissions';
 
 const fields = {
   name: text(255),
@@ -62,7 +61,7 @@ export const submissionSchema = Joi.object({
 export const submissionsQuery = Joi.object({
   status: Joi.string()
     .valid('queued', 'processed', 'duplicate', 'failed')
-    .description(`queued: still in the queue (read from it, among its first ${QUEUED_SCAN_LIMIT} jobs); without a status: the recorded ones`),
+    .description('queued: accepted and not yet recorded; without a status: the recorded ones'),
   per_page: Joi.number().integer().min(1).max(200).default(50),
   cursor: Joi.string().pattern(/^[A-Za-z0-9_-]{1,200}$/, cursorName).description('next_cursor of the previous page'),
 }).unknown(true);

@@ -1,10 +1,10 @@
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
-import { smartLinkJob } from '../../../shared/queues/smart-link.job';
 import { findCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
-import { findQueuedSubmission, queuedSubmissionsOf } from './queued-submissions';
+import { findQueuedSubmission, queuedSubmissionsPage } from './queued-submissions';
+import type { QueuedKey } from '../../../shared/queues/submission-index';
 import { newSigningSecret, newSmartLinkKey, sealSecret } from './secrets';
 import {
   findSmartLink,
@@ -144,36 +144,28 @@ export async function listSubmissions(deps: Deps, teamId: number, publicId: stri
 }
 
 /**
- * Submissions still in the queue have no row yet (the worker writes it), so they are read
- * from BullMQ: the link's jobs among the first QUEUED_SCAN_LIMIT queued ones, newest first
- * (receipt time, then id), paged like the records. A job whose record is already written
- * (its batch committed, the job not yet marked done) is not queued any more.
+ * Submissions still in the queue have no row yet (the worker writes it): they are listed from
+ * the index written when each was accepted, newest first (receipt time, then id), paged like
+ * the records.
  */
 async function listQueuedSubmissions(deps: Deps, linkId: number, query: SubmissionsQuery) {
   const after = query.cursor ? decodeQueuedCursor(query.cursor) : undefined;
-  const queued = await queuedSubmissionsOf(deps.redis, deps.queues.producer(smartLinkJob).queue, linkId);
-  const recorded = await recordedSubmissionUids(deps.db, linkId, queued.map((q) => q.uid));
-  const newestFirst = (a: QueuedKey, b: QueuedKey) => (a[0] !== b[0] ? (a[0] < b[0] ? 1 : -1) : a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0);
-  const rows = queued
-    .filter((q) => !recorded.has(q.uid) && (!after || newestFirst(after, [q.receivedAt, q.uid]) < 0))
-    .sort((a, b) => newestFirst([a.receivedAt, a.uid], [b.receivedAt, b.uid]));
-  const page = rows.slice(0, query.per_page);
+  const { page, more } = await queuedSubmissionsPage(deps.redis, deps.config.queuePrefix, linkId, {
+    after,
+    limit: query.per_page,
+    recorded: (uids) => recordedSubmissionUids(deps.db, linkId, uids),
+  });
   const last = page[page.length - 1];
   return {
-    data: page.map((q) => unrecordedSubmissionJson(q.uid, q.receivedAt)),
-    nextCursor: rows.length > query.per_page ? Buffer.from(JSON.stringify([last.receivedAt, last.uid])).toString('base64url') : null,
+    data: page.map(([at, uid]) => unrecordedSubmissionJson(uid, new Date(at).toISOString())),
+    nextCursor: more ? Buffer.from(JSON.stringify(last)).toString('base64url') : null,
   };
 }
-
-/** Where a page of queued submissions ends: the last one's receipt time (as the job has it) and uid. */
-type QueuedKey = [receivedAt: string, uid: string];
-
-const JOB_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 
 function decodeQueuedCursor(cursor: string): QueuedKey {
   try {
     const [at, uid] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof at === 'string' && JOB_INSTANT.test(at) && typeof uid === 'string' && /^[0-9A-Za-z]{16}$/.test(uid)) return [at, uid];
+    if (Number.isSafeInteger(at) && at >= 0 && typeof uid === 'string' && /^[0-9A-Za-z]{16}$/.test(uid)) return [at, uid];
   } catch {
     // fall through
   }
@@ -204,12 +196,10 @@ export async function getSubmission(deps: Deps, teamId: number, publicId: string
   if (row) return toSubmissionJson(row);
   // No record yet: still in the queue, or given up on there. A finished job without a
   // record had its record deleted (SUBMISSION_RETENTION_DAYS): gone, like an unknown id.
-  const queued = await findQueuedSubmission(deps.queues.producer(smartLinkJob).queue, uid);
-  if (queued && queued.submission.link?.teamId === teamId) {
-    const receivedAt = queued.submission.receivedAt ?? null;
-    const state = await queued.job.getState();
-    if (state === 'failed') return { ...unrecordedSubmissionJson(uid, receivedAt), status: 'failed' as const, error: 'not_processed' };
-    if (state !== 'completed') return unrecordedSubmissionJson(uid, receivedAt);
+  const queued = await findQueuedSubmission(deps.redis, deps.config.queuePrefix, uid);
+  if (queued && queued.teamId === teamId) {
+    const json = unrecordedSubmissionJson(uid, new Date(queued.receivedAtMs).toISOString());
+    return queued.failed ? { ...json, status: 'failed' as const, error: 'not_processed' } : json;
   }
   throw notFound('Submission');
 }

@@ -1,23 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { QueueEvents } from 'bullmq';
-import { parseDateInput, pgTimestampToMillis } from '../../../../shared/calendar/dates';
-import { lastDayAfterMinutes, plusMinutesIso, resolveEventTimes } from '../../../../shared/calendar/event-times';
-import { AppError, type FieldErrors, notFound, tooManyRequests, validationFailed } from '../../../../shared/errors/app-error';
-import { type SmartLinkSubmission, smartLinkJob, type SubmissionOutcomes } from '../../../../shared/queues/smart-link.job';
+import { pgTimestampToMillis } from '../../../../shared/calendar/dates';
+import { AppError, notFound, tooManyRequests } from '../../../../shared/errors/app-error';
+import { smartLinkJob, type SubmissionOutcomes } from '../../../../shared/queues/smart-link.job';
 import { closeRedis, createRedis, type Redis } from '../../../../shared/queues/redis';
 import type { AppContext } from '../../context';
-import { validatePart } from '../../http/validation';
 import { type ErrorAnswer, errorAnswer } from '../../http/errors';
 import { isPlatformKey, type PlatformKey } from '../../public/deliver';
 import { beginRequest } from '../../http/request-context';
 import { clientAddress, limitAddress, type TrustProxy } from '../../http/client-address';
 import { consumePoint, rateLimitHeaders, sharedLimiter, type LimitVerdict, verdictHeaders } from '../../http/rate-limits';
-import { derivedUid, openSecret } from '../secrets';
+import { openSecret } from '../secrets';
 import { findSmartLinkByKey, type IngestLink, type KeyedLink } from '../smart-links.repository';
-import { submissionFields, type SubmissionFields } from '../smart-links.schemas';
 import { type BodyProblem, parseFields, readBody } from './body';
 import { verifyWebhook } from './signature';
-import { SubmissionQueue } from './submission-queue';
+import { acceptSubmission } from '../accept-submission';
 
 const PATH = /^\/s\/([A-Za-z0-9]{1,64})(?:\/([a-z_0-9]{1,20}))?\/?(?:\?.*)?$/;
 /** How long /s/{key}/{platform} waits for the event before answering 202 instead of 303. */
@@ -79,32 +76,6 @@ function sendError(res: ServerResponse, err: unknown, headers: Record<string, st
 
 const LINK_NOT_FOUND = () => notFound('Smart link');
 
-/** Empty form fields count as not sent; `date_start`/`date_end` are aliases. */
-function normalizeFields(fields: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) if (v !== '' && v !== null) out[k] = v;
-  if (out.start === undefined && out.date_start !== undefined) out.start = out.date_start;
-  if (out.end === undefined && out.date_end !== undefined) out.end = out.date_end;
-  return out;
-}
-
-/** The stored times of a submission: link defaults and the calendar's zone applied. */
-function submissionTimes(fields: SubmissionFields, link: IngestLink): { times: ReturnType<typeof resolveEventTimes>; zone: string; allDay: boolean } {
-  const zone = fields.timezone ?? link.calendar_timezone;
-  const start = parseDateInput(fields.start);
-  const allDay = fields.is_all_day ?? start?.kind === 'date';
-  let end = fields.end;
-  const endFromStart = Boolean(start) && (fields.duration !== undefined || end === undefined);
-  if (start && endFromStart) {
-    // All-day: a duration counts in whole days (at least one); with neither it nor an end
-    // the event is the start day alone, as for the API's simplified create.
-    if (allDay) end = fields.duration === undefined ? fields.start : lastDayAfterMinutes(start, zone, fields.duration);
-    else end = plusMinutesIso(start, zone, fields.duration ?? link.default_duration);
-  }
-  const times = resolveEventTimes({ isAllDay: allDay, start: fields.start, end: end ?? fields.start, timezone: zone, startField: 'start', endField: 'end', endFromStart });
-  return { times, zone, allDay };
-}
-
 /**
  * POST /s/{key}: the hottest path. It runs beside Express (plain node:http) to keep the
  * per-request work small, with the same request ids, log lines and error bodies:
@@ -123,7 +94,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     durationSeconds: 60,
   });
   const producer = ctx.queues.producer(smartLinkJob);
-  const submissions = new SubmissionQueue(producer, ctx.redis, logger);
+  const accept = acceptSubmission(ctx);
   let queueEvents: QueueEvents | null = null;
   let queueEventsConnection: Redis | null = null;
 
@@ -144,7 +115,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     return secrets;
   }
 
-  async function accept(req: IncomingMessage, res: ServerResponse, requestId: string, key: string, platform: string | undefined): Promise<void> {
+  async function receive(req: IncomingMessage, res: ServerResponse, requestId: string, key: string, platform: string | undefined): Promise<void> {
     const link = await linkFor(key);
     if (!link || !link.is_active || (platform !== undefined && !isPlatformKey(platform))) {
       req.resume();
@@ -175,40 +146,9 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
     const parsed = await parseFields(req.headers['content-type'], raw);
     if (!parsed.ok) return void sendError(res, parsed.problem);
 
-    const { value: fields, errors } = validatePart<SubmissionFields>(submissionFields, normalizeFields(parsed.fields));
-    let problems: FieldErrors = errors;
-    let timing: ReturnType<typeof submissionTimes> | null = null;
-    if (!Object.keys(problems).length) {
-      timing = submissionTimes(fields, link);
-      if ('errors' in timing.times) problems = timing.times.errors;
-    }
-    if (!timing || 'errors' in timing.times) return void sendError(res, validationFailed(problems));
-
-    const event: SmartLinkSubmission['event'] = {
-      uid: '',
-      title: fields.title,
-      description: fields.description ?? null,
-      location: fields.location ?? null,
-      internal_name: fields.internal_name ?? null,
-      is_all_day: timing.allDay,
-      timezone: timing.zone,
-      ...timing.times.times,
-      status: link.requires_approval ? 'pending' : 'approved',
-    };
-    // Identical content sent to the same link is the same event.
-    event.uid = derivedUid(config.appKey, `evt:${link.id}:${JSON.stringify(event)}`);
-    // A repeated delivery (same webhook-id or Idempotency-Key) gets the same id, and so the
-    // same job id: it is taken, and nothing new is queued. Scoped by the link's random uid,
-    // never its row id, so no link of another database can share it.
     const deliveryKey = req.headers['webhook-id'] ?? req.headers['idempotency-key'];
-    const uid = typeof deliveryKey === 'string' && deliveryKey ? derivedUid(config.appKey, `sls:${link.uid}:${deliveryKey}`) : undefined;
     const awaited = platform !== undefined && link.requires_approval === false;
-    const queued = submissions.add(
-      { id: link.id, teamId: link.team_id, calendarId: link.calendar_id },
-      { receivedAt: new Date(nowMs).toISOString(), event, meta: { requestId } },
-      { uid, alone: awaited, bytes: raw.length },
-    );
-    await queued.stored;
+    const queued = await accept(link, parsed.fields, { deliveryKey: typeof deliveryKey === 'string' ? deliveryKey : undefined, awaited, requestId, nowMs, bytes: raw.length });
 
     if (awaited) {
       const event = await waitForEvent(queued.jobId, queued.uid);
@@ -262,7 +202,7 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
         sendError(res, LINK_NOT_FOUND());
         return;
       }
-      accept(req, res, requestId, m[1], m[2]).catch((err: unknown) => {
+      receive(req, res, requestId, m[1], m[2]).catch((err: unknown) => {
         if (res.headersSent) {
           res.destroy();
           return;

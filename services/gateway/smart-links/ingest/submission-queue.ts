@@ -1,10 +1,11 @@
-import type { JobsOptions, Queue } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
 import { unavailable } from '../../../../shared/errors/app-error';
 import { newUid, randomBase62, UID_LENGTH } from '../../../../shared/ids/ids';
 import type { Logger } from '../../../../shared/logging/logger';
 import type { Producer } from '../../../../shared/queues/queues';
-import { isRedisUnavailableError, mayHaveRun, type Redis } from '../../../../shared/queues/redis';
-import { GROUP_PREFIX_LENGTH, groupJobId, type SingleSubmissionJob, type SmartLinkJob, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../../../shared/queues/smart-link.job';
+import type { Redis } from '../../../../shared/queues/redis';
+import { GROUP_PREFIX_LENGTH, groupJobId, type SmartLinkJob, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../../../shared/queues/smart-link.job';
+import { indexQueued } from '../../../../shared/queues/submission-index';
 
 type Entry = SmartLinkJob['submissions'][number];
 
@@ -39,13 +40,6 @@ export interface Queued {
  * retention.
  */
 const GROUP_JOB: JobsOptions = { removeOnComplete: true };
-/**
- * How long an add whose outcome is unknown (Redis's reply was lost) is tried again before the
- * requests are answered 503. The adds name their job ids, so a second add of a job Redis did
- * store is a no-op: once one succeeds, the submissions are stored, and answered 202.
- */
-export const UNSURE_RETRY_MS = 4000;
-
 /** A group is closed past this many bytes of payload, whatever its count. */
 const GROUP_BYTES = 512 * 1024;
 
@@ -64,9 +58,10 @@ export class SubmissionQueue {
   private scheduled = false;
 
   constructor(
-    private readonly producer: Pick<Producer<SmartLinkJob | SingleSubmissionJob>, 'queue' | 'stamped'>,
+    private readonly producer: Pick<Producer<SmartLinkJob>, 'addBulk'>,
     private readonly connection: Redis,
     private readonly logger: Logger,
+    private readonly prefix: string,
     private readonly maxPerFlush = 500,
   ) {}
 
@@ -112,42 +107,31 @@ export class SubmissionQueue {
     this.open.clear();
     this.count = 0;
     if (!groups.length) return;
-    const jobs = groups.map((g) => ({
-      name: 'submissions',
-      data: this.producer.stamped<SmartLinkJob>({ link: g.link, submissions: g.entries }),
-      opts: { ...g.opts, jobId: g.jobId },
-    }));
-    this.store(jobs).then(
+    const jobs = groups.map((g) => ({ name: 'submissions', data: { link: g.link, submissions: g.entries }, opts: { ...g.opts, jobId: g.jobId } }));
+    this.store(jobs, groups).then(
       () => groups.forEach((g) => g.members.forEach((m) => m.resolve())),
-      (err: unknown) => {
-        const gone = isRedisUnavailableError(err);
-        const submissions = groups.reduce((n, g) => n + g.entries.length, 0);
-        // The error's message only: a failed command's text would carry every submission of the batch.
-        this.logger.warn({ err: (err as Error).message?.slice(0, 200), submissions }, gone ? 'could not queue submissions: Redis unavailable' : 'could not queue submissions');
-        groups.forEach((g) => g.members.forEach((m) => m.reject(gone ? unavailable() : err)));
-      },
+      (err: unknown) => groups.forEach((g) => g.members.forEach((m) => m.reject(err))),
     );
   }
 
   /**
-   * One addBulk; when it fails in a way that leaves its outcome unknown (see mayHaveRun),
-   * the same jobs again, under the same ids, until one answers or UNSURE_RETRY_MS pass.
-   * Past that the 503 may be for submissions that were stored: a retry by the sender with
-   * the same delivery key (or the same content) is safe, as docs/smart-links.md says.
+   * The jobs, through the Producer (checked against the queue's contract, retried under the
+   * same ids when Redis's reply is lost), then the submissions' index entries. The 202s wait
+   * for both; an index that could not be written is logged and the submissions stand: their
+   * jobs are stored, and the worker records each one.
    */
-  private async store(jobs: Parameters<Queue['addBulk']>[0]): Promise<void> {
-    const deadline = Date.now() + UNSURE_RETRY_MS;
-    let unsure = false;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.producer.queue.addBulk(jobs);
-        if (unsure) this.logger.info({ jobs: jobs.length, attempt }, 'queued submissions on a retry after a lost reply');
-        return;
-      } catch (err) {
-        unsure ||= mayHaveRun(err);
-        if (!unsure || Date.now() >= deadline) throw err;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(500, 50 * 2 ** attempt)));
-      }
+  private async store(jobs: Parameters<Producer<SmartLinkJob>['addBulk']>[0], groups: Group[]): Promise<void> {
+    await this.producer.addBulk(jobs);
+    const indexed = groups.map((g) => ({
+      jobId: g.jobId,
+      teamId: g.link.teamId,
+      linkId: g.link.id,
+      submissions: g.entries.map((e) => ({ uid: e.submission, receivedAtMs: Date.parse(e.receivedAt) })),
+    }));
+    try {
+      await indexQueued(this.connection, this.prefix, indexed);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message?.slice(0, 200), jobs: indexed.length }, 'could not index queued submissions; their jobs are stored');
     }
   }
 }
