@@ -1,5 +1,5 @@
 import { runWorkerProcess } from '../../shared/queues/worker-process';
-import { extractionWorker } from './extraction.processor';
+import { extractionWorker } from './extraction.worker';
 
 /** Extraction worker process: reads queued free text into event fields. */
 runWorkerProcess('extraction-worker', (ctx) => extractionWorker(ctx)).catch((err) => {

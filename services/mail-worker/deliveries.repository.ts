@@ -1,5 +1,5 @@
 import type { Knex } from '../../shared/db/knex';
-import type { MailMessage } from '../../shared/queues/mail-jobs';
+import type { MailMessage } from '../../shared/queues/mail.job';
 
 /** A job's name for a row: its id and random key, which must both match (see MailMessage.key). */
 export type DeliveryRef = Pick<MailMessage, 'deliveryId' | 'key'>;

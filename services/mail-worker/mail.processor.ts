@@ -3,7 +3,7 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import type { Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';
 import type { Logger } from '../../shared/logging/logger';
-import type { MailJob, MailKind, MailMessage } from '../../shared/queues/mail-jobs';
+import type { MailJob, MailKind, MailMessage } from '../../shared/queues/mail.job';
 import type { JobMeta } from '../../shared/queues/queues';
 import { type Claim, claimDeliveries, type DeliveryRef, deliveryStatuses, markFailed, releaseClaim, waitForQueuingTransaction } from './deliveries.repository';
 import type { MailTransport } from './mail.transport';

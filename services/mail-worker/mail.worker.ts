@@ -1,7 +1,7 @@
 import { parseMailbox } from '../../shared/config/mailbox';
 import { DELIVERY_RECORDS, startRetention } from '../../shared/db/retention';
 import { METRIC } from '../../shared/metrics/metrics';
-import { type MailJob, mailJob, type MailKind } from '../../shared/queues/mail-jobs';
+import { type MailJob, mailJob, type MailKind } from '../../shared/queues/mail.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { type MailOutcome, processMailJob } from './mail.processor';
 import { createMailTransport, type MailTransport } from './mail.transport';
@@ -14,7 +14,7 @@ import { SentRecorder } from './sent-recorder';
  * worker. A job whose worker stopped answering is taken over after WORKER_LOCK_MS.
  * Delivery records of events over DELIVERY_RETENTION_DAYS ago are pruned hourly.
  */
-export function defineMailWorker(ctx: WorkerContext, transport: MailTransport = createMailTransport(ctx.config)): WorkerDefinition<MailJob, MailOutcome> {
+export function mailWorker(ctx: WorkerContext, transport: MailTransport = createMailTransport(ctx.config)): WorkerDefinition<MailJob, MailOutcome> {
   const { config } = ctx;
   const mailbox = parseMailbox(config.mailFrom);
   if (!mailbox) throw new Error('MAIL_FROM is not an address'); // config validation already refuses this

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type MailComposer from 'nodemailer/lib/mail-composer';
 import MimeNode from 'nodemailer/lib/mime-node';
 import type { Mailbox } from '../../shared/config/mailbox';
-import { ATTENDEE_ANSWER, cancelsEvent, hasCalendarPart, isCancelKind, type MailJob, type MailMessage } from '../../shared/queues/mail-jobs';
+import { ATTENDEE_ANSWER, cancelsEvent, hasCalendarPart, isCancelKind, type MailJob, type MailMessage } from '../../shared/queues/mail.job';
 import { icsPerAttendee } from './ics-template';
 import { messageContent } from './message.content';
 

@@ -1,7 +1,7 @@
 import { formatDateRange } from '../../shared/calendar/format';
 import { escapeHtml, htmlToText } from '../../shared/calendar/html';
 import { recurrenceText } from '../../shared/calendar/recurrence';
-import type { EventSnapshot, MailKind } from '../../shared/queues/mail-jobs';
+import type { EventSnapshot, MailKind } from '../../shared/queues/mail.job';
 
 /** What a person reads: the subject and the two bodies (the calendar part is separate). */
 export interface MessageContent {

@@ -1,5 +1,5 @@
 import { runWorkerProcess } from '../../shared/queues/worker-process';
-import { smartLinkWorker } from './processor';
+import { smartLinkWorker } from './smart-link.worker';
 
 /** Smart-link worker process: queued submissions become events, written in batches. */
 runWorkerProcess('smart-link-worker', smartLinkWorker).catch((err) => {

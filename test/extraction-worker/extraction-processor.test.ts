@@ -7,7 +7,7 @@ import { createLogger } from '../../shared/logging/logger';
 import { extractionFinishedChannel, extractionJob } from '../../shared/queues/extraction.job';
 import { Producer } from '../../shared/queues/queues';
 import { closeRedis, createRedis, type Redis } from '../../shared/queues/redis';
-import { type ExtractionDeps, extractionWorker, processExtraction } from '../../services/extraction-worker/extraction.processor';
+import { type ExtractionDeps, extractionWorker, processExtraction } from '../../services/extraction-worker/extraction.worker';
 import { ExtractionFailure, type ExtractionResult, type Extractor } from '../../services/extraction-worker/extractor/extractor';
 import { RulesExtractor } from '../../services/extraction-worker/extractor/rules-extractor';
 import { testEnv } from '../helpers/gateway';

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Knex } from '../../shared/db/knex';
 import { extractionFinishedChannel, extractionJob } from '../../shared/queues/extraction.job';
-import { mailJob } from '../../shared/queues/mail-jobs';
+import { mailJob } from '../../shared/queues/mail.job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { FaultTally } from '../helpers/fault-summary';

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { smartLinkWorker } from '../../services/smart-link-worker/processor';
+import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { FaultTally } from '../helpers/fault-summary';
 import { startGateway, type TestGateway } from '../helpers/gateway';

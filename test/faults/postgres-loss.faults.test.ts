@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
-import { smartLinkWorker } from '../../services/smart-link-worker/processor';
+import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
 import { createDb, type Knex } from '../../shared/db/knex';
 import { extractionFinishedChannel, extractionJob } from '../../shared/queues/extraction.job';
-import { mailJob } from '../../shared/queues/mail-jobs';
+import { mailJob } from '../../shared/queues/mail.job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import type { ApiResponse } from '../helpers/api-client';

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { ExtractionWaiter } from '../../services/gateway/extractions/extraction-waiter';
 import { createLogger } from '../../shared/logging/logger';
 import { extractionFinishedChannel, extractionJob, publishExtractionFinished } from '../../shared/queues/extraction.job';
-import { mailJob } from '../../shared/queues/mail-jobs';
+import { mailJob } from '../../shared/queues/mail.job';
 import { closeRedis, createRedis, createSubscriber, isCluster, type Redis, type RedisServer } from '../../shared/queues/redis';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { ApiClient } from '../helpers/api-client';

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { mailJob } from '../../shared/queues/mail-jobs';
+import { mailJob } from '../../shared/queues/mail.job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { FaultTally } from '../helpers/fault-summary';

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { dropDatabase } from '../../shared/db/knex';
 import { prepareDatabase } from '../../shared/db/prepare';
 import { extractionJob } from '../../shared/queues/extraction.job';
-import { mailJob } from '../../shared/queues/mail-jobs';
+import { mailJob } from '../../shared/queues/mail.job';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { FaultTally } from '../helpers/fault-summary';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { extractionFinishedChannel, extractionJob } from '../../shared/queues/extraction.job';
-import { mailJob } from '../../shared/queues/mail-jobs';
+import { mailJob } from '../../shared/queues/mail.job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { FaultTally } from '../helpers/fault-summary';

@@ -1,4 +1,4 @@
-import { extractionWorker } from '../../services/extraction-worker/extraction.processor';
+import { extractionWorker } from '../../services/extraction-worker/extraction.worker';
 import { ExtractionWaiter } from '../../services/gateway/extractions/extraction-waiter';
 import { createLogger } from '../../shared/logging/logger';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';

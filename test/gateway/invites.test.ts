@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
-import type { MailJob } from '../../shared/queues/mail-jobs';
-import { mailJobOf } from '../helpers/mail-jobs';
+import type { MailJob } from '../../shared/queues/mail.job';
+import { mailJobOf } from '../helpers/mail-job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { isolatedPrefix } from '../helpers/service-processes';

@@ -1,10 +1,10 @@
 import { Queue } from 'bullmq';
 import { icsUid } from '../../shared/calendar/ics';
-import type { MailJob } from '../../shared/queues/mail-jobs';
-import { mailJobOf, reread } from '../helpers/mail-jobs';
+import type { MailJob } from '../../shared/queues/mail.job';
+import { mailJobOf, reread } from '../helpers/mail-job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import type { MailOutcome } from '../../services/mail-worker/mail.processor';
-import { defineMailWorker } from '../../services/mail-worker/mail.worker';
+import { mailWorker } from '../../services/mail-worker/mail.worker';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { waitFor } from '../helpers/wait';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   });
   // Retries 20 ms apart (doubling) keep the retry test short; the gateway stamps them on each job.
   gw = await startGateway({ QUEUE_PREFIX: prefix, MAIL_BACKOFF_MS: '20', MAIL_MAX_ATTEMPTS: '5' });
-  worker = await startWorker((ctx) => defineMailWorker(ctx), {
+  worker = await startWorker((ctx) => mailWorker(ctx), {
     QUEUE_PREFIX: prefix,
     SMTP_URL: sink.url,
     MAIL_FROM: 'Acme Events <events@acme.test>',

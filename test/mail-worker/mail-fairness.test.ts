@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
-import type { MailJob } from '../../shared/queues/mail-jobs';
+import type { MailJob } from '../../shared/queues/mail.job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import type { MailOutcome } from '../../services/mail-worker/mail.processor';
-import { defineMailWorker } from '../../services/mail-worker/mail.worker';
+import { mailWorker } from '../../services/mail-worker/mail.worker';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { waitFor } from '../helpers/wait';
@@ -51,7 +51,7 @@ describe('fair ordering', () => {
     expect(await queue.count()).toBe(101); // batches of 10: 50 + 50 + 1
 
     // One job at a time and one connection, so the order of arrival is the order of service.
-    const worker: TestWorker<MailJob, MailOutcome> = await startWorker((ctx) => defineMailWorker(ctx), {
+    const worker: TestWorker<MailJob, MailOutcome> = await startWorker((ctx) => mailWorker(ctx), {
       QUEUE_PREFIX: prefix,
       SMTP_URL: sink.url,
       MAIL_CONCURRENCY: '1',

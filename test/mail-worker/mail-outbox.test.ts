@@ -4,11 +4,11 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { simpleParser } from 'mailparser';
 import { icsUid } from '../../shared/calendar/ics';
-import type { MailJob } from '../../shared/queues/mail-jobs';
-import { mailJobOf, reread } from '../helpers/mail-jobs';
+import type { MailJob } from '../../shared/queues/mail.job';
+import { mailJobOf, reread } from '../helpers/mail-job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import type { MailOutcome } from '../../services/mail-worker/mail.processor';
-import { defineMailWorker } from '../../services/mail-worker/mail.worker';
+import { mailWorker } from '../../services/mail-worker/mail.worker';
 import { startGateway, type TestGateway } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
 import { startWorker, type TestWorker } from '../helpers/workers';
@@ -24,7 +24,7 @@ const queue = new Queue<MailJob>('emails', { connection: queueRedis, prefix });
 
 beforeAll(async () => {
   gw = await startGateway({ QUEUE_PREFIX: prefix });
-  worker = await startWorker((ctx) => defineMailWorker(ctx), { QUEUE_PREFIX: prefix, OUTBOX_DIR: outbox });
+  worker = await startWorker((ctx) => mailWorker(ctx), { QUEUE_PREFIX: prefix, OUTBOX_DIR: outbox });
 });
 afterAll(async () => {
   await worker.close();

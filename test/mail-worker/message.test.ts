@@ -1,7 +1,7 @@
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import ical from 'node-ical';
-import type { EventSnapshot, MailJob, MailKind } from '../../shared/queues/mail-jobs';
+import type { EventSnapshot, MailJob, MailKind } from '../../shared/queues/mail.job';
 import { messageFactory } from '../../services/mail-worker/message.builder';
 import { classifySendError } from '../../services/mail-worker/smtp-errors';
 

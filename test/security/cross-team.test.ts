@@ -1,5 +1,5 @@
 import { revokeTokens } from '../../shared/accounts/accounts.repository';
-import { smartLinkWorker } from '../../services/smart-link-worker/processor';
+import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
 import type { ApiResponse } from '../helpers/api-client';
 import type { TestGateway } from '../helpers/gateway';
 import { startWorker } from '../helpers/workers';

@@ -1,4 +1,4 @@
-import { extractionWorker } from '../../services/extraction-worker/extraction.processor';
+import { extractionWorker } from '../../services/extraction-worker/extraction.worker';
 import { DELIVERY_RECORDS, EXTRACTION_RECORDS, pruneOlderThan, startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
 import { createLogger } from '../../shared/logging/logger';
 import { startGateway, TestClock, type TestGateway, type TestTeam } from '../helpers/gateway';

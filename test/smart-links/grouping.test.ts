@@ -3,7 +3,7 @@ import { SubmissionQueue } from '../../services/gateway/smart-links/ingest/submi
 import { deploymentOf } from '../../shared/db/deployment';
 import { Producer } from '../../shared/queues/queues';
 import { derivedUid } from '../../services/gateway/smart-links/secrets';
-import { smartLinkWorker } from '../../services/smart-link-worker/processor';
+import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
 import { createLogger } from '../../shared/logging/logger';
 import { groupJobId, type SmartLinkJob, smartLinkJob, type SmartLinkSubmission, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../shared/queues/smart-link.job';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';

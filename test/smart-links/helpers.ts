@@ -1,4 +1,4 @@
-import { smartLinkWorker } from '../../services/smart-link-worker/processor';
+import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
 import type { TestGateway, TestTeam } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
 import { startWorker } from '../helpers/workers';

@@ -208,7 +208,7 @@ describe('the batch writer', () => {
 
   it('bad payloads fail at once without retries', async () => {
     const { startWorker } = await import('../helpers/workers');
-    const { smartLinkWorker } = await import('../../services/smart-link-worker/processor');
+    const { smartLinkWorker } = await import('../../services/smart-link-worker/smart-link.worker');
     const w = await startWorker(smartLinkWorker);
     const queue = new Queue(smartLinkJob.queue, { connection: gw.redis, prefix: gw.config.queuePrefix });
     try {

@@ -1,7 +1,7 @@
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { toIcsEvent } from '../../../shared/calendar/event-view';
 import type { Knex } from '../../../shared/db/knex';
-import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, newMailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail-jobs';
+import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, newMailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail.job';
 import type { AppContext } from '../context';
 import type { EventWithCalendar } from '../events/events.repository';
 import { eventView, isPublished } from '../public/public.service';

@@ -1,5 +1,5 @@
 import type { Knex } from '../../../shared/db/knex';
-import type { MailKind } from '../../../shared/queues/mail-jobs';
+import type { MailKind } from '../../../shared/queues/mail.job';
 
 export interface InviteeRow {
   id: number;

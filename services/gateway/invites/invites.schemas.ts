@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { MAIL_KINDS } from '../../../shared/queues/mail-jobs';
+import { MAIL_KINDS } from '../../../shared/queues/mail.job';
 import { cursorName, emailAddress, idParam, personName } from '../http/validation';
 
 export const MAX_INVITEES_PER_CALL = 500;

@@ -2,7 +2,7 @@ import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { Knex } from '../../../shared/db/knex';
-import { isCancelKind, isRsvpKind, type MailKind } from '../../../shared/queues/mail-jobs';
+import { isCancelKind, isRsvpKind, type MailKind } from '../../../shared/queues/mail.job';
 import type { AppContext } from '../context';
 import { type EventWithCalendar, findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';

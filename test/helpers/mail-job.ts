@@ -1,5 +1,5 @@
 import type { Job, Queue } from 'bullmq';
-import type { MailJob } from '../../shared/queues/mail-jobs';
+import type { MailJob } from '../../shared/queues/mail.job';
 
 /**
  * The mail job that carries a delivery row. Job ids are random (never a row id), so the job
