@@ -4,7 +4,7 @@
  * entry wherever the process is started (package.json, docker-compose.yml, infra/k8s,
  * `npm start`, the benchmarks; test/deploy checks they agree).
  */
-export interface ServiceSpec {
+interface ServiceSpec {
   name: string;
   entry: string;
   nodeFlags: string[];

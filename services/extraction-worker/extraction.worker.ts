@@ -13,7 +13,7 @@ import { RulesPool } from './extractor/rules-pool';
 
 export type ExtractionDeps = Pick<WorkerContext, 'db' | 'redis' | 'config'>;
 
-export interface ExtractionOutcome {
+interface ExtractionOutcome {
   status: 'completed' | 'failed';
   /** True when the extraction was finished already (a duplicate delivery): nothing was written. */
   skipped: boolean;

@@ -1,7 +1,7 @@
 import type { Knex } from '../../shared/db/knex';
 import type { ExtractionResult } from './extractor/extractor';
 
-export interface PendingExtractionRow {
+interface PendingExtractionRow {
   id: number;
   uid: string;
   status: 'pending' | 'completed' | 'failed';

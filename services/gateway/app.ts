@@ -36,7 +36,7 @@ import { smartLinkRoutes } from './smart-links/smart-links.routes';
 import { subscriberRoutes } from './subscribers/subscribers.routes';
 import { systemRoutes } from './system.routes';
 
-export interface GatewayApp {
+interface GatewayApp {
   app: Express;
   /** The server's request listener: smart-link submissions go to the ingest path, the rest to the app. */
   handler: RequestListener;
@@ -49,7 +49,7 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
-export interface BuildOptions {
+interface BuildOptions {
   isShuttingDown?: () => boolean;
 }
 

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface DrainOptions {
+interface DrainOptions {
   /** Connections still open this long after the drain began are cut (so later shutdown steps still run). */
   forceAfterMs?: number;
   /** Called just before connections are cut at `forceAfterMs`. */
   onForce?: () => void;
 }
 
-export interface RunningServer {
+interface RunningServer {
   server: http.Server;
   port: number;
   /**
@@ -18,7 +18,7 @@ export interface RunningServer {
   closeGracefully(opts?: DrainOptions): Promise<void>;
 }
 
-export interface ListenOptions {
+interface ListenOptions {
   host?: string;
   /** A request's headers must arrive within this (HTTP_HEADERS_TIMEOUT_MS). */
   headersTimeoutMs: number;

@@ -12,7 +12,7 @@ const refArrays = (refs: DeliveryRef[]): Knex.RawBinding[] => [
 ];
 const MATCH = `JOIN unnest(?::bigint[], ?::uuid[]) AS ref(id, key) ON d.id = ref.id AND d.key IS NOT DISTINCT FROM ref.key`;
 
-export type DeliveryStatus = 'queued' | 'sent' | 'failed';
+type DeliveryStatus = 'queued' | 'sent' | 'failed';
 
 export interface Claim {
   attempts: number;

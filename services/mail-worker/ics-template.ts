@@ -1,7 +1,7 @@
 import ical, { foldLines, ICalAttendee } from 'ical-generator';
 import { attendeeData, buildIcs, type IcsAttendee, type IcsEvent, type IcsOptions } from '../../shared/calendar/ics';
 
-export type Attendee = IcsAttendee;
+type Attendee = IcsAttendee;
 
 const PLACEHOLDER: Attendee = { email: 'attendee@placeholder.invalid', name: null };
 

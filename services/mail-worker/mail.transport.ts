@@ -4,7 +4,7 @@ import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../../shared/config/config';
 
-export interface SentInfo {
+interface SentInfo {
   messageId: string;
   /** The server's reply (`250 …`), or where the message was written. */
   response: string;
@@ -57,7 +57,7 @@ export function smtpTransport(config: Config): MailTransport {
  * delivery and the file appears whole (written aside, then renamed), so a re-run
  * rewrites the same file instead of adding a second one.
  */
-export function outboxTransport(config: Config): MailTransport & { dir: string } {
+function outboxTransport(config: Config): MailTransport & { dir: string } {
   const dir = path.resolve(config.outboxDir);
   return {
     dir,

@@ -4,7 +4,7 @@ import { recurrenceText } from '../../shared/calendar/recurrence';
 import type { EventSnapshot, MailKind } from '../../shared/queues/mail.job';
 
 /** What a person reads: the subject and the two bodies (the calendar part is separate). */
-export interface MessageContent {
+interface MessageContent {
   subject: string;
   text: string;
   html: string;

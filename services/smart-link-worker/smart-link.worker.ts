@@ -27,7 +27,7 @@ interface Waiting {
  * round trips per submission. Each submission still settles on its own: with its outcome,
  * or with the batch's error so BullMQ retries its job.
  */
-export class SubmissionBatcher {
+class SubmissionBatcher {
   private waiting: Waiting[] = [];
   private timer: NodeJS.Timeout | null = null;
   private inFlight = 0;
@@ -90,7 +90,7 @@ export class SubmissionBatcher {
  * transactions full either way (`npm run bench -- drain` compares settings), while at most
  * 50k submissions wait in memory.
  */
-export const SMART_LINK_CONCURRENCY = 500;
+const SMART_LINK_CONCURRENCY = 500;
 
 /** The smart-link worker: high concurrency feeding the batcher; records older than SUBMISSION_RETENTION_DAYS pruned. */
 export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob, SubmissionOutcomes> {

@@ -13,7 +13,7 @@ import {
   type SubmissionInsert,
 } from './submissions.repository';
 
-export interface BatchResult {
+interface BatchResult {
   outcomes: Map<string, SubmissionOutcome>;
   /** Calendars that gained events (their feeds must be rebuilt). */
   calendarsChanged: Set<number>;

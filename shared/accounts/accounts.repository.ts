@@ -23,7 +23,7 @@ export interface TokenOwner {
   limits: PlanLimits;
 }
 
-export interface NewTeam {
+interface NewTeam {
   teamId: number;
   teamUid: string;
   userId: number;
@@ -81,7 +81,7 @@ export async function insertTokenRow(
 }
 
 /** A team as operators see it: its owner (first user) and how many live API tokens it has. */
-export interface TeamSummary {
+interface TeamSummary {
   id: number;
   uid: string;
   name: string;
@@ -102,7 +102,7 @@ export const listTeams = (db: Knex): Promise<TeamSummary[]> => teamSummaries(db)
 
 export const findTeam = (db: Knex, uid: string): Promise<TeamSummary | undefined> => teamSummaries(db).where('t.uid', uid).first();
 
-export interface TokenSummary {
+interface TokenSummary {
   uid: string;
   kind: TokenKind;
   name: string | null;

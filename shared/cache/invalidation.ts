@@ -11,7 +11,7 @@ export type Invalidation =
   | { kind: 'smart-link'; key: string } // a smart link changed, was deleted or got a new secret
   | { kind: 'subscriber'; tokenHash: string }; // a subscriber was blocked, unblocked or removed
 
-export const invalidationChannel = (queuePrefix: string) => `${queuePrefix}:invalidations`;
+const invalidationChannel = (queuePrefix: string) => `${queuePrefix}:invalidations`;
 
 /** Publishes changes; a failure is logged, not thrown (listeners that miss it are off anyway). */
 export async function publishInvalidations(redis: Redis, queuePrefix: string, items: Invalidation[], logger: Logger): Promise<void> {

@@ -8,7 +8,7 @@ import { isoWithOffset, wallClock, zoneOffsetMinutes } from './time-zones';
 const INPUT_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
-export type ParsedDate =
+type ParsedDate =
   | { kind: 'date'; date: string; year: number; month: number; day: number } // a calendar day
   | {
       kind: 'datetime';

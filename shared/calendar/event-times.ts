@@ -6,7 +6,7 @@ import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs, wallTimeTo
  * calendar days as UTC midnights (first day, inclusive last day); `ends_at` is the real end
  * (midnight after the last day in the event's zone), which range filters use.
  */
-export interface StoredTimes {
+interface StoredTimes {
   date_start: string;
   date_end: string;
   ends_at: string;

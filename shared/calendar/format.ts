@@ -4,10 +4,10 @@ const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** `Tue Mar 10, 2026` */
-export const formatDay = (w: WallClock) => `${WEEKDAYS[w.weekday]} ${MONTHS[w.month - 1]} ${w.day}, ${w.year}`;
+const formatDay = (w: WallClock) => `${WEEKDAYS[w.weekday]} ${MONTHS[w.month - 1]} ${w.day}, ${w.year}`;
 
 /** `1:05 PM` */
-export function formatTime(w: WallClock): string {
+function formatTime(w: WallClock): string {
   const h12 = w.hour % 12 === 0 ? 12 : w.hour % 12;
   return `${h12}:${String(w.minute).padStart(2, '0')} ${w.hour < 12 ? 'AM' : 'PM'}`;
 }

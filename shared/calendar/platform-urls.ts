@@ -120,7 +120,7 @@ const textsOf = (v: EventView, withRecurrenceNote: boolean): Texts => ({
   description: describe(v, withRecurrenceNote),
 });
 
-export function googleUrl(v: EventView): string {
+function googleUrl(v: EventView): string {
   const dates: Params = v.isAllDay
     ? [['dates', `${ymd(wallClock(v.startMs, 'UTC'))}/${ymd(wallClock(v.endMs + DAY_MS, 'UTC'))}`]]
     : (() => {
@@ -157,8 +157,8 @@ function microsoftUrl(base: string, v: EventView): string {
   return fitted(build, textsOf(v, true), v.pageUrl);
 }
 
-export const outlookWebUrl = (v: EventView) => microsoftUrl('https://outlook.live.com/calendar/deeplink/compose', v);
-export const office365Url = (v: EventView) => microsoftUrl('https://outlook.cloud.microsoft/calendar/deeplink/compose', v);
+const outlookWebUrl = (v: EventView) => microsoftUrl('https://outlook.live.com/calendar/deeplink/compose', v);
+const office365Url = (v: EventView) => microsoftUrl('https://outlook.cloud.microsoft/calendar/deeplink/compose', v);
 
 /**
  * How Yahoo's add-event form reads a link. It has no official documentation; this follows
@@ -180,7 +180,7 @@ export const office365Url = (v: EventView) => microsoftUrl('https://outlook.clou
  * is right only in UTC); one all-day day with `DUR=allday`; longer all-day events keep all
  * their days, midnight to midnight, without the all-day switch.
  */
-export function yahooUrl(v: EventView): string {
+function yahooUrl(v: EventView): string {
   const first = ymd(wallClock(v.startMs, 'UTC'));
   const afterLast = ymd(wallClock(v.endMs + DAY_MS, 'UTC'));
   const dates: Params = !v.isAllDay

@@ -42,7 +42,7 @@ function isRealDate(v: string): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
-export type RruleCheck = { ok: true; rule: string } | { ok: false; reason: string };
+type RruleCheck = { ok: true; rule: string } | { ok: false; reason: string };
 
 /** Normalizes (`RRULE:` prefix dropped, upper case) and checks a rule. */
 export function checkRrule(input: string): RruleCheck {

@@ -65,7 +65,7 @@ export interface ExtractLlmConfig {
 }
 
 /** How the mail worker sends, and how mail jobs retry (the gateway stamps attempts and backoff on each job). */
-export interface MailSettings {
+interface MailSettings {
   /** SMTP connections each mail worker keeps open. */
   poolSize: number;
   /** Jobs (batches of messages) each mail worker works on at once. */
@@ -89,7 +89,7 @@ const redisUrls = (value: string) => value.split(',');
  * The part of a key Redis Cluster hashes (the text inside the first `{…}`, when not empty),
  * or null when the prefix leaves that to what follows it.
  */
-export function hashTagOf(prefix: string): string | null {
+function hashTagOf(prefix: string): string | null {
   const open = prefix.indexOf('{');
   const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
   return close > open + 1 ? prefix.slice(open + 1, close) : null;

@@ -11,7 +11,7 @@ pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => v);
 pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-export interface DbOptions {
+interface DbOptions {
   poolMax?: number;
   /** Where knex's own warnings go (pool connection errors while Postgres is away, at debug). */
   logger?: Logger;

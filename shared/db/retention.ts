@@ -7,7 +7,7 @@ const BATCH = 5000;
 const DAY_MS = 86_400_000;
 
 /** Records a worker deletes once they are older than their retention. */
-export interface RetentionTarget {
+interface RetentionTarget {
   /** For the log line: "old submission records deleted". */
   what: string;
   table: string;
@@ -69,7 +69,7 @@ export async function pruneOlderThan(db: Knex, target: RetentionTarget, before: 
   }
 }
 
-export interface Retention {
+interface Retention {
   /** False when the setting is 0: nothing is scheduled, rows are kept. */
   readonly scheduled: boolean;
   /** Stops the schedule and waits for a run in progress. */

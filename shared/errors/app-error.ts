@@ -4,7 +4,7 @@
  */
 export type FieldErrors = Record<string, string[]>;
 
-export type ErrorCode =
+type ErrorCode =
   | 'bad_request'
   | 'unauthenticated'
   | 'forbidden'
@@ -75,7 +75,7 @@ export const conflict = (message: string, body: Record<string, unknown> = {}) =>
 const sizeText = (bytes: number) => (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${Math.round(bytes / 1024)} KB`);
 
 /** The message of a 413: the limit that was passed, when known. */
-export const tooLargeMessage = (limitBytes?: number) =>
+const tooLargeMessage = (limitBytes?: number) =>
   limitBytes ? `The request body is larger than this endpoint takes: at most ${sizeText(limitBytes)}.` : 'The request body is too large.';
 
 export const payloadTooLarge = (limitBytes?: number) => new AppError('payload_too_large', 413, tooLargeMessage(limitBytes));
@@ -87,14 +87,14 @@ export const unavailable = (retryAfterSeconds = 5) =>
   new AppError('unavailable', 503, 'Service temporarily unavailable.', {}, { 'Retry-After': String(retryAfterSeconds) });
 
 /** The message of every 429. */
-export const TOO_MANY_ATTEMPTS = 'Too Many Attempts.';
+const TOO_MANY_ATTEMPTS = 'Too Many Attempts.';
 
 /** A 429; `Retry-After` is set here, or already on the response by the limiter's headers. */
 export const tooManyRequests = (retryAfterSeconds?: number, headers: Record<string, string> = {}) =>
   new AppError('rate_limited', 429, TOO_MANY_ATTEMPTS, {}, retryAfterSeconds === undefined ? headers : { ...headers, 'Retry-After': String(retryAfterSeconds) });
 
 /** A 422 lists this many fields' errors at most; its message counts every error. */
-export const MAX_LISTED_FIELDS = 20;
+const MAX_LISTED_FIELDS = 20;
 
 /** 422 with the failing fields (the first MAX_LISTED_FIELDS); the message is the first error plus a count of the rest. */
 export function validationFailed(errors: FieldErrors): AppError {

@@ -3,7 +3,7 @@ import { probeRedis, type Redis, whenReady } from '../queues/redis';
 
 const CHECK_TIMEOUT_MS = 2000;
 
-export type CheckState = 'ok' | 'unavailable';
+type CheckState = 'ok' | 'unavailable';
 
 async function check(probe: () => Promise<unknown>): Promise<CheckState> {
   let timer: NodeJS.Timeout | undefined;

@@ -5,7 +5,7 @@ import { type Metrics, metricsAnswer } from '../metrics/metrics';
 import type { Redis } from '../queues/redis';
 import { readiness } from './health';
 
-export interface OpsServer {
+interface OpsServer {
   port: number;
   close(): Promise<void>;
 }

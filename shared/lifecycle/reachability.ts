@@ -8,7 +8,7 @@ import { closeRedis, createRedis, isRedisUnavailableError, type RedisTarget } fr
  */
 
 /** host:port, for a URL with or without credentials; a cluster's seeds joined. */
-export function addressOf(target: string | RedisTarget): string {
+function addressOf(target: string | RedisTarget): string {
   const urls = typeof target === 'string' ? [target] : target.cluster;
   return urls
     .map((u) => {

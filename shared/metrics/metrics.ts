@@ -80,7 +80,7 @@ export const eventLimitRejections = (m: Metrics) =>
  * as SHA-256 digests with timingSafeEqual, so neither the length nor the content of the
  * token leaks through the time the comparison takes.
  */
-export function bearerMatches(header: string | undefined, token: string): boolean {
+function bearerMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
   if (!m) return false;
   return timingSafeEqual(digest(m[1]), digest(token));

@@ -24,7 +24,7 @@ export const isRsvpKind = (kind: MailKind) => kind.startsWith('rsvp_');
  * an RSVP confirmation carries the answer given on the event page (and asks for no reply);
  * invitations and updates ask for one.
  */
-export type AttendeeAnswer = NonNullable<IcsAttendee['answer']>;
+type AttendeeAnswer = NonNullable<IcsAttendee['answer']>;
 
 /** An RSVP answer as a PARTSTAT: its confirmation, and updates and cancellations to someone who gave it, carry it. */
 export const RSVP_PARTSTAT = { yes: 'ACCEPTED', maybe: 'TENTATIVE', no: 'DECLINED' } as const satisfies Record<string, AttendeeAnswer>;
@@ -150,5 +150,5 @@ export const newMailJobId = () => `mail-${newUid()}`;
  * single invitation (priority 1) goes next instead of waiting behind a 500-invitee
  * cancellation queued before it.
  */
-export const MAX_PRIORITY = 2_097_152; // BullMQ's limit (2^21)
+const MAX_PRIORITY = 2_097_152; // BullMQ's limit (2^21)
 export const fanOutPriority = (n: number) => Math.min(Math.max(1, n), MAX_PRIORITY);

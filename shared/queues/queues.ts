@@ -15,7 +15,7 @@ export const QUEUES = {
   emails: 'emails',
 } as const;
 
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 /** Carried by every job, so one request can be followed from the gateway into the worker. */
 export interface JobMeta {
@@ -36,7 +36,7 @@ export interface JobContract<T> {
 export const defineJob = <T>(contract: JobContract<T>): JobContract<T> => contract;
 
 /** Kept long enough to answer "did this run?", short enough that Redis stays small. */
-export const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
+const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
   removeOnComplete: { age: 24 * 3600, count: 100_000 },
   removeOnFail: { age: 7 * 24 * 3600, count: 100_000 },
 };
@@ -56,7 +56,7 @@ export const cappedBackoff = (attemptsMade: number) => Math.min(60_000, 1000 * 2
  * How long an add whose outcome is unknown (Redis's reply was lost) is tried again before it
  * is answered 503.
  */
-export const UNSURE_RETRY_MS = 4000;
+const UNSURE_RETRY_MS = 4000;
 
 /**
  * Puts jobs on one queue from a request path. The connection has no offline queue, so

@@ -116,7 +116,7 @@ export const isCluster = (redis: Redis): redis is Cluster => redis instanceof Cl
  * Room a Redis at its maxmemory must still have for readiness: the largest job the service
  * adds is half of this (a group of submissions), and below it adds start to be refused.
  */
-export const READY_HEADROOM_BYTES = 1024 * 1024;
+const READY_HEADROOM_BYTES = 1024 * 1024;
 
 /**
  * A small write under the prefix, then Redis's memory figures, in one script. It goes to

@@ -17,7 +17,7 @@ import { groupJobId } from './smart-link.job';
  * id's first characters, see groupJobId). Every key is under the queue prefix, so in a
  * Redis Cluster all of them share the queues' hash-tag slot and one MULTI writes them.
  */
-export const INDEX_TTL_SECONDS = 30 * 86_400;
+const INDEX_TTL_SECONDS = 30 * 86_400;
 
 export interface QueuedEntry {
   uid: string;
@@ -32,7 +32,7 @@ const jobKey = (prefix: string, jobId: string) => `${prefix}:sls-job:${jobId}`;
 const queuedKey = (prefix: string, linkId: number) => `${prefix}:sls-queued:${linkId}`;
 const failedKey = (prefix: string, linkId: number) => `${prefix}:sls-failed:${linkId}`;
 
-export interface IndexedJob {
+interface IndexedJob {
   jobId: string;
   teamId: number;
   linkId: number;

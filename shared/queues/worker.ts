@@ -11,7 +11,7 @@ import type { Metrics } from '../metrics/metrics';
 import { jobMetrics } from '../metrics/job-metrics';
 
 /** How long a job of another database is left for that database's workers before it fails. */
-export const FOREIGN_JOB_MAX_AGE_MS = 24 * 3600_000;
+const FOREIGN_JOB_MAX_AGE_MS = 24 * 3600_000;
 
 /**
  * Jobs queued by another database: two deployments (staging beside production) given one
@@ -161,7 +161,7 @@ export interface WorkerDefinition<T, R> {
  * idempotent and bounded (payload sizes are capped, extraction runs in a thread with a CPU
  * budget).
  */
-export const STALL_POLICY = { maxStalledCount: Number.MAX_SAFE_INTEGER } satisfies Partial<WorkerOptions>;
+const STALL_POLICY = { maxStalledCount: Number.MAX_SAFE_INTEGER } satisfies Partial<WorkerOptions>;
 
 /**
  * A BullMQ worker for one queue, with the payload checked against its contract and every

@@ -4,7 +4,7 @@ import { AppError } from '../errors/app-error';
 /** The monthly allowance period of an instant: `YYYY-MM` in UTC. */
 export const periodOf = (at: Date): string => at.toISOString().slice(0, 7);
 
-export interface Reservation {
+interface Reservation {
   granted: number;
   /** Events counted this period after the reservation. */
   current: number;
@@ -43,7 +43,7 @@ export async function addUsage(db: Knex, increments: Array<[key: string, by: num
   );
 }
 
-export interface UsageSnapshot {
+interface UsageSnapshot {
   current: number;
   limit: number | null;
   remaining: number | null;
@@ -80,7 +80,7 @@ export function eventLimitErrorFrom(err: unknown, wanted = 1): AppError | null {
 }
 
 /** The 409 (docs/api.md, "Event limit") for a creation of `wanted` events that the allowance cannot take. */
-export function eventLimitExceeded(current: number, limit: number, wanted = 1): AppError {
+function eventLimitExceeded(current: number, limit: number, wanted = 1): AppError {
   return new AppError('event_limit_exceeded', 409, 'You have reached the event limit of your plan for this month.', {
     current,
     limit,

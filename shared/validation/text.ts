@@ -8,7 +8,7 @@ import Joi from 'joi';
  * OpenAPI document still says maxLength/minLength, which JSON Schema counts in code points
  * as well. A required one that is only whitespace counts as empty.
  */
-export interface TextSchema extends Joi.StringSchema<string> {
+interface TextSchema extends Joi.StringSchema<string> {
   /** At most `limit` characters. */
   maxChars(limit: number): this;
   /** At least `limit` characters. */
@@ -27,10 +27,10 @@ const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
  * an email subject, a file name or a calendar app. Text in any script displays right without
  * them (the bidi algorithm orders it), so free text refuses them.
  */
-export const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
 
 /** Characters in a string: its UTF-16 length less one for each surrogate pair. */
-export function characterCount(value: string): number {
+function characterCount(value: string): number {
   return value.length - (value.match(SURROGATE_PAIR)?.length ?? 0);
 }
 

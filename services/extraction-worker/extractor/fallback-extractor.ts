@@ -7,7 +7,7 @@ import { LlmExtractor } from './llm-extractor';
  * Tries the primary extractor and answers with the fallback when it fails or times out,
  * so a model outage costs accuracy, never an extraction.
  */
-export class FallbackExtractor implements Extractor {
+class FallbackExtractor implements Extractor {
   readonly name: string;
 
   constructor(

@@ -5,7 +5,7 @@ import { type Line, linesOf, type TextScan } from './text-scan';
  * What they say wins over guesses from prose: Subject is the title, Where the location,
  * When the date. The sender's lines (From, Sent, To…) are not about the event at all.
  */
-export type HeaderRole = 'title' | 'when' | 'where' | 'sender' | 'sent-date' | 'other';
+type HeaderRole = 'title' | 'when' | 'where' | 'sender' | 'sent-date' | 'other';
 
 export interface HeaderLine extends Line {
   name: string;

@@ -79,7 +79,7 @@ function parseJsonObject(content: string): unknown {
 const blankToNull = (v: string | null | undefined) => (v ? v.trim() || null : null);
 
 /** Checks the model's answer like a create body, and writes the dates as the rules do. */
-export function normalizeAnswer(raw: unknown, requestZone: string): ExtractionResult {
+function normalizeAnswer(raw: unknown, requestZone: string): ExtractionResult {
   const { value, error } = answerSchema.validate(raw, { abortEarly: true, convert: true });
   if (error) throw new Error(`the model's answer is not usable: ${error.message}`);
   const zone = canonicalTimeZone(value.timezone) ?? requestZone;

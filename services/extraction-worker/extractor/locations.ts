@@ -7,7 +7,7 @@ import type { Line, TextScan } from './text-scan';
  * after "at", "in" or "@" ("at Cafe Luna", "in Room 4B", "in the main auditorium"); a street
  * address; the last item of a "Title, date, Place" list; a meeting link.
  */
-export interface Place {
+interface Place {
   value: string;
   /** What to cut from the title: the phrase with its preposition. */
   start: number;
@@ -168,7 +168,7 @@ function listItemAfterDate(scan: TextScan, line: Line): Place | null {
   return null;
 }
 
-export interface LocationInput {
+interface LocationInput {
   scan: TextScan;
   headers: HeaderLine[];
   /** Lines where prose places are looked for: the title line and the date's line. */

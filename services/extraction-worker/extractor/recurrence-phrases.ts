@@ -7,7 +7,7 @@ import type { TextScan } from './text-scan';
  * extractor (takeUntilMonth), before chrono could read it as the start; "until <date>" is
  * read later, with the dates.
  */
-export type Freq = 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
+type Freq = 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
 
 export interface Recurrence {
   freq: Freq;

@@ -21,7 +21,7 @@ import { threadCpuMs } from './thread-cpu';
  * for without end; where the system does not tell a thread's CPU, that wall-clock time,
  * the budget itself, is the limit (a thread runs one task at a time, so it bounds the CPU).
  */
-export interface RulesPoolOptions {
+interface RulesPoolOptions {
   /** Threads, one per job the worker runs at once: a job never waits for a thread another job holds. */
   threads: number;
   /** CPU time one text may use once its thread starts on it (EXTRACT_TIMEOUT_MS). */

@@ -38,6 +38,7 @@ try {
 
 const THIS_THREAD: ThreadStart = { threadId, osThreadId: osThreadId() };
 
+// ts-unused-exports:disable-next-line
 export default function extractInThread(task: RulesTask): RulesAnswer {
   task.started.postMessage(THIS_THREAD);
   try {
@@ -49,6 +50,8 @@ export default function extractInThread(task: RulesTask): RulesAnswer {
 }
 
 /** Answers once the thread has loaded (and so warmed up): the pool's start waits for one per thread. */
+// Piscina calls the thread's exports by name (the pool warms each thread with `ping`).
+// ts-unused-exports:disable-next-line
 export function ping(): true {
   return true;
 }

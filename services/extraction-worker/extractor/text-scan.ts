@@ -4,22 +4,22 @@
  * points at the same words in the other and titles are cut from what the user wrote.
  * A `name` span is hidden from the date reader but stays in the title ("Game night").
  */
-export type SpanKind = 'header' | 'url' | 'zone' | 'duration' | 'recurrence' | 'all-day' | 'date' | 'location' | 'name';
+type SpanKind = 'header' | 'url' | 'zone' | 'duration' | 'recurrence' | 'all-day' | 'date' | 'location' | 'name';
 
-export interface Span {
+interface Span {
   start: number;
   end: number;
   kind: SpanKind;
 }
 
 /** Long pastes are read up to here: a subject, a date and a place sit near the top. */
-export const MAX_SCAN_CHARS = 4000;
+const MAX_SCAN_CHARS = 4000;
 
 /**
  * Same-length rewrites that chrono and the rules below understand better: typographic
  * dashes and spaces, "p.m.", and the weekday abbreviations chrono does not know.
  */
-export function normalize(text: string): string {
+function normalize(text: string): string {
   return text
     .replace(/[\u2010-\u2015\u2212]/g, '-')
     .replace(/[\u00a0\u2007\u2009\u202f\t]/g, ' ')

@@ -15,7 +15,7 @@ export type Timing =
   | { isAllDay: false; startMs: number; endMs: number; zone: string }
   | { isAllDay: true; startDay: string; endDay: string; zone: string };
 
-export interface TimingInput {
+interface TimingInput {
   phrases: DatePhrase[];
   /** Phrases on a "When:"/"Date:" line, which win over dates in prose. */
   preferred: (p: DatePhrase) => boolean;
@@ -28,7 +28,7 @@ export interface TimingInput {
   allDayPhrase: boolean;
 }
 
-export interface TimingResult {
+interface TimingResult {
   timing: Timing;
   /** The phrases read (marked as dates; cut from the title). */
   used: DatePhrase[];

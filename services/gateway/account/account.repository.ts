@@ -1,6 +1,6 @@
 import type { Knex } from '../../../shared/db/knex';
 
-export interface AccountRow {
+interface AccountRow {
   user_uid: string;
   user_name: string;
   user_email: string;

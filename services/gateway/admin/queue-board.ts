@@ -9,7 +9,7 @@ import type { Express, RequestHandler, Router } from 'express';
 import express from 'express';
 import type { Queue } from 'bullmq';
 
-export const QUEUE_BOARD_PATH = '/admin/queues';
+const QUEUE_BOARD_PATH = '/admin/queues';
 
 /**
  * Everything the dashboard loads comes from this server: the page may not reach out (its

@@ -29,7 +29,7 @@ const toJsonSchema = (schema: Joi.Schema): JsonSchema => {
 };
 
 /** `/api/calendars/:cal` → `/api/calendars/{cal}` */
-export const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 
 type Parameter = { name: string; in: 'path' | 'query'; required: boolean; description?: string; schema: JsonSchema };
 
@@ -88,7 +88,7 @@ function impliedResponses(route: RouteSpec): Record<string, unknown> {
 }
 
 /** Every tag an operation may carry, in the order the reference shows them. */
-export const TAGS = [
+const TAGS = [
   { name: 'Calendars', description: "A team's calendars: name, time zone, short link." },
   { name: 'Events', description: 'Events with their add-to-calendar links and snippets; listing, search, approval of smart-link events, signed URLs for protected events.' },
   { name: 'Invites', description: 'People invited by email: each gets the event as a calendar invitation, then its updates and cancellation.' },
@@ -136,7 +136,7 @@ const TIMEOUT = {
   408: { description: 'The request did not arrive in time (HTTP_HEADERS_TIMEOUT_MS for its headers, HTTP_REQUEST_TIMEOUT_MS for all of it); the connection is closed' },
 };
 
-export interface OpenApiInfo {
+interface OpenApiInfo {
   title: string;
   version: string;
   description: string;

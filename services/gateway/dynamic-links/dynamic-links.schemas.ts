@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { bool, dateInput, rrule, text, timezone } from '../http/validation';
 
-export const DYN_SERVICES = ['google', 'apple', 'outlook', 'outlook_web', 'office365', 'yahoo', 'ics'] as const;
+const DYN_SERVICES = ['google', 'apple', 'outlook', 'outlook_web', 'office365', 'yahoo', 'ics'] as const;
 export type DynService = (typeof DYN_SERVICES)[number];
 
 /** AddEvent's service names → ours. */

@@ -10,7 +10,7 @@ export const HTML_LABELS = {
   'space-sep': 'Links separated by spaces',
 } as const;
 
-export type HtmlVariant = keyof typeof HTML_LABELS;
+type HtmlVariant = keyof typeof HTML_LABELS;
 
 const ICON_LETTER: Record<PlatformKey, string> = {
   apple: 'A',

@@ -198,7 +198,7 @@ export async function lastOffFeedChange(db: Knex, calendarId: number): Promise<s
   return row?.last ?? null;
 }
 
-export interface ListFilter {
+interface ListFilter {
   teamId: number;
   calendarId?: number;
   range: 'all' | 'upcoming' | 'past';

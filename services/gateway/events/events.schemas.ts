@@ -3,7 +3,7 @@ import { calendarSchema } from '../calendars/calendars.schemas';
 import { bool, cursorName, dateInput, httpUrl, idParam, rrule, shortLink, text, timezone } from '../http/validation';
 
 /** Writable event fields (docs/api.md, "Events"), without presence rules. */
-export const eventFields = {
+const eventFields = {
   title: text(255),
   internal_name: text(255).allow(null, ''),
   is_draft: bool(),
@@ -88,8 +88,8 @@ export const eventParams = Joi.object({ evt: idParam('evt_') });
 const offsetDateTime = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
 const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 
-export const LINK_KEYS = ['event_page', 'auto', 'google', 'apple', 'outlook', 'outlook_web', 'yahoo', 'office365', 'ics'] as const;
-export const HTML_KEYS = ['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep'] as const;
+const LINK_KEYS = ['event_page', 'auto', 'google', 'apple', 'outlook', 'outlook_web', 'yahoo', 'office365', 'ics'] as const;
+const HTML_KEYS = ['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep'] as const;
 
 const keyed = (keys: readonly string[]) => Joi.object(Object.fromEntries(keys.map((k) => [k, Joi.string().required()])));
 

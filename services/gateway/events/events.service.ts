@@ -25,7 +25,7 @@ import {
 } from './events.repository';
 import type { EventInput, ListEventsQuery, SimpleEventInput } from './events.schemas';
 
-export type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches' | 'config' | 'queues' | 'counters'>;
+type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches' | 'config' | 'queues' | 'counters'>;
 
 const OPTIONAL_TEXT = ['internal_name', 'location', 'series_title', 'location_url', 'image_url', 'recurrence_rule'] as const;
 
@@ -277,7 +277,7 @@ export async function setEventStatus(deps: EventsDeps, teamId: number, evtPublic
   return updated;
 }
 
-export interface DeleteResult {
+interface DeleteResult {
   publicId: string;
   inviteesNotified: number;
 }
@@ -304,7 +304,7 @@ export async function deleteEvent(
   return { publicId: `evt_${result.uid}`, inviteesNotified: result.inviteesNotified };
 }
 
-export interface EventPage {
+interface EventPage {
   rows: EventWithCalendar[];
   nextCursor: string | null;
 }

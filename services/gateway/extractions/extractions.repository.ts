@@ -13,7 +13,7 @@ export interface ExtractionRow {
 
 const COLUMNS = ['id', 'uid', 'team_id', 'status', 'result', 'error', 'created_at', 'completed_at'] as const;
 
-export interface NewExtraction {
+interface NewExtraction {
   uid: string;
   team_id: number;
   user_id: number;

@@ -27,7 +27,7 @@ const offsetDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
 const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 
 /** The result, in the create body's field names: it can be posted to the create endpoint as is. */
-export const extractionResultSchema = Joi.object({
+const extractionResultSchema = Joi.object({
   title: Joi.string().allow(null).required().description('null when the text names nothing; set one before posting'),
   description: Joi.string().allow(null).required(),
   location: Joi.string().allow(null).required(),

@@ -14,7 +14,7 @@ import { deleteExtraction, type ExtractionRow, findTeamExtraction, insertExtract
  * they count against the plan's request rate limit (the API-wide limiter), like any call.
  */
 
-export type ExtractionsDeps = Pick<AppContext, 'db' | 'queues' | 'logger' | 'clock'>;
+type ExtractionsDeps = Pick<AppContext, 'db' | 'queues' | 'logger' | 'clock'>;
 
 /** Without a timezone, the text is read in the zone of the team's oldest calendar, else UTC. */
 async function zoneFor(deps: ExtractionsDeps, teamId: number, requested: string | undefined): Promise<string> {

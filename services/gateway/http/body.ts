@@ -5,7 +5,7 @@ import contentType from 'content-type';
 import typeis from 'type-is';
 import { unsupportedMediaType } from '../../../shared/errors/app-error';
 
-export const API_BODY_LIMIT = '1mb';
+const API_BODY_LIMIT = '1mb';
 
 export const NOT_UTF8 = 'The request body is not valid UTF-8.';
 
@@ -22,7 +22,7 @@ function requireUtf8(_req: IncomingMessage, _res: unknown, body: Buffer, encodin
  * number or null reaches validation and gets the same 422 "must be a JSON object" as an
  * array; malformed JSON stays a 400.
  */
-export const parseJsonBody = (limit: string) =>
+const parseJsonBody = (limit: string) =>
   express.json({ limit, strict: false, verify: requireUtf8, type: ['application/json', 'application/*+json'] });
 
 const parseJson = parseJsonBody(API_BODY_LIMIT);

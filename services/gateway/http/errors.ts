@@ -6,7 +6,7 @@ import { errorPage, messagePage, pageCsp } from '../public/views';
 import { FORM_FIELD_LIMIT, NOT_UTF8, UTF8_BODY } from './body';
 
 /** Maps body-parser failures, outages and anything unexpected to the shapes of docs/api.md. */
-export function toAppError(err: unknown): AppError | null {
+function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   const e = err as { type?: string; status?: number; statusCode?: number; limit?: number } | null;
   switch (e?.type) {

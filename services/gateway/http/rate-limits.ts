@@ -7,7 +7,7 @@ import type { Redis } from '../../../shared/queues/redis';
  * of each limit (at least one): with up to 1 / FALLBACK_SHARE gateways the service as a
  * whole is never looser than the shared limit (with G gateways: at most G × share × limit).
  */
-export const FALLBACK_SHARE = 0.25;
+const FALLBACK_SHARE = 0.25;
 
 /** At most this many addresses' outage counts are kept to carry into Redis (the oldest go first). */
 const MAX_OWED = 100_000;

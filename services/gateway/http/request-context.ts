@@ -21,7 +21,7 @@ declare module 'express-serve-static-core' {
  * personal feed token entirely), so whoever reads the logs cannot use them. The query is
  * never logged (it carries signatures).
  */
-export function loggedPath(url: string): string {
+function loggedPath(url: string): string {
   const path = url.split('?')[0];
   // Matched as Express matches routes, whatever the spelling: any letter case, percent-encoded
   // letters, a trailing slash. Whatever follows /feeds/ is the token and is never logged.

@@ -9,7 +9,7 @@ import { throwIfErrors, validatePart } from './validation';
  * One declaration per endpoint: Express mounts it, joi validates it, and the OpenAPI
  * document is generated from it, so the docs cannot drift from what is enforced.
  */
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface ResponseSpec {
   description: string;
@@ -19,13 +19,13 @@ export interface ResponseSpec {
   contentType?: string | string[];
 }
 
-export interface RouteInput<P, Q, B> {
+interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
 }
 
-export interface Reply {
+interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
@@ -79,7 +79,7 @@ export function defineRoute<P = Record<string, string>, Q = Record<string, unkno
   return spec as unknown as RouteSpec;
 }
 
-export interface MountOptions {
+interface MountOptions {
   authenticate: RequestHandler;
   /** Run after authenticate on every authenticated route: the plan's API request limits, plus the route's own. */
   rateLimit: (extra?: RouteSpec['limits']) => RequestHandler;

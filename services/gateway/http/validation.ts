@@ -111,7 +111,7 @@ export function toFieldErrors(error: Joi.ValidationError | undefined, schema?: J
   return out;
 }
 
-export interface Validated<T> {
+interface Validated<T> {
   value: T;
   errors: FieldErrors;
 }

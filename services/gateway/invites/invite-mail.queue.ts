@@ -43,7 +43,7 @@ function recipientPageUrl(found: EventWithCalendar, pageUrl: string, deps: { app
  * fields as its public .ics (a location given only as a URL included), at the SEQUENCE
  * this message carries, with the page address its recipient can open.
  */
-export function eventSnapshot(found: EventWithCalendar, deps: { appKey: string; publicBaseUrl: string }, sequence: number, stampMs: number): EventSnapshot {
+function eventSnapshot(found: EventWithCalendar, deps: { appKey: string; publicBaseUrl: string }, sequence: number, stampMs: number): EventSnapshot {
   const view = eventView(found, deps.publicBaseUrl);
   return {
     ...toIcsEvent(view),

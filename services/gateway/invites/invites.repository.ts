@@ -12,7 +12,7 @@ export interface InviteeRow {
   updated_at: string;
 }
 
-export interface LastDelivery {
+interface LastDelivery {
   kind: MailKind;
   status: 'queued' | 'sent' | 'failed';
   attempts: number;

@@ -2,9 +2,9 @@ import Joi from 'joi';
 import { MAIL_KINDS } from '../../../shared/queues/mail.job';
 import { cursorName, emailAddress, idParam, personName } from '../http/validation';
 
-export const MAX_INVITEES_PER_CALL = 500;
+const MAX_INVITEES_PER_CALL = 500;
 
-export const inviteeInput = Joi.object({
+const inviteeInput = Joi.object({
   // TLDs unchecked: private and reserved domains (example.test, corp.internal) are real recipients.
   email: emailAddress().required(),
   name: personName().allow(null, ''),
@@ -28,7 +28,7 @@ export const listInvitesQuery = Joi.object({
 
 const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 
-export const lastDeliverySchema = Joi.object({
+const lastDeliverySchema = Joi.object({
   kind: Joi.string()
     .valid(...MAIL_KINDS)
     .required(),
@@ -38,7 +38,7 @@ export const lastDeliverySchema = Joi.object({
   sent_at: isoMicros().allow(null).required(),
 }).meta({ title: 'Delivery' });
 
-export const inviteeSchema = Joi.object({
+const inviteeSchema = Joi.object({
   id: Joi.string().pattern(/^inv_/).required(),
   email: Joi.string().required(),
   name: Joi.string().allow(null).required(),

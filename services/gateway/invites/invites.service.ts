@@ -19,7 +19,7 @@ import {
 } from './invites.repository';
 import type { InviteeInput, ListInvitesQuery } from './invites.schemas';
 
-export type InvitesDeps = Pick<AppContext, 'db' | 'config' | 'queues' | 'caches' | 'clock'>;
+type InvitesDeps = Pick<AppContext, 'db' | 'config' | 'queues' | 'caches' | 'clock'>;
 
 interface Target {
   teamId: number;
@@ -27,7 +27,7 @@ interface Target {
   evtPublicId: string;
 }
 
-export interface AddResult {
+interface AddResult {
   invitees: InviteeWithDelivery[];
   added: number;
   alreadyInvited: number;
@@ -103,7 +103,7 @@ export async function addInvitees(deps: InvitesDeps, t: Target, entries: Invitee
   return { invitees: result.invitees, added: result.added, alreadyInvited: result.alreadyInvited };
 }
 
-export interface InviteePage {
+interface InviteePage {
   rows: InviteeWithDelivery[];
   nextCursor: string | null;
 }

@@ -18,7 +18,7 @@ export interface Feed {
 }
 
 /** How often subscribed calendar apps are asked to refresh. */
-export const FEED_REFRESH_MINUTES = 60;
+const FEED_REFRESH_MINUTES = 60;
 
 /**
  * A calendar's ICS feed: every published event. Built once and kept in the feed cache

@@ -10,8 +10,8 @@ import type { Knex } from '../../../shared/db/knex';
  * traffic of links already printed or shared. The team is the owner's: events and calendars
  * are only soft-deleted, so a retired slug always has one.
  */
-export type ShortLinkHolder = { eventId: number } | { calendarId: number };
-export type ShortLinkOwner = ShortLinkHolder & { teamId: number };
+type ShortLinkHolder = { eventId: number } | { calendarId: number };
+type ShortLinkOwner = ShortLinkHolder & { teamId: number };
 
 const ownerColumns = (owner: ShortLinkOwner) =>
   'eventId' in owner ? { event_id: owner.eventId, calendar_id: null } : { event_id: null, calendar_id: owner.calendarId };

@@ -24,12 +24,12 @@ function sameMac(a: string, b: string): boolean {
 }
 
 /** The event as access to it is signed: its uid and its current code's hash. */
-export interface ProtectedEvent {
+interface ProtectedEvent {
   uid: string;
   access_code_hash: string;
 }
 
-export function signEventAccess(appKey: string, event: ProtectedEvent, expires: number): string {
+function signEventAccess(appKey: string, event: ProtectedEvent, expires: number): string {
   return mac(appKey, `event:${event.uid}:${expires}:${event.access_code_hash}`);
 }
 

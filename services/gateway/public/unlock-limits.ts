@@ -30,7 +30,7 @@ interface Taken {
 }
 
 /** One attempt at an event's code, counted before the code is checked. */
-export interface UnlockAttempt {
+interface UnlockAttempt {
   /** `over`: a limit is reached, and the code must not be checked at all. */
   verdict: LimitVerdict;
   /** Gives the attempt back to every window that counted it: the code was right. */

@@ -1,6 +1,6 @@
 import { isbot } from 'isbot';
 
-export type AutoTarget = 'apple' | 'google' | 'outlook' | 'event_page';
+type AutoTarget = 'apple' | 'google' | 'outlook' | 'event_page';
 
 // In-app browsers (Facebook, Instagram, LinkedIn, Line, WeChat, Android WebView…) cannot
 // open calendar apps or download .ics reliably: they get the page with every button.

@@ -11,7 +11,7 @@ import { html, safe, type SafeHtml } from './html';
  * The Content-Security-Policy of every page above (and of error pages): no script runs and
  * nothing loads from elsewhere even if escaping ever failed; only the embed widget may be framed.
  */
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'";
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'";
 export const pageCsp = (opts: { frameable?: boolean } = {}) => `${PAGE_CSP}; frame-ancestors ${opts.frameable ? '*' : "'none'"}`;
 
 const STYLE = `
@@ -44,14 +44,14 @@ pre{background:#f3f4f6;border-radius:8px;padding:.6rem .8rem;overflow-x:auto;mar
 pre code{background:none;padding:0;overflow-wrap:normal}
 `;
 
-export interface PageOptions {
+interface PageOptions {
   title: string;
   description?: string;
   imageUrl?: string | null;
   canonicalUrl?: string;
 }
 
-export function layout(opts: PageOptions, body: SafeHtml): string {
+function layout(opts: PageOptions, body: SafeHtml): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -105,7 +105,7 @@ function where(card: EventCard): SafeHtml | string {
 const linkAttrs = (target: string | undefined, rel: string[]) =>
   target ? html` target="${target}" rel="${['noopener', ...rel].join(' ')}"` : rel.length ? html` rel="${rel.join(' ')}"` : '';
 
-export function buttons(links: Record<string, string>, opts: { small?: boolean; target?: string } = {}): SafeHtml {
+function buttons(links: Record<string, string>, opts: { small?: boolean; target?: string } = {}): SafeHtml {
   return html`<ul class="buttons${opts.small ? ' small' : ''}" aria-label="Add to calendar">${PLATFORMS.map(
     (p) => html`<li><a href="${links[p.key]}"${linkAttrs(opts.target, ['nofollow'])}>${p.label}</a></li>`,
   )}</ul>`;
@@ -125,7 +125,7 @@ ${where(card)}`;
 }
 
 /** The RSVP part of an event page. */
-export interface RsvpBox {
+interface RsvpBox {
   action: string;
   counts: { yes: number; maybe: number; no: number };
   limit: number | null;
@@ -150,7 +150,7 @@ const fieldErrors = (id: string, messages: string[] | undefined) =>
 const invalid = (id: string, messages: string[] | undefined) => (messages?.length ? html` aria-invalid="true" aria-describedby="${id}-error"` : '');
 
 /** What the page says after an answer: saved, or held until the address uses its link. */
-export type RsvpNotice = 'thanks' | 'link_sent';
+type RsvpNotice = 'thanks' | 'link_sent';
 export const rsvpNotice = (value: unknown): RsvpNotice | undefined => (value === 'thanks' || value === 'link_sent' ? value : undefined);
 
 function rsvpSection(box: RsvpBox): SafeHtml {
@@ -267,7 +267,7 @@ ${errors.length ? html`<ul class="error" role="alert">${errors.map((e) => html`<
   );
 }
 
-export interface CalendarPageData {
+interface CalendarPageData {
   name: string;
   descriptionHtml: string;
   subscribe: Array<{ label: string; href: string }>;

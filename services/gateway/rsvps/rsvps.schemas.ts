@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { cursorName, emailAddress, idParam, personName } from '../http/validation';
 
-export const RSVP_ANSWERS = ['yes', 'maybe', 'no'] as const;
+const RSVP_ANSWERS = ['yes', 'maybe', 'no'] as const;
 export type RsvpAnswer = (typeof RSVP_ANSWERS)[number];
 
 export const rsvpBody = Joi.object({

@@ -67,7 +67,7 @@ export async function findAnswerByKey(deps: Pick<AppContext, 'db' | 'config'>, e
 }
 
 /** The link in RSVP messages: it gives the browser the answer's key, then shows the event page. */
-export const answerUrl = (deps: Pick<MailDeps, 'config'>, event: AnswerEvent, rsvp: RsvpRow) =>
+const answerUrl = (deps: Pick<MailDeps, 'config'>, event: AnswerEvent, rsvp: RsvpRow) =>
   `${deps.config.publicBaseUrl}/e/${event.uid}/rsvp?key=${answerKeyOf(deps, event, rsvp)}`;
 
 /**
@@ -90,7 +90,7 @@ async function tellPerson(
   return true;
 }
 
-export const eventFull = () => conflict('This event is full: no more places for a yes.');
+const eventFull = () => conflict('This event is full: no more places for a yes.');
 
 /**
  * One answer per email per event; a second answer replaces the first, when it comes with

@@ -16,7 +16,7 @@ import { derivedUid } from './secrets';
  * (a delivery key's, or a new one), and queues it through the smart-link Producer, indexed
  * for the management API. The HTTP edge (ingest.ts) only reads, verifies and answers.
  */
-export interface AcceptOptions {
+interface AcceptOptions {
   /** `webhook-id` or `Idempotency-Key`: a repeated delivery is the same submission. */
   deliveryKey?: string;
   /** The sender waits for the event (a platform redirect): the submission is a job of its own. */
@@ -27,7 +27,7 @@ export interface AcceptOptions {
   bytes: number;
 }
 
-export type AcceptSubmission = (link: IngestLink, fields: Record<string, unknown>, opts: AcceptOptions) => Promise<Queued>;
+type AcceptSubmission = (link: IngestLink, fields: Record<string, unknown>, opts: AcceptOptions) => Promise<Queued>;
 
 export function acceptSubmission(ctx: AppContext): AcceptSubmission {
   const queue = new SubmissionQueue(ctx.queues.producer(smartLinkJob), ctx.redis, ctx.logger, ctx.config.queuePrefix);

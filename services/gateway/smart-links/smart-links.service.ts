@@ -114,7 +114,7 @@ export async function rotateSecret(deps: Deps, teamId: number, publicId: string)
   return { link: row, secret };
 }
 
-export function toSubmissionJson(row: SubmissionRow) {
+function toSubmissionJson(row: SubmissionRow) {
   return {
     id: `sls_${row.uid}`,
     status: row.status,

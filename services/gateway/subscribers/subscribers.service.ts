@@ -21,7 +21,7 @@ import {
 type Deps = Pick<AppContext, 'db' | 'caches' | 'config' | 'counters'>;
 
 /** A subscriber's own feed address: the calendar's feed, counted per fetch, blockable. */
-export const personalFeedUrl = (baseUrl: string, calendarUid: string, token: string) => `${calendarPublicUrl(baseUrl, calendarUid)}/feeds/${token}.ics`;
+const personalFeedUrl = (baseUrl: string, calendarUid: string, token: string) => `${calendarPublicUrl(baseUrl, calendarUid)}/feeds/${token}.ics`;
 
 /** Where a platform subscribes to a feed address (`ics`: the address itself). */
 export function platformSubscribeUrl(platform: SubscribePlatform, feedUrl: string, calendarName: string): string {

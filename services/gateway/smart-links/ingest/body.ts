@@ -14,7 +14,7 @@ export const SUBMISSION_LIMIT_BYTES = 64 * 1024;
 export type BodyProblem = AppError;
 
 const NOT_AN_OBJECT = 'The request body must be a JSON object.';
-export type ParsedFields = { ok: true; fields: Record<string, unknown> } | { ok: false; problem: BodyProblem };
+type ParsedFields = { ok: true; fields: Record<string, unknown> } | { ok: false; problem: BodyProblem };
 
 /** Reads the whole body (the signature covers the raw bytes), or a 413 past the limit. */
 export function readBody(req: IncomingMessage): Promise<Buffer | BodyProblem> {

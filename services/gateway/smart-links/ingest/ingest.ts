@@ -20,7 +20,7 @@ const PATH = /^\/s\/([A-Za-z0-9]{1,64})(?:\/([a-z_0-9]{1,20}))?\/?(?:\?.*)?$/;
 /** How long /s/{key}/{platform} waits for the event before answering 202 instead of 303. */
 const PLATFORM_WAIT_MS = 10_000;
 
-export interface Ingest {
+interface Ingest {
   /** True when this is a submission to handle here rather than in the Express app. */
   matches(req: IncomingMessage): boolean;
   handle(req: IncomingMessage, res: ServerResponse): void;
