@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { calendarSchema } from '../calendars/calendars.schemas';
-import { bool, cursorName, dateInput, httpUrl, idParam, rrule, shortLink, text, timezone } from '../http/validation';
+import { bool, cursorParam, dateInput, httpUrl, idParam, rrule, shortLink, text, timezone } from '../http/validation';
 
 /** Writable event fields (docs/api.md, "Events"), without presence rules. */
 const eventFields = {
@@ -76,7 +76,7 @@ export const listEventsQuery = Joi.object({
   invites: bool(),
   status: Joi.string().valid('approved', 'pending', 'rejected'),
   per_page: Joi.number().integer().min(1).max(200).default(50),
-  cursor: Joi.string().max(200).pattern(/^[A-Za-z0-9_-]+$/, cursorName).description('next_cursor of the previous page'),
+  cursor: cursorParam(),
 }).unknown(true);
 
 export const calendarEventParams = Joi.object({

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs } from '../../../shared/calendar/dates';
 import { plusMinutesIso, resolveEventTimes, type TimesInput } from '../../../shared/calendar/event-times';
 import { sanitizeDescription } from '../../../shared/calendar/html';
@@ -309,19 +310,16 @@ interface EventPage {
   nextCursor: string | null;
 }
 
-const encodeCursor = (row: EventRow) => Buffer.from(JSON.stringify([row.date_start, row.id])).toString('base64url');
 
 // Cursors are made from stored instants; a forged one must still be a timestamp Postgres reads.
 const storableInstant = (dt: DateTime) => dt.isValid && dt.year >= 1 && dt.toMillis() <= LAST_INSTANT_MS;
 
-function decodeCursor(cursor: string): { dateStart: string; id: number } {
-  try {
-    const [dateStart, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof dateStart === 'string' && Number.isSafeInteger(id) && storableInstant(DateTime.fromSQL(dateStart))) return { dateStart, id };
-  } catch {
-    // fall through
-  }
-  throw validationFailed({ cursor: ['The cursor field is invalid.'] });
+const EVENTS_LISTING = 'events';
+const isEventKey = (v: unknown[]): v is [string, number] => v.length === 2 && typeof v[0] === 'string' && isRowId(v[1]) && storableInstant(DateTime.fromSQL(v[0]));
+
+function decodeEventCursor(appKey: string, cursor: string): { dateStart: string; id: number } {
+  const [dateStart, id] = decodeCursor(appKey, EVENTS_LISTING, cursor, isEventKey);
+  return { dateStart, id };
 }
 
 const filterInstant = (value: string | undefined) => {
@@ -332,7 +330,7 @@ const filterInstant = (value: string | undefined) => {
 };
 
 export async function listEvents(deps: EventsDeps, teamId: number, query: ListEventsQuery, calPublicId?: string): Promise<EventPage> {
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const after = query.cursor ? decodeEventCursor(deps.config.appKey, query.cursor) : undefined;
   let calendarId: number | undefined;
   const calendarRef = calPublicId ?? query.calendar;
   if (calendarRef !== undefined) {
@@ -365,5 +363,6 @@ export async function listEvents(deps: EventsDeps, teamId: number, query: ListEv
   });
   const hasMore = rows.length > query.per_page;
   const page = hasMore ? rows.slice(0, query.per_page) : rows;
-  return { rows: page, nextCursor: hasMore ? encodeCursor(page[page.length - 1].event) : null };
+  const last = page[page.length - 1]?.event;
+  return { rows: page, nextCursor: hasMore ? encodeCursor(deps.config.appKey, EVENTS_LISTING, [last.date_start, last.id]) : null };
 }

@@ -318,7 +318,10 @@ export const httpUrl = () => Joi.string().max(2048).uri({ scheme: ['http', 'http
 export const shortLink = () => Joi.string().max(50).pattern(/^[a-zA-Z0-9-]+$/, { name: 'letters, digits and hyphens only' });
 
 /** A page's `cursor`: only what a previous page gave as `next_cursor`. */
-export const cursorName = { name: 'the next_cursor of a previous page' };
+const cursorName = { name: 'the next_cursor of a previous page' };
+
+/** The `cursor` query parameter of every listing: an opaque next_cursor (see http/cursor.ts). */
+export const cursorParam = () => Joi.string().max(200).pattern(/^[A-Za-z0-9_-]+$/, cursorName).description('next_cursor of the previous page');
 
 /**
  * Path parameters, declared for the OpenAPI document with their exact form (the services

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { MAIL_KINDS } from '../../../shared/queues/mail.job';
-import { cursorName, emailAddress, idParam, personName } from '../http/validation';
+import { cursorParam, emailAddress, idParam, personName } from '../http/validation';
 
 const MAX_INVITEES_PER_CALL = 500;
 
@@ -23,7 +23,7 @@ export const inviteParams = eventInvitesParams.keys({ inv: idParam('inv_') });
 
 export const listInvitesQuery = Joi.object({
   per_page: Joi.number().integer().min(1).max(500).default(100),
-  cursor: Joi.string().max(200).pattern(/^[A-Za-z0-9_-]+$/, cursorName).description('next_cursor of the previous page'),
+  cursor: cursorParam(),
 }).unknown(true);
 
 const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);

@@ -1,4 +1,5 @@
-import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
+import { conflict, notFound } from '../../../shared/errors/app-error';
+import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { AppContext } from '../context';
 import { requireEvent } from '../events/events.service';
@@ -108,25 +109,16 @@ interface InviteePage {
   nextCursor: string | null;
 }
 
-const encodeCursor = (id: number) => Buffer.from(JSON.stringify([id])).toString('base64url');
-
-function decodeCursor(cursor: string): number {
-  try {
-    const [id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Number.isSafeInteger(id) && id > 0) return id;
-  } catch {
-    // fall through
-  }
-  throw validationFailed({ cursor: ['The cursor field is invalid.'] });
-}
+const INVITEES_LISTING = 'invitees';
+const isIdKey = (v: unknown[]): v is [number] => v.length === 1 && isRowId(v[0]);
 
 export async function listEventInvitees(deps: InvitesDeps, t: Target, query: ListInvitesQuery): Promise<InviteePage> {
-  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const afterId = query.cursor ? decodeCursor(deps.config.appKey, INVITEES_LISTING, query.cursor, isIdKey)[0] : undefined;
   const { event } = await requireEvent(deps.db, t.teamId, t.evtPublicId, { calPublicId: t.calPublicId });
   const rows = await listInvitees(deps.db, event.id, { afterId, limit: query.per_page + 1 });
   const hasMore = rows.length > query.per_page;
   const page = hasMore ? rows.slice(0, query.per_page) : rows;
-  return { rows: page, nextCursor: hasMore ? encodeCursor(page[page.length - 1].id) : null };
+  return { rows: page, nextCursor: hasMore ? encodeCursor(deps.config.appKey, INVITEES_LISTING, [page[page.length - 1].id]) : null };
 }
 
 /**

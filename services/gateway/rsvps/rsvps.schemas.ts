@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { cursorName, emailAddress, idParam, personName } from '../http/validation';
+import { cursorParam, emailAddress, idParam, personName } from '../http/validation';
 
 const RSVP_ANSWERS = ['yes', 'maybe', 'no'] as const;
 export type RsvpAnswer = (typeof RSVP_ANSWERS)[number];
@@ -41,7 +41,7 @@ export const countsSchema = Joi.object({
 export const listRsvpsQuery = Joi.object({
   answer: Joi.string().valid(...RSVP_ANSWERS),
   per_page: Joi.number().integer().min(1).max(500).default(100),
-  cursor: Joi.string().pattern(/^\d{1,18}$/, cursorName).description('next_cursor of the previous page'),
+  cursor: cursorParam(),
 }).unknown(true);
 
 export const rsvpParams = Joi.object({

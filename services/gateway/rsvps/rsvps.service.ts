@@ -1,4 +1,5 @@
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { Knex } from '../../../shared/db/knex';
@@ -26,7 +27,10 @@ import {
 } from './rsvps.repository';
 import type { RsvpInput } from './rsvps.schemas';
 
-type Deps = Pick<AppContext, 'db' | 'caches'>;
+type Deps = Pick<AppContext, 'db' | 'caches' | 'config'>;
+
+const RSVPS_LISTING = 'rsvps';
+const isIdKey = (v: unknown[]): v is [number] => v.length === 1 && isRowId(v[0]);
 /** What a change that may email the person needs. */
 type MailingDeps = Deps & MailDeps;
 
@@ -149,10 +153,11 @@ export async function submitRsvp(
 
 export async function listRsvps(deps: Deps, teamId: number, calPublicId: string, evtPublicId: string, q: { answer?: string; per_page: number; cursor?: string }) {
   const found = await requireEvent(deps.db, teamId, evtPublicId, { calPublicId });
-  const rows = await listRows(deps.db, found.event.id, { answer: q.answer, afterId: q.cursor ? Number(q.cursor) : undefined, limit: q.per_page + 1 });
+  const afterId = q.cursor ? decodeCursor(deps.config.appKey, RSVPS_LISTING, q.cursor, isIdKey)[0] : undefined;
+  const rows = await listRows(deps.db, found.event.id, { answer: q.answer, afterId, limit: q.per_page + 1 });
   const more = rows.length > q.per_page;
   const page = more ? rows.slice(0, q.per_page) : rows;
-  return { found, rows: page, nextCursor: more ? String(page[page.length - 1].id) : null };
+  return { found, rows: page, nextCursor: more ? encodeCursor(deps.config.appKey, RSVPS_LISTING, [page[page.length - 1].id]) : null };
 }
 
 /**

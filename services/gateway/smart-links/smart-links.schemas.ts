@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { bool, cursorName, dateInput, idParam, text, timezone } from '../http/validation';
+import { bool, cursorParam, dateInput, idParam, text, timezone } from '../http/validation';
 
 const fields = {
   name: text(255),
@@ -63,7 +63,7 @@ export const submissionsQuery = Joi.object({
     .valid('queued', 'processed', 'duplicate', 'failed')
     .description('queued: accepted and not yet recorded; without a status: the recorded ones'),
   per_page: Joi.number().integer().min(1).max(200).default(50),
-  cursor: Joi.string().pattern(/^[A-Za-z0-9_-]{1,200}$/, cursorName).description('next_cursor of the previous page'),
+  cursor: cursorParam(),
 }).unknown(true);
 
 /** What a form or webhook sends to /s/{key} (unknown fields are ignored). */

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { cursorName, emailAddress, idParam, personName } from '../http/validation';
+import { cursorParam, emailAddress, idParam, personName } from '../http/validation';
 
 export const SUBSCRIBE_PLATFORMS = ['google', 'apple', 'outlook_web', 'office365', 'ics'] as const;
 export type SubscribePlatform = (typeof SUBSCRIBE_PLATFORMS)[number];
@@ -26,7 +26,7 @@ export const listSubscribersQuery = Joi.object({
   status: Joi.string().valid('active', 'blocked'),
   platform: Joi.string().valid(...SUBSCRIBE_PLATFORMS),
   per_page: Joi.number().integer().min(1).max(200).default(50),
-  cursor: Joi.string().pattern(/^\d{1,18}$/, cursorName).description('next_cursor of the previous page'),
+  cursor: cursorParam(),
 }).unknown(true);
 
 export const updateSubscriberBody = Joi.object({ status: Joi.string().valid('active', 'blocked').required() }).unknown(true);

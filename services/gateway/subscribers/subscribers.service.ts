@@ -1,4 +1,5 @@
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { subscribeUrls } from '../../../shared/calendar/platform-urls';
 import { notFound } from '../../../shared/errors/app-error';
 import { sameDigest } from '../../../shared/accounts/tokens';
@@ -19,6 +20,9 @@ import {
 } from './subscribers.repository';
 
 type Deps = Pick<AppContext, 'db' | 'caches' | 'config' | 'counters'>;
+
+const SUBSCRIBERS_LISTING = 'subscribers';
+const isIdKey = (v: unknown[]): v is [number] => v.length === 1 && isRowId(v[0]);
 
 /** A subscriber's own feed address: the calendar's feed, counted per fetch, blockable. */
 const personalFeedUrl = (baseUrl: string, calendarUid: string, token: string) => `${calendarPublicUrl(baseUrl, calendarUid)}/feeds/${token}.ics`;
@@ -90,10 +94,11 @@ async function requireSubscriber(deps: Deps, teamId: number, calPublicId: string
 
 export async function listSubscribers(deps: Deps, teamId: number, calPublicId: string, q: { status?: string; platform?: string; per_page: number; cursor?: string }) {
   const calendar = await requireCalendar(deps.db, teamId, calPublicId);
-  const rows = await listRows(deps.db, calendar.id, { status: q.status, platform: q.platform, afterId: q.cursor ? Number(q.cursor) : undefined, limit: q.per_page + 1 });
+  const afterId = q.cursor ? decodeCursor(deps.config.appKey, SUBSCRIBERS_LISTING, q.cursor, isIdKey)[0] : undefined;
+  const rows = await listRows(deps.db, calendar.id, { status: q.status, platform: q.platform, afterId, limit: q.per_page + 1 });
   const more = rows.length > q.per_page;
   const page = more ? rows.slice(0, q.per_page) : rows;
-  return { calendar, rows: page, nextCursor: more ? String(page[page.length - 1].id) : null };
+  return { calendar, rows: page, nextCursor: more ? encodeCursor(deps.config.appKey, SUBSCRIBERS_LISTING, [page[page.length - 1].id]) : null };
 }
 
 export async function updateSubscriber(deps: Deps, teamId: number, calPublicId: string, subPublicId: string, status: 'active' | 'blocked') {

@@ -1,0 +1,56 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { validationFailed } from '../../../shared/errors/app-error';
+
+/**
+ * The one keyset cursor of every listing (`meta.next_cursor`). A cursor holds the sort key
+ * of the last row a page showed (a row id among them), so it is encrypted and authenticated
+ * (AES-256-GCM under a key derived from APP_KEY): a client cannot read the ids, which are
+ * counters shared by every team and would tell the platform's volume, nor forge a key that
+ * reaches Postgres in a type it refuses. A cursor names its listing: one listing's cursor is
+ * refused by another. Anything that does not decrypt, or whose values are not what the
+ * listing's check expects, is a 422 on `cursor`.
+ */
+type CursorValue = string | number;
+
+const keys = new Map<string, Buffer>();
+function keyOf(appKey: string): Buffer {
+  let key = keys.get(appKey);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', appKey, 'calendar-service', 'list cursor', 32));
+    keys.set(appKey, key);
+  }
+  return key;
+}
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export function encodeCursor(appKey: string, listing: string, values: CursorValue[]): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(appKey), iv);
+  cipher.setAAD(Buffer.from(listing));
+  const body = Buffer.concat([cipher.update(JSON.stringify(values), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+const invalid = () => validationFailed({ cursor: ['The cursor field is invalid.'] });
+
+/** The values `encodeCursor` wrapped for this listing, once `check` accepts them; else a 422. */
+export function decodeCursor<T extends CursorValue[]>(appKey: string, listing: string, cursor: string, check: (values: unknown[]) => values is T): T {
+  const raw = Buffer.from(cursor, 'base64url');
+  if (raw.length <= IV_BYTES + TAG_BYTES) throw invalid();
+  let values: unknown;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', keyOf(appKey), raw.subarray(0, IV_BYTES));
+    decipher.setAAD(Buffer.from(listing));
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    values = JSON.parse(Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(values) || !check(values)) throw invalid();
+  return values;
+}
+
+/** A row id as a cursor holds it. */
+export const isRowId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
