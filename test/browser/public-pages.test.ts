@@ -115,9 +115,9 @@ describe('public pages in a real browser', () => {
       for (let i = 0; i < (await subscribeLinks.count()); i++) subscribe.push((await subscribeLinks.nth(i).getAttribute('href')) as string);
       const feed = `${cal.public_url}.ics`;
       expect(subscribe).toEqual(['apple', 'google', 'outlook_web', 'office365', 'ics'].map((p) => `${cal.public_url}/subscribe/${p}`));
-      // each goes to its platform with a personal feed address
+      // each opens a page whose button (a POST) goes to its platform with a personal feed address
       const targets = [];
-      for (const href of subscribe) targets.push((await fetch(href, { redirect: 'manual', headers: { 'User-Agent': BROWSER_UA } })).headers.get('location') as string);
+      for (const href of subscribe) targets.push((await fetch(href, { method: 'POST', redirect: 'manual', headers: { 'User-Agent': BROWSER_UA } })).headers.get('location') as string);
       expect(targets[0]).toMatch(/^webcal:\/\/127\.0\.0\.1:\d+\/c\/\w+\/feeds\/\w{32}\.ics$/);
       expect(targets[1]).toMatch(/^https:\/\/calendar\.google\.com\/calendar\/render\?cid=webcal/);
       expect(targets[2]).toMatch(/^https:\/\/outlook\.live\.com\/calendar\/0\/addfromweb\?url=/);

@@ -20,7 +20,11 @@ async function calendarWithEvent(opts: Record<string, unknown> = {}) {
   return cal as { public_id: string; uid: string; public_url: string };
 }
 
+/** The subscribe page's button: a POST, which records the subscriber. */
 const subscribeVia = (cal: { public_url: string }, platform: string, headers: Record<string, string> = BROWSER) =>
+  fetch(`${cal.public_url}/subscribe/${platform}`, { method: 'POST', redirect: 'manual', headers });
+/** Opening the subscribe address (a click, a link preview, a mail scanner): shows the page. */
+const openVia = (cal: { public_url: string }, platform: string, headers: Record<string, string> = BROWSER) =>
   fetch(`${cal.public_url}/subscribe/${platform}`, { redirect: 'manual', headers });
 
 describe('subscribing', () => {
@@ -32,8 +36,11 @@ describe('subscribing', () => {
     ['ics', /^http:\/\/127\.0\.0\.1:\d+\/c\/\w{16}\/feeds\/\w{32}\.ics$/],
   ])('%s: records a subscriber and sends the browser to the platform with a personal feed', async (platform, target) => {
     const cal = await calendarWithEvent();
+    const page = await openVia(cal, platform);
+    expect([page.status, await page.text()]).toEqual([200, expect.stringContaining(`<form method="post" action="/c/${cal.uid}/subscribe/${platform}">`)]);
+    expect((await team.api.get(`/api/calendars/${cal.public_id}/subscribers`)).body.data).toHaveLength(0);
     const res = await subscribeVia(cal, platform);
-    expect(res.status).toBe(302);
+    expect(res.status).toBe(303);
     expect(res.headers.get('location')).toMatch(target);
     const list = (await team.api.get(`/api/calendars/${cal.public_id}/subscribers`)).body.data;
     expect(list).toHaveLength(1);
@@ -55,16 +62,16 @@ describe('subscribing', () => {
 
   it('bots are sent to the public feed without being recorded; unknown platforms and calendars are 404', async () => {
     const cal = await calendarWithEvent();
-    const bot = await subscribeVia(cal, 'ics', { 'User-Agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' });
+    const bot = await openVia(cal, 'ics', { 'User-Agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' });
     expect(bot.headers.get('location')).toBe(`${cal.public_url}.ics`);
     expect((await team.api.get(`/api/calendars/${cal.public_id}/subscribers`)).body.data).toHaveLength(0);
-    expect((await subscribeVia(cal, 'fax')).status).toBe(404);
+    expect((await openVia(cal, 'fax')).status).toBe(404);
     expect((await fetch(`${gw.baseUrl}/c/AAAAAAAAAAAAAAAA/subscribe/google`, { redirect: 'manual', headers: BROWSER })).status).toBe(404);
   });
 
   it('a calendar that asks takes a name and email first', async () => {
     const cal = await calendarWithEvent({ ask_subscriber_details: true });
-    const form = await subscribeVia(cal, 'google');
+    const form = await openVia(cal, 'google');
     expect(form.status).toBe(200);
     const html = await form.text();
     expect(html).toContain(`action="/c/${cal.uid}/subscribe/google"`);
@@ -118,16 +125,17 @@ describe('the per-address limit', () => {
       const count = async (c: { public_id: string }) => (await own.api.get(`/api/calendars/${c.public_id}/subscribers`)).body.data.length;
 
       // Bots and the details form record nothing, so they are not counted.
-      await subscribeVia(cal, 'ics', { 'User-Agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' });
+      await openVia(cal, 'ics', { 'User-Agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)' });
+      await openVia(cal, 'ics');
       const first = await subscribeVia(cal, 'ics');
-      expect(first.status).toBe(302);
+      expect(first.status).toBe(303);
       expect(first.headers.get('location')).toMatch(/\/feeds\/\w{32}\.ics$/);
       expect([first.headers.get('x-ratelimit-limit'), first.headers.get('x-ratelimit-remaining')]).toEqual(['2', '1']);
       expect((await subscribeVia(cal, 'google')).headers.get('x-ratelimit-remaining')).toBe('0');
       expect(await count(cal)).toBe(2);
 
       const over = await Promise.all([subscribeVia(cal, 'ics'), subscribeVia(cal, 'apple'), subscribeVia(cal, 'google')]);
-      expect(over.map((r) => r.status)).toEqual([302, 302, 302]);
+      expect(over.map((r) => r.status)).toEqual([303, 303, 303]);
       expect(over[0].headers.get('location')).toBe(`${cal.public_url}.ics`);
       expect(over[1].headers.get('location')).toBe(`${cal.public_url.replace(/^http:/, 'webcal:')}.ics`);
       expect(decodeURIComponent(over[2].headers.get('location') as string)).toContain(`webcal://${cal.public_url.replace(/^http:\/\//, '')}.ics`);
@@ -136,7 +144,7 @@ describe('the per-address limit', () => {
 
       // The limit is the address's, across calendars, and holds for the details form too.
       const asking = await make({ ask_subscriber_details: true });
-      expect((await subscribeVia(asking, 'google')).status).toBe(200);
+      expect((await openVia(asking, 'google')).status).toBe(200);
       const sent = await fetch(`${asking.public_url}/subscribe/ics`, { method: 'POST', body: new URLSearchParams({ name: 'Ada', email: 'ada@example.com' }), redirect: 'manual', headers: BROWSER });
       expect(sent.status).toBe(303);
       expect(sent.headers.get('location')).toBe(`${asking.public_url}.ics`);

@@ -82,8 +82,8 @@ export async function seedTeam(gw: TestGateway, team: TestTeam, opts: { awaitSub
   const eventPath = `/api/calendars/${calendar.public_id}/events/${event.public_id}`;
   const invitees = await ok<Array<{ id: string }>>('invitee', team.api.post(`${eventPath}/invites`, { invitees: [{ email: `guest-${mark}@example.com`, name: 'Guest' }] }));
   const rsvp = await ok<{ id: string }>('rsvp', gw.anon.post(`/e/${event.uid}/rsvp`, { name: 'Ann', email: `ann-${mark}@example.com`, answer: 'yes' }));
-  const subscribed = await fetch(`${calendar.public_url}/subscribe/ics`, { redirect: 'manual', headers: { 'User-Agent': BROWSER_UA } });
-  if (subscribed.status !== 302) throw new Error(`seeding subscriber: ${subscribed.status}`);
+  const subscribed = await fetch(`${calendar.public_url}/subscribe/ics`, { method: 'POST', redirect: 'manual', headers: { 'User-Agent': BROWSER_UA } });
+  if (subscribed.status !== 303) throw new Error(`seeding subscriber: ${subscribed.status}`);
   const [subscriber] = await ok<Array<{ id: string; feed_url: string }>>('subscribers', team.api.get(`/api/calendars/${calendar.public_id}/subscribers`));
   const feedToken = /\/feeds\/(\w+)\.ics$/.exec(subscriber.feed_url)?.[1] as string;
   const extraction = await ok<{ id: string }>('extraction', team.api.post('/api/events/extract', { text: `Planning ${mark} on 2031-04-01 at 10:00`, timezone: 'UTC' }), 202);

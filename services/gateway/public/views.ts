@@ -249,18 +249,27 @@ export function messagePage(title: string, message: string): string {
 }
 
 /** The form a calendar that asks who subscribes shows before sending people on. */
-export function subscribeDetailsPage(calendarName: string, action: string, errors: string[] = [], values: { name?: string; email?: string } = {}): string {
+/**
+ * The subscribe page: a button that subscribes (a POST: opening the address, as a link
+ * preview or a mail scanner does, records nothing), with name and email fields when the
+ * calendar asks for them.
+ */
+export function subscribeDetailsPage(calendarName: string, action: string, errors: string[] = [], values: { name?: string; email?: string } = {}, askDetails = true): string {
   return layout(
     { title: `Subscribe to ${calendarName}` },
     html`<article class="card">
 <h1>Subscribe to ${calendarName}</h1>
-<p>Tell us who you are, then your calendar app opens with this calendar.</p>
+<p>${askDetails ? 'Tell us who you are, then your calendar app opens with this calendar.' : 'Your calendar app opens with this calendar, and keeps it up to date.'}</p>
 ${errors.length ? html`<ul class="error" role="alert">${errors.map((e) => html`<li>${e}</li>`)}</ul>` : ''}
 <form method="post" action="${action}">
-<label for="name" class="muted" style="flex-basis:100%">Name</label>
+${
+  askDetails
+    ? html`<label for="name" class="muted" style="flex-basis:100%">Name</label>
 <input type="text" id="name" name="name" required maxlength="255" autocomplete="name" value="${values.name ?? ''}">
 <label for="email" class="muted" style="flex-basis:100%">Email</label>
-<input type="email" id="email" name="email" required maxlength="255" autocomplete="email" value="${values.email ?? ''}">
+<input type="email" id="email" name="email" required maxlength="255" autocomplete="email" value="${values.email ?? ''}">`
+    : ''
+}
 <button type="submit">Subscribe</button>
 </form>
 </article>`,

@@ -143,16 +143,16 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       method: 'get',
       path: '/c/:uid/subscribe/:platform',
       operationId: 'subscribeToCalendar',
-      summary: 'Subscribe to a calendar: records a subscriber with a personal feed, then 302 to the platform',
+      summary: 'The subscribe page: a button (and, for calendars that ask, name and email) that subscribes with a POST',
       description:
-        `Google gets \`cid=\`, Outlook.com and Office 365 \`addfromweb\`, Apple a \`webcal://\` address, \`ics\` the feed itself. A calendar with \`ask_subscriber_details\` first shows a form for name and email (sent back with POST). Bots are sent to the public feed without being recorded. Each address may record SUBSCRIBE_RATE_PER_10_MINUTES subscribers in ${SUBSCRIBE_WINDOW_SECONDS / 60} minutes (\`X-RateLimit-*\`); beyond that it is sent to the platform with the calendar's public feed, not recorded.`,
+        'Records nothing: opening the address (as link previews and mail scanners do) only shows the page, whose button POSTs to the same address. Bots are sent to the platform with the public feed.',
       tags: publicTags,
       auth: false,
       page: true,
       params: subscribeParams,
       responses: {
-        200: { description: 'The name-and-email form (calendars that ask)', contentType: 'text/html' },
-        302: { description: "To the platform's subscribe page for the personal feed (for the public feed: bots, and past the address's limit)" },
+        200: { description: 'The subscribe page', contentType: 'text/html' },
+        302: { description: "Bots: to the platform's subscribe page for the public feed" },
         404: { description: 'Unknown calendar or platform', contentType: 'text/html', body: messageSchema },
       },
       handler: async ({ params }, req, res) => {
@@ -162,23 +162,15 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
           res.redirect(302, publicFeedRedirect(params.platform, calendar));
           return;
         }
-        if (calendar.ask_subscriber_details) {
-          res.status(200).set('Content-Security-Policy', CSP).type('html').send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0]));
-          return;
-        }
-        if (!(await mayRecord(req, res))) {
-          res.redirect(302, publicFeedRedirect(params.platform, calendar));
-          return;
-        }
-        res.redirect(302, (await subscribe(ctx, calendar, params.platform)).redirect);
+        res.status(200).set('Content-Security-Policy', CSP).type('html').send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], [], {}, calendar.ask_subscriber_details));
       },
     }),
     defineRoute<{ uid: string; platform: SubscribePlatform }, Record<string, never>, { name?: string; email?: string }>({
       method: 'post',
       path: '/c/:uid/subscribe/:platform',
       operationId: 'subscribeToCalendarWithDetails',
-      summary: 'Subscribe, giving the name and email the calendar asks for',
-      description: 'Counted against the same per-address limit as the GET: beyond it the visitor is sent to the platform with the public feed and nothing is recorded.',
+      summary: 'Subscribe: records a subscriber with a personal feed, then 303 to the platform',
+      description: `Google gets \`cid=\`, Outlook.com and Office 365 \`addfromweb\`, Apple a \`webcal://\` address, \`ics\` the feed itself. Calendars with \`ask_subscriber_details\` need \`name\` and \`email\` (form or JSON). Each address may record SUBSCRIBE_RATE_PER_10_MINUTES subscribers in ${SUBSCRIBE_WINDOW_SECONDS / 60} minutes (\`X-RateLimit-*\`); beyond that it is sent to the platform with the calendar's public feed, not recorded.`,
       tags: publicTags,
       auth: false,
       page: true,
@@ -195,9 +187,11 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: async ({ params }, req, res) => {
         const calendar = await calendarFor(params.uid, params.platform);
-        const { value, errors: fieldErrors } = validatePart<{ name?: string; email?: string }>(subscriberDetailsBody, req.body ?? {});
+        const { value, errors: fieldErrors } = calendar.ask_subscriber_details
+          ? validatePart<{ name?: string; email?: string }>(subscriberDetailsBody, req.body ?? {})
+          : { value: {}, errors: {} };
         if (Object.keys(fieldErrors).length) {
-            throw validationFailed(fieldErrors).withPage(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], Object.values(fieldErrors).flat(), typedDetails(req.body)));
+          throw validationFailed(fieldErrors).withPage(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], Object.values(fieldErrors).flat(), typedDetails(req.body)));
         }
         res.set('Cache-Control', 'no-store');
         if (!(await mayRecord(req, res))) {
