@@ -59,12 +59,17 @@ export function isValidTimeZone(name: unknown): name is string {
 
 /*
  * Offsets of IANA zones come from Intl and cost tens of microseconds each; a listing page
- * needs hundreds. Every real transition falls on a quarter hour (UTC), so the offset is
- * constant within a 15-minute bucket and can be cached by (zone, bucket).
+ * needs hundreds. Nearly every transition falls on a quarter hour (UTC), so the offset of
+ * a 15-minute bucket is cached by (zone, bucket) once it is the same at both ends of the
+ * bucket. Some are not (Moncton, Goose Bay and St. John's changed at 00:01 local until 2011;
+ * local mean time ended at odd seconds): a bucket with a change inside is never cached, and
+ * its instants are each read from Intl.
  */
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
 const offsetCache = new Map<string, number>();
 const OFFSET_CACHE_MAX = 100_000;
+/** A bucket whose offset changes inside it. */
+const CHANGING = Number.NaN;
 
 /**
  * The zone's UTC offset in whole minutes at that instant. Local mean time, which many zones
@@ -74,14 +79,18 @@ const OFFSET_CACHE_MAX = 100_000;
  * its exact instant.
  */
 export function zoneOffsetMinutes(zone: string, epochMs: number): number {
-  const key = `${zone}|${Math.floor(epochMs / QUARTER_HOUR_MS)}`;
+  const bucket = Math.floor(epochMs / QUARTER_HOUR_MS);
+  const key = `${zone}|${bucket}`;
   let offset = offsetCache.get(key);
   if (offset === undefined) {
-    offset = Math.round(IANAZone.create(zone).offset(epochMs));
+    const tz = IANAZone.create(zone);
+    const first = Math.round(tz.offset(bucket * QUARTER_HOUR_MS));
+    const last = Math.round(tz.offset((bucket + 1) * QUARTER_HOUR_MS - 1));
+    offset = first === last ? first : CHANGING;
     if (offsetCache.size >= OFFSET_CACHE_MAX) offsetCache.clear();
     offsetCache.set(key, offset);
   }
-  return offset;
+  return Number.isNaN(offset) ? Math.round(IANAZone.create(zone).offset(epochMs)) : offset;
 }
 
 /** Wall-clock fields of an instant in a zone, computed without Intl on the hot path. */
