@@ -281,16 +281,3 @@ export function buildIcs(events: IcsEvent[], opts: IcsOptions): string {
   // Every content line ends with CRLF, the last one too (RFC 5545 §3.1).
   return `${unfolded.split('\r\n').map(foldLine).join('\r\n')}\r\n`;
 }
-
-/** A file name for the event's .ics: its title, reduced to safe characters. */
-export function icsFileName(title: string): string {
-  const base = title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^A-Za-z0-9]+/g, '-')
-    // Runs are one dash by now.
-    .replace(/^-|-$/g, '')
-    .slice(0, 60)
-    .toLowerCase();
-  return `${base || 'event'}.ics`;
-}

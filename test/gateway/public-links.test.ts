@@ -1,3 +1,4 @@
+import { parse as parseDisposition } from 'content-disposition';
 import ical from 'node-ical';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { readWithIcalJs } from '../helpers/ics-readers';
@@ -280,6 +281,24 @@ describe('ICS time zones, end to end: every reader places events at the API\'s d
       '2006-05-10T14:00:00.000Z',
       '2006-05-17T14:00:00.000Z',
     ]);
+  });
+});
+
+describe('Content-Disposition of titles in other scripts', () => {
+  it('a Japanese title downloads under its own name (filename*), with an ASCII fallback', async () => {
+    const { links } = await createEvent({ ...timed, title: '会議 2027' });
+    for (const key of ['ics', 'apple', 'outlook']) {
+      const header = (await fetch(links[key])).headers.get('content-disposition') as string;
+      expect(header).toBe("attachment; filename=\"event-2027.ics\"; filename*=UTF-8''%E4%BC%9A%E8%AD%B0-2027.ics");
+      expect(parseDisposition(header).parameters.filename).toBe('会議-2027.ics');
+    }
+  });
+
+  it('an Arabic calendar name names its feed', async () => {
+    const calendar = (await team.api.post('/api/calendars', { name: 'تقويم الفريق', timezone: 'Asia/Riyadh' })).body.data as { public_url: string };
+    const header = (await fetch(`${calendar.public_url}.ics`)).headers.get('content-disposition') as string;
+    expect(parseDisposition(header)).toMatchObject({ type: 'inline', parameters: { filename: 'تقويم-الفريق.ics' } });
+    expect(parseDisposition(header, { extended: false }).parameters.filename).toBe('event.ics');
   });
 });
 

@@ -1,5 +1,5 @@
 import ical from 'node-ical';
-import { buildIcs, icsFileName, type IcsEvent } from '../../shared/calendar/ics';
+import { buildIcs, type IcsEvent } from '../../shared/calendar/ics';
 import { readWithIcalJs } from '../helpers/ics-readers';
 
 const base: IcsEvent = {
@@ -128,11 +128,5 @@ describe('ICS', () => {
     const cancel = buildIcs([{ ...base, cancelled: true }], { uidHost: 'h', method: 'CANCEL' });
     expect(cancel).toContain('METHOD:CANCEL');
     expect(cancel).toContain('STATUS:CANCELLED');
-  });
-
-  it('names files after the title', () => {
-    expect(icsFileName('Quarterly Review: Q3 / 2026')).toBe('quarterly-review-q3-2026.ics');
-    expect(icsFileName('Café crème')).toBe('cafe-creme.ics');
-    expect(icsFileName('<<<>>>')).toBe('event.ics');
   });
 });
