@@ -7,7 +7,8 @@ import { intlOffsetMinutes, zoneAbbreviation } from './time-zones';
  * and then disagree with the offsets in our own API answers and links.
  *
  * A component describes the changes of the years a file's dates fall in (YearSpan), with a
- * year of margin before and a few after, and nothing else is claimed for those years.
+ * year of margin before and five after; what it says of earlier years is not meant to be
+ * read.
  * Parsers differ in how they read anything but the plainest forms, so only these are used:
  *
  * - Changes that follow a yearly rule for three years or more: one observance with a yearly
@@ -62,8 +63,8 @@ const YEAR_TRANSITIONS_MAX = 100_000;
 
 /**
  * Every offset change of the zone in (1 January, next 1 January] UTC of a year, to the
- * minute. The offset is read every few days (reading it costs over a microsecond, and a
- * feed's zones can span decades); after each change found the reading goes on from it, so
+ * minute. The offset is read every four days (each reading costs about a microsecond, and
+ * a feed's zones can span decades); after each change found the reading goes on from it, so
  * two changes between readings are both found unless the second undoes the first. No two
  * changes in the IANA database since 1900 are less than six days apart (the shortest:
  * Brazil, October 2000, 6.9 days).
