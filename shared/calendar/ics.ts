@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import ical, { ICalAlarmType, type ICalAttendeeData, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
 import { DateTime } from 'luxon';
 import { htmlToText } from './html';
-import { vtimezoneLines } from './vtimezone';
+import { inRepeatedWallTime, vtimezoneLines, type YearSpan } from './vtimezone';
 
 /** One event as RFC 5545 needs it; built from a stored event or a dynamic link. */
 export interface IcsEvent {
@@ -97,18 +97,107 @@ function foldLine(line: string): string {
   return out;
 }
 
+/** A recurrence without an end, or ending later, is covered this many years from its start or from now. */
+const RECURRENCE_YEARS = 30;
+const DAY_MS = 86_400_000;
+/** The longest period of each frequency. */
+const PERIOD_MS: Record<string, number> = {
+  SECONDLY: 1000,
+  MINUTELY: 60_000,
+  HOURLY: 3_600_000,
+  DAILY: DAY_MS,
+  WEEKLY: 7 * DAY_MS,
+  MONTHLY: 31 * DAY_MS,
+  YEARLY: 366 * DAY_MS,
+};
+
+/** Weekdays, each at most the 4th or 4th-last of its month or year: every month has them. */
+const everyMonthDays = (v: string | undefined) => v !== undefined && v.split(',').every((d) => /^[+-]?[1-4]?[A-Z]{2}$/.test(d));
+/** Days of the month every month has. */
+const everyMonthDates = (v: string | undefined) => v !== undefined && v.split(',').every((d) => Math.abs(Number(d)) <= 28);
+
+/**
+ * How many periods can pass from one occurrence to the next, for rules whose periods all
+ * have one (or nearly: a DTSTART on the 31st skips months, on 29 February years); null for
+ * rules whose BY parts can leave periods empty for longer (Friday the 13th).
+ */
+function periodsBetween(freq: string, by: Map<string, string>): number | null {
+  const keys = [...by.keys()];
+  const only = (...allowed: string[]) => keys.every((key) => allowed.includes(key));
+  if (!keys.length) return freq === 'MONTHLY' ? 2 : freq === 'YEARLY' ? 8 : 1;
+  if (freq === 'WEEKLY' && only('BYDAY')) return 1;
+  if (freq === 'MONTHLY' && only('BYDAY') && everyMonthDays(by.get('BYDAY'))) return 1;
+  if (freq === 'MONTHLY' && only('BYMONTHDAY') && everyMonthDates(by.get('BYMONTHDAY'))) return 1;
+  if (freq === 'YEARLY' && only('BYMONTH', 'BYDAY') && everyMonthDays(by.get('BYDAY'))) return 1;
+  if (freq === 'YEARLY' && only('BYMONTH', 'BYMONTHDAY') && everyMonthDates(by.get('BYMONTHDAY'))) return 1;
+  return null;
+}
+
+/**
+ * The last year (UTC, give or take a few) an event's dates reach, its recurrence included:
+ * UNTIL's year; for a COUNT, how long that many occurrences take at most when that is
+ * known; otherwise the horizon. The VTIMEZONE covers five years more.
+ */
+function lastYearOf(e: IcsEvent, startYear: number, endYear: number): number {
+  if (!e.recurrenceRule) return endYear;
+  const horizon = Math.max(startYear, new Date().getUTCFullYear()) + RECURRENCE_YEARS;
+  const parts = new Map(e.recurrenceRule.split(';').map((p) => p.split('=') as [string, string]));
+  const until = parts.get('UNTIL');
+  const count = Number(parts.get('COUNT') ?? '0');
+  const freq = parts.get('FREQ') ?? '';
+  const by = new Map([...parts].filter(([key]) => key.startsWith('BY')));
+  const between = PERIOD_MS[freq] ? periodsBetween(freq, by) : null;
+  let last = horizon;
+  if (until) last = Number(until.slice(0, 4)) + 1;
+  else if (count && between !== null) {
+    const spanMs = (count - 1) * Number(parts.get('INTERVAL') ?? '1') * between * PERIOD_MS[freq];
+    last = startYear + Math.ceil(spanMs / (365 * DAY_MS)) + 1;
+  }
+  return Math.max(endYear, Math.min(last, horizon));
+}
+
+/**
+ * The years each zone's dates fall in, over the timed events of a file: what its VTIMEZONE
+ * must describe. UTC years: the VTIMEZONE covers a year more on each side.
+ */
+function zoneSpans(events: IcsEvent[]): Map<string, YearSpan> {
+  const spans = new Map<string, YearSpan>();
+  for (const e of events) {
+    if (e.isAllDay || e.timezone === 'UTC') continue;
+    const from = new Date(e.startMs).getUTCFullYear();
+    const end = new Date(Math.max(e.endMs, e.startMs)).getUTCFullYear();
+    const to = lastYearOf(e, from, end);
+    const span = spans.get(e.timezone);
+    spans.set(e.timezone, span ? { from: Math.min(span.from, from), to: Math.max(span.to, to) } : { from, to });
+  }
+  return spans;
+}
+
 const vtimezones = new Map<string, string>();
-/** The VTIMEZONE of a zone, from the runtime's time-zone data (see vtimezone.ts), made once a year per zone. */
-function vtimezone(zone: string): string {
-  const year = new Date().getUTCFullYear();
-  const key = `${zone}|${year}`;
+const VTIMEZONES_MAX = 10_000;
+/** The VTIMEZONE of a zone for dates in those years, from the runtime's time-zone data (see vtimezone.ts). */
+function vtimezone(zone: string, span: YearSpan): string {
+  const key = `${zone}|${span.from}|${span.to}`;
   let text = vtimezones.get(key);
   if (text === undefined) {
-    const lines = vtimezoneLines(zone, year);
+    const lines = vtimezoneLines(zone, span);
     text = lines.length ? `${lines.join('\r\n')}\r\n` : '';
+    if (vtimezones.size >= VTIMEZONES_MAX) vtimezones.clear();
     vtimezones.set(key, text);
   }
   return text;
+}
+
+/**
+ * The instant as a DateTime in its zone whose wall time (what ical-generator writes beside
+ * the TZID) is the API's: offsets rounded to the minute, as the VTIMEZONE's are. They differ
+ * from luxon's only in local mean time (Monrovia until 1972: -00:44:30), where the instant
+ * is moved by those seconds.
+ */
+function wallTime(ms: number, zone: string): DateTime {
+  const local = DateTime.fromMillis(ms, { zone });
+  const rounded = Math.round(local.offset); // as zoneOffsetMinutes rounds it
+  return local.offset === rounded ? local : DateTime.fromMillis(ms + (rounded - local.offset) * 60_000, { zone });
 }
 
 const publishedVevents = new Map<string, string>();
@@ -133,11 +222,15 @@ function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): st
           start: DateTime.fromMillis(e.startMs, { zone: 'UTC' }),
           end: DateTime.fromMillis(e.endMs, { zone: 'UTC' }).plus({ days: 1 }),
         }
-      : {
-          timezone: e.timezone,
-          start: DateTime.fromMillis(e.startMs, { zone: e.timezone }),
-          end: DateTime.fromMillis(e.endMs, { zone: e.timezone }),
-        }),
+      : // A single event in the hour repeated when clocks go back is written in UTC: no
+        // wall time names it for every reader. A recurring one keeps its wall time.
+        !e.recurrenceRule && e.timezone !== 'UTC' && (inRepeatedWallTime(e.timezone, e.startMs) || inRepeatedWallTime(e.timezone, e.endMs))
+        ? { start: new Date(e.startMs), end: new Date(e.endMs) }
+        : {
+            timezone: e.timezone,
+            start: wallTime(e.startMs, e.timezone),
+            end: wallTime(e.endMs, e.timezone),
+          }),
     repeating: e.recurrenceRule ? `RRULE:${e.recurrenceRule}` : null,
     transparency: e.busyType === 'free' ? ICalEventTransparency.TRANSPARENT : e.busyType === 'busy' ? ICalEventTransparency.OPAQUE : null,
     status: e.cancelled ? ICalEventStatus.CANCELLED : opts.method === 'REQUEST' ? ICalEventStatus.CONFIRMED : null,
@@ -166,8 +259,7 @@ export function buildIcs(events: IcsEvent[], opts: IcsOptions): string {
   if (opts.calendarName) parts.push(`NAME:${escapeText(opts.calendarName)}`, `X-WR-CALNAME:${escapeText(opts.calendarName)}`);
   if (opts.refreshMinutes) parts.push(`REFRESH-INTERVAL;VALUE=DURATION:PT${opts.refreshMinutes}M`, `X-PUBLISHED-TTL:PT${opts.refreshMinutes}M`);
   let head = `${parts.join('\r\n')}\r\n`;
-  const zones = new Set(events.filter((e) => !e.isAllDay && e.timezone !== 'UTC').map((e) => e.timezone));
-  for (const zone of zones) head += vtimezone(zone);
+  for (const [zone, span] of zoneSpans(events)) head += vtimezone(zone, span);
 
   // Published (non-iTIP) VEVENTs depend only on the event's values: remember them, so a feed
   // rebuilt after one change re-serializes that one event, not all of them.
@@ -188,17 +280,4 @@ export function buildIcs(events: IcsEvent[], opts: IcsOptions): string {
   const unfolded = `${head}${body}END:VCALENDAR`;
   // Every content line ends with CRLF, the last one too (RFC 5545 §3.1).
   return `${unfolded.split('\r\n').map(foldLine).join('\r\n')}\r\n`;
-}
-
-/** A file name for the event's .ics: its title, reduced to safe characters. */
-export function icsFileName(title: string): string {
-  const base = title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^A-Za-z0-9]+/g, '-')
-    // Runs are one dash by now.
-    .replace(/^-|-$/g, '')
-    .slice(0, 60)
-    .toLowerCase();
-  return `${base || 'event'}.ics`;
 }

@@ -1,5 +1,7 @@
+import { parse as parseDisposition } from 'content-disposition';
 import ical from 'node-ical';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { readWithIcalJs } from '../helpers/ics-readers';
 
 let gw: TestGateway;
 let team: TestTeam;
@@ -250,6 +252,67 @@ describe('ICS downloads', () => {
     expect(text).toContain(`UID:evt_${data.uid}@`);
     expect(text).toContain('SEQUENCE:1');
     expect(text).toContain('SUMMARY:Moved');
+  });
+});
+
+describe('ICS time zones, end to end: every reader places events at the API\'s date_start', () => {
+  // Zones whose changes follow no yearly rule (Cairo, Casablanca) and a date under rules
+  // older than today's (New York before 2007), read by ical.js (Thunderbird).
+  const cases = [
+    { title: 'Cairo summer', timezone: 'Africa/Cairo', date_start: '2027-07-15 15:00', date_end: '2027-07-15 16:00' },
+    { title: 'Casablanca winter', timezone: 'Africa/Casablanca', date_start: '2027-02-15 12:00', date_end: '2027-02-15 13:00' },
+    { title: 'New York 2006', timezone: 'America/New_York', date_start: '2006-03-20 10:00', date_end: '2006-03-20 11:00' },
+    { title: 'Weekly 2006', timezone: 'America/New_York', date_start: '2006-03-15 10:00', date_end: '2006-03-15 11:00', recurrence_rule: 'FREQ=WEEKLY;COUNT=10' },
+  ];
+  const instant = (iso: string) => new Date(Date.parse(iso)).toISOString();
+
+  it('in each event\'s .ics and in the calendar feed', async () => {
+    const calendar = (await team.api.post('/api/calendars', { name: 'Zones', timezone: 'UTC' })).body.data as { public_id: string; public_url: string };
+    const created: { uid: string; date_start: string; links: Record<string, string> }[] = [];
+    for (const body of cases) {
+      const res = await team.api.post(`/api/calendars/${calendar.public_id}/events`, body);
+      expect(res.status).toBe(200);
+      created.push({ ...res.body.data, links: res.body.links });
+    }
+    const feed = readWithIcalJs(await fetch(`${calendar.public_url}.ics`).then((r) => r.text()), 20);
+    for (const [i, event] of created.entries()) {
+      const [single] = readWithIcalJs(await fetch(event.links.ics).then((r) => r.text()), 20);
+      const inFeed = feed.find((e) => e.uid.startsWith(`evt_${event.uid}@`));
+      for (const read of [single, inFeed]) expect([cases[i].title, new Date(read?.startMs ?? 0).toISOString()]).toEqual([cases[i].title, instant(event.date_start)]);
+    }
+    // 10:00 in New York every week: EST until 2 April 2006 (the first Sunday of April then), EDT after.
+    const weekly = created[3];
+    const [read] = readWithIcalJs(await fetch(weekly.links.ics).then((r) => r.text()), 20);
+    expect(read.occurrencesMs?.map((ms) => new Date(ms).toISOString())).toEqual([
+      '2006-03-15T15:00:00.000Z',
+      '2006-03-22T15:00:00.000Z',
+      '2006-03-29T15:00:00.000Z',
+      '2006-04-05T14:00:00.000Z',
+      '2006-04-12T14:00:00.000Z',
+      '2006-04-19T14:00:00.000Z',
+      '2006-04-26T14:00:00.000Z',
+      '2006-05-03T14:00:00.000Z',
+      '2006-05-10T14:00:00.000Z',
+      '2006-05-17T14:00:00.000Z',
+    ]);
+  });
+});
+
+describe('Content-Disposition of titles in other scripts', () => {
+  it('a Japanese title downloads under its own name (filename*), with an ASCII fallback', async () => {
+    const { links } = await createEvent({ ...timed, title: '会議 2027' });
+    for (const key of ['ics', 'apple', 'outlook']) {
+      const header = (await fetch(links[key])).headers.get('content-disposition') as string;
+      expect(header).toBe("attachment; filename=\"event-2027.ics\"; filename*=UTF-8''%E4%BC%9A%E8%AD%B0-2027.ics");
+      expect(parseDisposition(header).parameters.filename).toBe('会議-2027.ics');
+    }
+  });
+
+  it('an Arabic calendar name names its feed', async () => {
+    const calendar = (await team.api.post('/api/calendars', { name: 'تقويم الفريق', timezone: 'Asia/Riyadh' })).body.data as { public_url: string };
+    const header = (await fetch(`${calendar.public_url}.ics`)).headers.get('content-disposition') as string;
+    expect(parseDisposition(header)).toMatchObject({ type: 'inline', parameters: { filename: 'تقويم-الفريق.ics' } });
+    expect(parseDisposition(header, { extended: false }).parameters.filename).toBe('event.ics');
   });
 });
 

@@ -3,7 +3,7 @@ import { resolveEventTimes } from '../../shared/calendar/event-times';
 import { formatDateRange } from '../../shared/calendar/format';
 import { htmlToText, looksLikeHtml, sanitizeDescription } from '../../shared/calendar/html';
 import { checkRrule, normalizeUntil, recurrenceText } from '../../shared/calendar/recurrence';
-import { canonicalTimeZone, isValidTimeZone, timezoneReadable } from '../../shared/calendar/time-zones';
+import { canonicalTimeZone, isValidTimeZone, timezoneReadable, zoneOffsetMinutes } from '../../shared/calendar/time-zones';
 import { cpuMsOf } from '../helpers/cpu';
 
 describe('date inputs', () => {
@@ -206,6 +206,25 @@ describe('fast wall-clock formatting', () => {
       const ms = Math.floor(from + random() * (to - from) / 1000) * 1000;
       const zone = zones[i % zones.length];
       expect(formatWithOffset(ms, zone)).toBe(DateTime.fromMillis(ms, { zone }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ"));
+    }
+  });
+});
+
+describe('offsets at changes off the quarter hour', () => {
+  it('are exact whichever instant of the quarter hour is asked first', () => {
+    // Moncton went to daylight time at 00:01 local (04:01Z) on 2 April 1995, St. John's at
+    // 00:01 NST (03:31Z). Asked late in the quarter hour first, a cache of quarter hours
+    // answered the new offset for the minute before the change too.
+    const cases: [string, string, number, number, string][] = [
+      ['America/Moncton', '1995-04-02T04:01:00Z', -240, -180, '1995-04-02T00:00:00-04:00'],
+      ['America/St_Johns', '1995-04-02T03:31:00Z', -210, -150, '1995-04-02T00:00:00-03:30'],
+    ];
+    for (const [zone, change, before, after, minuteBefore] of cases) {
+      const at = Date.parse(change);
+      expect(zoneOffsetMinutes(zone, at + 10 * 60_000)).toBe(after);
+      expect(zoneOffsetMinutes(zone, at - 60_000)).toBe(before);
+      expect(zoneOffsetMinutes(zone, at)).toBe(after);
+      expect(formatWithOffset(at - 60_000, zone)).toBe(minuteBefore);
     }
   });
 });

@@ -1,5 +1,6 @@
 import ical from 'node-ical';
-import { buildIcs, icsFileName, type IcsEvent } from '../../shared/calendar/ics';
+import { buildIcs, type IcsEvent } from '../../shared/calendar/ics';
+import { readWithIcalJs } from '../helpers/ics-readers';
 
 const base: IcsEvent = {
   uid: 'AbCdEfGh12345678',
@@ -76,6 +77,41 @@ describe('ICS', () => {
     expect(dates.filter((d) => d.endsWith('T17:00:00.000Z')).length + dates.filter((d) => d.endsWith('T18:00:00.000Z')).length).toBe(12);
   });
 
+  it('gives each zone a VTIMEZONE for the years of its dates: events, recurrences, a feed', () => {
+    // Cairo's changes follow no yearly rule for long: summer dates far ahead are read right
+    // only when the VTIMEZONE reaches them.
+    const cairo = { ...base, timezone: 'Africa/Cairo', startMs: Date.parse('2027-07-15T12:00:00Z'), endMs: Date.parse('2027-07-15T13:00:00Z') };
+    const lastYear = (text: string) => Math.max(...[...text.matchAll(/\r\nDTSTART:(\d{4})/g)].map((m) => Number(m[1])));
+    const occurrences = (rule: string) => readWithIcalJs(buildIcs([{ ...cairo, recurrenceRule: rule }], { uidHost: 'h' }), 50)[0].occurrencesMs ?? [];
+    // Every 15 July at 15:00 Cairo summer time (+03:00) is 12:00Z.
+    const julys = (rule: string) => occurrences(rule).map((ms) => new Date(ms).toISOString().slice(4));
+    expect(new Set(julys('FREQ=YEARLY;UNTIL=20450101T000000Z'))).toEqual(new Set(['-07-15T12:00:00.000Z']));
+    expect(julys('FREQ=YEARLY;UNTIL=20450101T000000Z')).toHaveLength(18);
+    expect(new Set(julys('FREQ=YEARLY;COUNT=25'))).toEqual(new Set(['-07-15T12:00:00.000Z']));
+    // Without an end: thirty years on (from the start, or from now if later).
+    const endless = julys('FREQ=YEARLY').slice(0, Math.max(2027, new Date().getUTCFullYear()) + 30 - 2027);
+    expect(new Set(endless)).toEqual(new Set(['-07-15T12:00:00.000Z']));
+    // No more than the years a short recurrence needs.
+    expect(lastYear(buildIcs([cairo], { uidHost: 'h' }))).toBeLessThanOrEqual(2033);
+    expect(lastYear(buildIcs([{ ...cairo, recurrenceRule: 'FREQ=WEEKLY;BYDAY=TH;COUNT=10' }], { uidHost: 'h' }))).toBeLessThanOrEqual(2034);
+    // A feed: from its first event's year, with the rules of that time.
+    const feed = buildIcs([{ ...base, uid: 'a', startMs: Date.parse('2006-03-20T15:00:00Z'), endMs: Date.parse('2006-03-20T16:00:00Z') }, base], { uidHost: 'h' });
+    expect(feed.match(/BEGIN:VTIMEZONE/g)).toHaveLength(1);
+    expect(feed).toContain('DTSTART:20060402T020000');
+    expect(feed).toContain('DTSTART:20070311T020000\r\nRRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU');
+  });
+
+  it('writes a single event in the hour repeated when clocks go back in UTC; other times beside their TZID', () => {
+    const at = (iso: string, recurrenceRule: string | null = null) =>
+      buildIcs([{ ...base, startMs: Date.parse(iso), endMs: Date.parse(iso) + 3_600_000, recurrenceRule }], { uidHost: 'h' });
+    // 01:30 on 1 November 2026 in New York is both 05:30Z (EDT) and 06:30Z (EST).
+    expect(at('2026-11-01T05:30:00Z')).toContain('DTSTART:20261101T053000Z');
+    expect(at('2026-11-01T06:30:00Z')).toContain('DTSTART:20261101T063000Z');
+    expect(at('2026-11-01T03:00:00Z')).toContain('DTSTART;TZID=America/New_York:20261031T230000');
+    // A recurring one keeps its wall time, so its occurrences follow the zone.
+    expect(at('2026-11-01T05:30:00Z', 'FREQ=DAILY;COUNT=3')).toContain('DTSTART;TZID=America/New_York:20261101T013000');
+  });
+
   it('writes iTIP requests and cancellations', () => {
     const request = buildIcs([base], {
       uidHost: 'h',
@@ -92,11 +128,5 @@ describe('ICS', () => {
     const cancel = buildIcs([{ ...base, cancelled: true }], { uidHost: 'h', method: 'CANCEL' });
     expect(cancel).toContain('METHOD:CANCEL');
     expect(cancel).toContain('STATUS:CANCELLED');
-  });
-
-  it('names files after the title', () => {
-    expect(icsFileName('Quarterly Review: Q3 / 2026')).toBe('quarterly-review-q3-2026.ics');
-    expect(icsFileName('Café crème')).toBe('cafe-creme.ics');
-    expect(icsFileName('<<<>>>')).toBe('event.ics');
   });
 });

@@ -1,16 +1,17 @@
 import { createHash } from 'node:crypto';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { toIcsEvent } from '../../../shared/calendar/event-view';
-import { buildIcs, icsFileName } from '../../../shared/calendar/ics';
+import { buildIcs } from '../../../shared/calendar/ics';
 import type { CalendarRow } from '../calendars/calendars.repository';
 import type { EventWithCalendar } from '../events/events.repository';
+import { type FileNames, titleFileNames } from '../http/content-disposition';
 import { lastOffFeedChange, listPublishedEvents } from '../events/events.repository';
 import { eventView, type PublicDeps } from './public.service';
 
 export interface Feed {
   calendarId: number;
-  /** A file name for Content-Disposition, from the calendar's name. */
-  fileName: string;
+  /** File names for Content-Disposition, from the calendar's name. */
+  fileNames: FileNames;
   body: string;
   /** Strong validator derived from the content, so every gateway computes the same one. */
   etag: string;
@@ -43,7 +44,7 @@ export async function calendarFeed(deps: PublicDeps, calendar: CalendarRow): Pro
   );
   const feed: Feed = {
     calendarId: calendar.id,
-    fileName: icsFileName(calendar.name),
+    fileNames: titleFileNames(calendar.name, 'ics'),
     body,
     etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
     lastModifiedMs: Math.floor(lastModifiedMs / 1000) * 1000,

@@ -1,8 +1,9 @@
 import type { Request, Response } from 'express';
 import type { EventView } from '../../../shared/calendar/event-view';
 import { toIcsEvent } from '../../../shared/calendar/event-view';
-import { buildIcs, icsFileName } from '../../../shared/calendar/ics';
+import { buildIcs } from '../../../shared/calendar/ics';
 import { WEB_PLATFORMS, type WebPlatform } from '../../../shared/calendar/platform-urls';
+import { contentDisposition, titleFileNames } from '../http/content-disposition';
 import { autoTarget } from './user-agent';
 
 export type PlatformKey = WebPlatform | 'ics' | 'apple' | 'outlook';
@@ -29,7 +30,7 @@ export function deliver(
     res
       .status(200)
       .type('text/calendar; charset=utf-8')
-      .set('Content-Disposition', `attachment; filename="${icsFileName(view.title)}"`)
+      .set('Content-Disposition', contentDisposition('attachment', titleFileNames(view.title, 'ics')))
       .send(body);
     return;
   }

@@ -4,6 +4,7 @@ import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { verifyAccessCode } from '../events/access-code';
 import { listPublishedEvents } from '../events/events.repository';
+import { contentDisposition } from '../http/content-disposition';
 import { formOrJsonBody } from '../http/body';
 import { messageSchema, validationErrorSchema } from '../http/responses';
 import { verdictHeaders } from '../http/rate-limits';
@@ -217,7 +218,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         res
           .status(200)
           .type('text/calendar; charset=utf-8')
-          .set('Content-Disposition', `inline; filename="${feed.fileName}"`)
+          .set('Content-Disposition', contentDisposition('inline', feed.fileNames))
           .send(feed.body);
       },
     }),

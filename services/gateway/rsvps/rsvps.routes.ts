@@ -3,6 +3,7 @@ import { AppError, conflict, forbidden, httpError, notFound, tooManyRequests, va
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { formOrJsonBody } from '../http/body';
+import { contentDisposition } from '../http/content-disposition';
 import { limitAddress } from '../http/client-address';
 import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
@@ -181,7 +182,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         res
           .status(200)
           .type('text/csv; charset=utf-8')
-          .set('Content-Disposition', `attachment; filename="rsvps-evt_${found.event.uid}.csv"`)
+          .set('Content-Disposition', contentDisposition('attachment', { ascii: `rsvps-evt_${found.event.uid}.csv` }))
           .set('Cache-Control', 'no-store');
         res.write(csvLine(['id', 'name', 'email', 'answer', 'created_at', 'updated_at']));
         for await (const row of allRsvps(ctx, found.event.id)) {

@@ -6,6 +6,7 @@ import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
+import { contentDisposition } from '../http/content-disposition';
 import { formOrJsonBody } from '../http/body';
 import { limitAddress } from '../http/client-address';
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
@@ -233,7 +234,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
           res.status(304).end();
           return;
         }
-        res.status(200).type('text/calendar; charset=utf-8').set('Content-Disposition', `inline; filename="${feed.fileName}"`).send(feed.body);
+        res.status(200).type('text/calendar; charset=utf-8').set('Content-Disposition', contentDisposition('inline', feed.fileNames)).send(feed.body);
       },
     }),
   ];
