@@ -1,6 +1,6 @@
 import type { TokenOwner } from '../../shared/accounts/accounts.repository';
 import { type Invalidation, type InvalidationTarget, publishInvalidations } from '../../shared/cache/invalidation';
-import { LiveCache } from '../../shared/cache/live-cache';
+import { LiveCache } from './live-cache';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
 import type { EventWithCalendar } from './events/events.repository';

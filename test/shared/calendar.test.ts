@@ -1,5 +1,5 @@
 import { formatWithOffset, parseDateInput, pgTimestampToIsoMicros, resolveInstant } from '../../shared/calendar/dates';
-import { resolveEventTimes } from '../../shared/calendar/event-times';
+import { resolveEventTimes } from '../../services/gateway/calendar/event-times';
 import { formatDateRange } from '../../shared/calendar/format';
 import { htmlToText, looksLikeHtml, sanitizeDescription } from '../../shared/calendar/html';
 import { checkRrule, normalizeUntil, recurrenceText } from '../../shared/calendar/recurrence';

@@ -1,6 +1,6 @@
 import { pgTimestampToIsoMicros, pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { formatDateRange } from '../../../shared/calendar/format';
-import { eventLinks, eventPublicUrl } from '../../../shared/calendar/platforms';
+import { eventLinks, eventPublicUrl } from '../calendar/platforms';
 import { recurrenceText } from '../../../shared/calendar/recurrence';
 import { isoWithOffset, timezoneReadable, wallClock } from '../../../shared/calendar/time-zones';
 import { publicId } from '../../../shared/ids/ids';

@@ -1,5 +1,5 @@
 import { parseDateInput } from '../../../shared/calendar/dates';
-import { resolveEventTimes } from '../../../shared/calendar/event-times';
+import { resolveEventTimes } from '../calendar/event-times';
 import { isValidTimeZone } from '../../../shared/calendar/time-zones';
 import { AppError, type FieldErrors } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';

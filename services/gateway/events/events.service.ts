@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs } from '../../../shared/calendar/dates';
-import { plusMinutesIso, resolveEventTimes, type TimesInput } from '../../../shared/calendar/event-times';
+import { plusMinutesIso, resolveEventTimes, type TimesInput } from '../calendar/event-times';
 import { sanitizeDescription } from '../../../shared/calendar/html';
 import { normalizeUntil } from '../../../shared/calendar/recurrence';
 import type { Knex } from '../../../shared/db/knex';

@@ -5,7 +5,7 @@ import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import type { Knex } from '../../../shared/db/knex';
 import { tooManyRequests, unauthenticated } from '../../../shared/errors/app-error';
 import type { Logger } from '../../../shared/logging/logger';
-import type { LiveCache } from '../../../shared/cache/live-cache';
+import type { LiveCache } from '../live-cache';
 import { type LimitCheck, type PlanRateLimits, verdictHeaders } from './rate-limits';
 
 export interface AuthContext {

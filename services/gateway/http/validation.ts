@@ -4,7 +4,7 @@ import { checkRrule } from '../../../shared/calendar/recurrence';
 import { canonicalTimeZone } from '../../../shared/calendar/time-zones';
 import { type FieldErrors, mergeFieldErrors, validationFailed } from '../../../shared/errors/app-error';
 import { type IdPrefix, UID_PATTERN } from '../../../shared/ids/ids';
-import { text } from '../../../shared/validation/text';
+import { text } from './text';
 
 /**
  * Request validation with joi: every field is checked (abortEarly off) and each failure is

@@ -1,5 +1,5 @@
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
-import { toIcsEvent } from '../../../shared/calendar/event-view';
+import { toIcsEvent } from '../calendar/event-view';
 import type { Knex } from '../../../shared/db/knex';
 import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, newMailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail.job';
 import type { AppContext } from '../context';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
-import { toIcsEvent } from '../../../shared/calendar/event-view';
+import { toIcsEvent } from '../calendar/event-view';
 import { buildIcs } from '../../../shared/calendar/ics';
 import type { CalendarRow } from '../calendars/calendars.repository';
 import type { EventWithCalendar } from '../events/events.repository';

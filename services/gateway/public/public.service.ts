@@ -1,10 +1,10 @@
 import type { Request } from 'express';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import type { EventView } from '../../../shared/calendar/event-view';
-import { WEB_PLATFORMS, type WebPlatform } from '../../../shared/calendar/platform-urls';
+import type { EventView } from '../calendar/event-view';
+import { WEB_PLATFORMS, type WebPlatform } from '../calendar/platform-urls';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { formatDateRange } from '../../../shared/calendar/format';
-import { eventLinks, eventPublicUrl } from '../../../shared/calendar/platforms';
+import { eventLinks, eventPublicUrl } from '../calendar/platforms';
 import { normalizeUntil, recurrenceText } from '../../../shared/calendar/recurrence';
 import { offsetString, zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
 import { UID_PATTERN } from '../../../shared/ids/ids';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { eventPublicUrl } from '../../../shared/calendar/platforms';
+import { eventPublicUrl } from '../calendar/platforms';
 
 /**
  * Signed access to protected events, with APP_KEY (the same in every process):

@@ -1,4 +1,4 @@
-import { PLATFORMS } from '../../../shared/calendar/platforms';
+import { PLATFORMS } from '../calendar/platforms';
 import { html, safe, type SafeHtml } from './html';
 
 /**

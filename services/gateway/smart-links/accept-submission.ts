@@ -1,5 +1,5 @@
 import { parseDateInput } from '../../../shared/calendar/dates';
-import { lastDayAfterMinutes, plusMinutesIso, resolveEventTimes } from '../../../shared/calendar/event-times';
+import { lastDayAfterMinutes, plusMinutesIso, resolveEventTimes } from '../calendar/event-times';
 import { type FieldErrors, validationFailed } from '../../../shared/errors/app-error';
 import { type SmartLinkSubmission, smartLinkJob } from '../../../shared/queues/smart-link.job';
 import type { AppContext } from '../context';

@@ -1,6 +1,6 @@
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
-import { subscribeUrls } from '../../../shared/calendar/platform-urls';
+import { subscribeUrls } from '../calendar/platform-urls';
 import { notFound } from '../../../shared/errors/app-error';
 import { sameDigest } from '../../../shared/accounts/tokens';
 import { newUid, randomBase62, sha256Hex, uidFromPublicId } from '../../../shared/ids/ids';

@@ -1,4 +1,4 @@
-import { LiveCache } from '../../shared/cache/live-cache';
+import { LiveCache } from '../../services/gateway/live-cache';
 
 describe('LiveCache', () => {
   it('caches nothing while its invalidation feed is down', () => {

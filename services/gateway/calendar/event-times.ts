@@ -1,5 +1,5 @@
-import type { FieldErrors } from '../errors/app-error';
-import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs, wallTimeToEpoch } from './dates';
+import type { FieldErrors } from '../../../shared/errors/app-error';
+import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs, wallTimeToEpoch } from '../../../shared/calendar/dates';
 
 /**
  * How an event's times are stored. Timed events keep their instants. All-day events keep

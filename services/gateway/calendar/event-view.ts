@@ -1,4 +1,4 @@
-import type { IcsEvent } from './ics';
+import type { IcsEvent } from '../../../shared/calendar/ics';
 
 /**
  * What the public surface needs to show an event or send it to a calendar platform. Built

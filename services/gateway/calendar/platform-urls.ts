@@ -1,7 +1,7 @@
 import type { EventView } from './event-view';
-import { escapeHtml, htmlToText } from './html';
-import { recurrenceText } from './recurrence';
-import { type WallClock, wallClock } from './time-zones';
+import { escapeHtml, htmlToText } from '../../../shared/calendar/html';
+import { recurrenceText } from '../../../shared/calendar/recurrence';
+import { type WallClock, wallClock } from '../../../shared/calendar/time-zones';
 
 /**
  * Add-event URLs of the web calendars, as they accept them today:
