@@ -334,6 +334,58 @@ describe('title and location', () => {
   });
 });
 
+describe('times and days as people write them', () => {
+  it.each([
+    // One meridiem for the range: the start is before the end on the same day.
+    ['Brunch Saturday 11-1pm', '2026-03-07T11:00:00-05:00', '2026-03-07T13:00:00-05:00'],
+    ['Workshop Monday 9:30-12pm', '2026-03-09T09:30:00-04:00', '2026-03-09T12:00:00-04:00'],
+    ['Lab meeting Wednesday noon-1', '2026-03-11T12:00:00-04:00', '2026-03-11T13:00:00-04:00'],
+    ['Site visit Friday 9am-5', '2026-03-06T09:00:00-05:00', '2026-03-06T17:00:00-05:00'],
+    ['Demo 12 noon tomorrow', '2026-03-06T12:00:00-05:00', '2026-03-06T13:00:00-05:00'],
+    ['Late show Friday 9pm-1', '2026-03-06T21:00:00-05:00', '2026-03-07T01:00:00-05:00'],
+    // Chat spellings.
+    ['Game night tonite @ 7:30', '2026-03-05T19:30:00-05:00', '2026-03-05T20:30:00-05:00'],
+    ['Call Priya tmrw @ 4', '2026-03-06T16:00:00-05:00', '2026-03-06T17:00:00-05:00'],
+    // A weekday with its day of the month; a clock time in words.
+    ['Piano lesson Tuesday the 17th at 4', '2026-03-17T16:00:00-04:00', '2026-03-17T17:00:00-04:00'],
+    ['Dentist at quarter to 9 on Monday', '2026-03-09T08:45:00-04:00', '2026-03-09T09:45:00-04:00'],
+    ['Tea at half past four tomorrow', '2026-03-06T16:30:00-05:00', '2026-03-06T17:30:00-05:00'],
+  ])('%s', (text, start, end) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: false });
+  });
+
+  it('ends a range at midnight on the next day, across the year end', () => {
+    expect(read('Gala Dec 31 8pm-midnight', 'America/New_York', NY_DECEMBER)).toMatchObject({
+      title: 'Gala',
+      date_start: '2026-12-31T20:00:00-05:00',
+      date_end: '2027-01-01T00:00:00-05:00',
+    });
+  });
+
+  it.each([
+    ['Away this weekend', NY_WINTER, '2026-03-07', '2026-03-08'],
+    ['Away next weekend', NY_WINTER, '2026-03-14', '2026-03-15'],
+    // On a Saturday, "this weekend" is the one under way; "next weekend" the one after.
+    ['Cleanup this weekend', NY_NOVEMBER, '2026-11-21', '2026-11-22'],
+    ['Cleanup next weekend', NY_NOVEMBER, '2026-11-28', '2026-11-29'],
+    ['Cabin over the weekend', NY_WINTER, '2026-03-07', '2026-03-08'],
+    ['Quiet week 4/6-4/10', NY_WINTER, '2026-04-06', '2026-04-10'],
+    ['Friday the 13th movie marathon', NY_WINTER, '2026-03-13', '2026-03-13'],
+    // A weekday that never falls on that day soon: the next such day of a month.
+    ['Book sale Monday the 31st', NY_WINTER, '2026-08-31', '2026-08-31'],
+  ])('all day: %s', (text, ref, start, end) => {
+    expect(read(text, 'America/New_York', ref)).toMatchObject({ date_start: start, date_end: end, is_all_day: true });
+  });
+
+  it('reads both halves of a numeric range the day-first way where people write so', () => {
+    expect(read('Half term 13/4-17/4', 'Europe/London', LONDON)).toMatchObject({ title: 'Half term', date_start: '2026-04-13', date_end: '2026-04-17' });
+  });
+
+  it('takes a bare "weekend" in a name for no date', () => {
+    expect(read('Weekend retreat March 20', 'America/New_York', NY_WINTER)).toMatchObject({ title: 'Weekend retreat', date_start: '2026-03-20', is_all_day: true });
+  });
+});
+
 describe('what cannot be read', () => {
   it('fails with a clear reason when the text has no date or time', () => {
     expect(() => read('Please bring snacks for everyone', 'UTC', NY_WINTER)).toThrow(ExtractionFailure);

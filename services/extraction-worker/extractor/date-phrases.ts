@@ -64,9 +64,10 @@ function numericDatesMonthFirst(text: string, dayFirst: boolean): string {
     const [day, month] = [Number(a), Number(b)];
     return day >= 1 && day <= 31 && month >= 1 && month <= 12 ? `${b}${sep}${a}${rest}` : all;
   };
-  // Slashes first: the dotted dates rewritten below are month first already.
+  // Slashes first: the dotted dates rewritten below are month first already. After a dash
+  // only when a slash date ends before it: the second half of "13/4-17/4".
   let out = dayFirst
-    ? text.replace(/(?<![\d/.-])(\d{1,2})\/(\d{1,2})((?:\/\d{2,4})?)(?![\d/])/g, (all, d: string, m: string, rest: string) => swap(all, d, m, '/', rest))
+    ? text.replace(/(?<![\d/.])(?<!(?<!\/\d{1,2})-)(\d{1,2})\/(\d{1,2})((?:\/\d{2,4})?)(?![\d/])/g, (all, d: string, m: string, rest: string) => swap(all, d, m, '/', rest))
     : text;
   out = out.replace(/(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.])/g, (all, d: string, m: string, y: string) => {
     const swapped = swap(all, d, m, '/', '');
@@ -84,7 +85,7 @@ function numericDatesMonthFirst(text: string, dayFirst: boolean): string {
 // name (chrono would read "night on Friday" and lose the Friday). Not after a day word:
 // "Friday evening", "tomorrow night" are dates.
 const DAY_PART_IN_NAME =
-  /\b([A-Za-z']+)[ ]+(morning|afternoon|evening|night)\b(?=[ ,]+(?:on|at|from|this|next|tomorrow|today|\d|(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))/gi;
+  /\b([A-Za-z']+)[ ]+(morning|afternoon|evening|night)\b(?=[ ,-]+(?:on|at|from|this|next|tomorrow|today|tonight|tonite|\d|(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))/gi;
 const DAY_WORDS = /^(?:this|tomorrow|today|tonight|yesterday|the|every|each|on|in|of|next|last|late|early|mid|(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|satur|sun)(?:day)?s?)$/i;
 
 export function markDayPartNames(scan: TextScan): void {
@@ -111,30 +112,20 @@ function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment 
   for (const m of to && !to.dateCertain ? [from, to] : [from]) Object.assign(m, { year: day.year, month: day.month, day: day.day });
 }
 
-// "on the 15th": a day of the month without its month is the next such day.
-const ORDINAL_DAY = /\b(?:on[ ])?the[ ](\d{1,2})(?:st|nd|rd|th)\b(?![ ](?:of[ ])?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi;
+// "noon", "12 noon", "midday", "midnight" as the clock times chrono reads in ranges too
+// ("10:30-noon", "noon to 1", "9pm-midnight"); each spelling as long as its word.
+const CLOCK_WORDS = /\b(12[ ]?)?(noon|midday|midnight)\b/gi;
 
-function ordinalDays(text: string, taken: DatePhrase[], zone: string, reference: Date): DatePhrase[] {
-  const out: DatePhrase[] = [];
-  const today = DateTime.fromJSDate(reference, { zone }).startOf('day');
-  for (const m of text.matchAll(ORDINAL_DAY)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    if (taken.some((p) => start < p.end && p.start < end)) continue;
-    const dayOfMonth = Number(m[1]);
-    let month = today.startOf('month');
-    for (let i = 0; i < 13 && (dayOfMonth > (month.daysInMonth ?? 31) || month.set({ day: dayOfMonth }) < today); i++) month = month.plus({ months: 1 });
-    if (dayOfMonth < 1 || dayOfMonth > (month.daysInMonth ?? 31)) continue;
-    const from: Moment = { year: month.year, month: month.month, day: dayOfMonth, hour: 0, minute: 0, dateCertain: true, yearCertain: false, timeCertain: false, offset: null };
-    out.push({ start, end, from, to: null });
-    if (out.length >= 5) break;
-  }
-  return out;
+function clockWordsAsTimes(text: string): string {
+  return text.replace(CLOCK_WORDS, (all, _twelve: string | undefined, word: string) => {
+    const time = word.toLowerCase() === 'midnight' ? '12:00am' : '12pm';
+    return time.length <= all.length ? time.padEnd(all.length, ' ') : all;
+  });
 }
 
 /** Every date phrase in the text not already marked as something else, in text order. */
 export function findDatePhrases(scan: TextScan, zone: string, reference: Date): DatePhrase[] {
-  const text = numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone));
+  const text = clockWordsAsTimes(numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone)));
   const results = chronoReader.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
   const phrases: DatePhrase[] = [];
   for (const r of results) {
@@ -151,6 +142,5 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
     while (end < scan.text.length && /[A-Za-z]/.test(scan.original[end]) && /[A-Za-z]/.test(scan.original[end - 1])) end++;
     phrases.push({ start: r.index, end, from, to });
   }
-  phrases.push(...ordinalDays(text, phrases, zone, reference));
   return phrases.sort((a, b) => a.start - b.start);
 }
