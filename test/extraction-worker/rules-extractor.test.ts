@@ -386,6 +386,54 @@ describe('times and days as people write them', () => {
   });
 });
 
+describe('zone words, and one moment given for two zones', () => {
+  it.each([
+    ['Q&A 11am Eastern on March 19', 'America/Los_Angeles', '2026-03-19T11:00:00-04:00', 'America/New_York'],
+    ['Launch call 9:30 a.m. (Pacific) Tuesday', 'America/New_York', '2026-03-10T09:30:00-07:00', 'America/Los_Angeles'],
+    ['Board meeting 3pm Mountain Standard Time March 20', 'America/New_York', '2026-03-20T15:00:00-06:00', 'America/Denver'],
+    // A region word that starts a name is no zone.
+    ['Dinner Friday 7pm, Eastern Market', 'America/Chicago', '2026-03-06T19:00:00-06:00', 'America/Chicago'],
+  ])('%s', (text, zone, start, eventZone) => {
+    const r = read(text, zone, NY_WINTER);
+    expect(r.date_start).toBe(start);
+    expect(r.timezone).toBe(eventZone);
+    expect(r.title).not.toMatch(/Eastern|Pacific|Mountain|\bm\b/);
+  });
+
+  it.each([
+    // The first time in its zone, on the day either names; the writer's zone is the event's.
+    ['Customer AMA 11am PT / 2pm ET, Wednesday March 25', 'Europe/London', '2026-03-25T18:00:00+00:00', '2026-03-25T19:00:00+00:00'],
+    ['Wednesday March 25, 11am PT / 2pm ET: customer AMA', 'Europe/London', '2026-03-25T18:00:00+00:00', '2026-03-25T19:00:00+00:00'],
+    ['Product demo 10-11am PT / 1-2pm ET on March 19', 'America/New_York', '2026-03-19T13:00:00-04:00', '2026-03-19T14:00:00-04:00'],
+    ['Retro 4pm CET (10am ET) on Friday', 'America/Chicago', '2026-03-06T09:00:00-06:00', '2026-03-06T10:00:00-06:00'],
+    ['Webinar 9am PT / 12pm ET\nThursday, March 26', 'America/Chicago', '2026-03-26T11:00:00-05:00', '2026-03-26T12:00:00-05:00'],
+  ])('%s', (text, zone, start, end) => {
+    expect(read(text, zone, NY_WINTER)).toMatchObject({ date_start: start, date_end: end, timezone: zone });
+  });
+});
+
+describe('titles without the verbs around them, ending where the time begins', () => {
+  it.each([
+    ['The science fair will be held on Thursday at 6pm in the gym', 'The science fair'],
+    ['Soccer practice has been moved to Friday at 4pm', 'Soccer practice'],
+    ['Parent night is scheduled for March 19 at 6:30pm', 'Parent night'],
+    ['Band concert rescheduled to Monday 7pm', 'Band concert'],
+    ['Staff party is happening Friday at 5', 'Staff party'],
+    ['Graduation will take place Saturday, June 6 at 10am', 'Graduation'],
+    ["Standup's moved to 10:30 tomorrow", 'Standup'],
+    // Words that end names stay without an auxiliary before them.
+    ['Catch up on Friday at 3', 'Catch up'],
+    ['Movie set visit Tuesday 10am', 'Movie set visit'],
+    // A separator, then the time: the rest is not the name.
+    ['Design sync - Tuesday 2pm, bring laptops', 'Design sync'],
+    ['Spring fair: Saturday 10am, rain or shine', 'Spring fair'],
+    ['Pottery night Friday 7pm, all materials provided', 'Pottery night'],
+    ['Coffee 10 a.m. tomorrow', 'Coffee'],
+  ])('%s', (text, title) => {
+    expect(read(text, 'America/New_York', NY_WINTER).title).toBe(title);
+  });
+});
+
 describe('what cannot be read', () => {
   it('fails with a clear reason when the text has no date or time', () => {
     expect(() => read('Please bring snacks for everyone', 'UTC', NY_WINTER)).toThrow(ExtractionFailure);

@@ -140,6 +140,9 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
     // A phrase ends where its word does ("Tues" was read as "Tue").
     let end = r.index + r.text.length;
     while (end < scan.text.length && /[A-Za-z]/.test(scan.original[end]) && /[A-Za-z]/.test(scan.original[end - 1])) end++;
+    // …and where its "a.m." does (read as "am", the dots moved after it).
+    const dotted = /^[ap]\.m\.?/i.exec(scan.original.slice(end - 2, end + 2));
+    if (dotted && /[ap]m$/i.test(r.text)) end += dotted[0].length - 2;
     phrases.push({ start: r.index, end, from, to });
   }
   return phrases.sort((a, b) => a.start - b.start);
