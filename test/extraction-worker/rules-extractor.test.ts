@@ -434,6 +434,23 @@ describe('titles without the verbs around them, ending where the time begins', (
   });
 });
 
+describe('places after the time, with a qualifier or a second place', () => {
+  it.each([
+    ['Knitting circle Wednesday 2pm, Community Room (lower level)', 'Knitting circle', 'Community Room (lower level)'],
+    ['Open mic, Friday March 13, 8-10pm, The Basement / Back Bar', 'Open mic', 'The Basement / Back Bar'],
+    ['Chili cook-off, Saturday 5pm, Fire Station 3 parking lot', 'Chili cook-off', 'Fire Station 3 parking lot'],
+    ['Study group Sunday 3pm in Room 204 (Science wing)', 'Study group', 'Room 204 (Science wing)'],
+    ['Standup tomorrow 9am at Desk 12 / Google Meet', 'Standup', 'Desk 12 / Google Meet'],
+    // Not places: a note after the time, a bracket that says something else.
+    ['Meetup Thursday 6pm, Free pizza', 'Meetup', null],
+    ['Spring fair: Saturday 10am, Rain or shine', 'Spring fair', null],
+    ["Lunch at Joe's (my treat) on Friday at 1", 'Lunch (my treat)', "Joe's"],
+  ])('%s', (text, title, location) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    expect({ title: r.title, location: r.location }).toEqual({ title, location });
+  });
+});
+
 describe('what cannot be read', () => {
   it('fails with a clear reason when the text has no date or time', () => {
     expect(() => read('Please bring snacks for everyone', 'UTC', NY_WINTER)).toThrow(ExtractionFailure);
