@@ -451,6 +451,33 @@ describe('places after the time, with a qualifier or a second place', () => {
   });
 });
 
+describe('a list of days without "every"', () => {
+  it.each([
+    ['Yoga Mon/Wed/Fri at 7am', '2026-03-06T07:00:00-05:00', 'FREQ=WEEKLY;BYDAY=MO,WE,FR'],
+    ['Spanish Tues & Thurs 5pm', '2026-03-05T17:00:00-05:00', 'FREQ=WEEKLY;BYDAY=TU,TH'],
+    ['Office hours Weds/Fri 1-2pm', '2026-03-06T13:00:00-05:00', 'FREQ=WEEKLY;BYDAY=WE,FR'],
+    ['Team sync Monday and Thursday at 10:30am', '2026-03-05T10:30:00-05:00', 'FREQ=WEEKLY;BYDAY=MO,TH'],
+    // Slashed days are a schedule even in a row.
+    ['Late shift Fri/Sat 10pm', '2026-03-06T22:00:00-05:00', 'FREQ=WEEKLY;BYDAY=FR,SA'],
+  ])('%s is a weekly rule from its first day ahead', (text, start, rule) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, recurrence_rule: rule });
+  });
+
+  it('starts "every Tuesday and Friday 7:00-8:00am" on the first of them not yet begun, in the morning', () => {
+    const at = (ref: string) => read('Bootcamp every Tuesday and Friday 7:00-8:00 a.m.', 'America/New_York', ref);
+    expect(at('2026-03-10T06:00:00-04:00')).toMatchObject({ date_start: '2026-03-10T07:00:00-04:00', date_end: '2026-03-10T08:00:00-04:00' });
+    expect(at('2026-03-10T07:30:00-04:00')).toMatchObject({ date_start: '2026-03-13T07:00:00-04:00', title: 'Bootcamp' });
+    expect(at('2026-03-13T09:00:00-04:00')).toMatchObject({ date_start: '2026-03-17T07:00:00-04:00', recurrence_rule: 'FREQ=WEEKLY;BYDAY=TU,FR' });
+  });
+
+  it.each([
+    ['Book fair Sat & Sun in the gym', '2026-03-07', '2026-03-08'],
+    ['Workshop Monday and Tuesday', '2026-03-09', '2026-03-10'],
+  ])('takes days in a row joined by "and" for a span, not a rule: %s', (text, start, end) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: true, recurrence_rule: null });
+  });
+});
+
 describe('what cannot be read', () => {
   it('fails with a clear reason when the text has no date or time', () => {
     expect(() => read('Please bring snacks for everyone', 'UTC', NY_WINTER)).toThrow(ExtractionFailure);

@@ -40,6 +40,9 @@ const HOUR_MS = 3_600_000;
 const JOINER = /^[\s,;:@|·•-]*(?:(?:at|on|from|starting|beginning|between|@)[\s,;:|·•-]*)?$/i;
 // …and between the two ends of a range written as two phrases.
 const RANGE_JOINER = /^\s*(?:-|to|until|till|through|thru)\s*$/i;
+// "Sat & Sun", "Monday and Tuesday": two days in a row are a span of days.
+const AND_JOINER = /^\s*(?:&|and)\s*$/i;
+const dayAfter = (a: Moment, b: Moment) => Date.UTC(b.year, b.month - 1, b.day) - Date.UTC(a.year, a.month - 1, a.day) === 86_400_000;
 
 const dayOnly = (p: DatePhrase) => p.from.dateCertain && !p.from.timeCertain;
 const timeOnly = (p: DatePhrase) => p.from.timeCertain && !p.from.dateCertain;
@@ -67,7 +70,8 @@ function mergeNeighbours(phrases: DatePhrase[], index: number, text: string): { 
       const [day, time] = a.dateCertain ? [first, next] : [next, first];
       return { phrase: withTimeOf(day, time), used: [first, next] };
     }
-    if (RANGE_JOINER.test(gap) && !first.to && a.timeCertain === b.timeCertain) {
+    const daysInARow = AND_JOINER.test(gap) && dayOnly(first) && dayOnly(next) && !next.to && dayAfter(a, b);
+    if ((RANGE_JOINER.test(gap) || daysInARow) && !first.to && a.timeCertain === b.timeCertain) {
       return { phrase: { start: first.start, end: next.end, from: a, to: b }, used: [first, next] };
     }
   }
