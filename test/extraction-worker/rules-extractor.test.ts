@@ -478,6 +478,32 @@ describe('a list of days without "every"', () => {
   });
 });
 
+describe('languages: English is read, others fail as unsupported_language', () => {
+  it.each([
+    ['German', 'Einladung zur Weihnachtsfeier am Freitag, 18.12. ab 18 Uhr im Restaurant Adler'],
+    ['German, short', 'Treffen Montag 10:00'],
+    ['German, an email', 'Betreff: Teammeeting\nHallo zusammen, wir treffen uns morgen um 10 Uhr im Büro. Viele Grüße'],
+    ['French', "Réunion d'équipe lundi à 14h dans la salle B"],
+    ['French, an invitation', 'Vous êtes invités à notre soirée de printemps le vendredi 20 mars à 19h, chez Marie'],
+    ['Spanish', 'Reunión el lunes a las 10 en la oficina'],
+    ['Spanish, a message', 'Cena con María el viernes a las 9 en casa de Pablo'],
+  ])('%s', (_language, text) => {
+    expect(() => read(text, 'Europe/Berlin', LONDON)).toThrow(new ExtractionFailure('unsupported_language'));
+  });
+
+  it.each([
+    ['Dinner with Jean-Pierre at Café de la Paix on Friday at 8pm', 'Dinner with Jean-Pierre', 'Café de la Paix'],
+    ['Coffee with Ana y Carlos at Museo del Prado tomorrow at 10', 'Coffee with Ana y Carlos', 'Museo del Prado'],
+    ['Flight to Los Angeles on Friday at 6pm', 'Flight to Los Angeles', null],
+    ['Bier und Brezel night at Die Kneipe on Friday 7pm', 'Bier und Brezel night', 'Die Kneipe'],
+    ['Lunch at El Pollo Loco tomorrow noon', 'Lunch', 'El Pollo Loco'],
+    ['Oktoberfest party Saturday 4pm with Herr Müller', 'Oktoberfest party with Herr Müller', null],
+  ])('reads English with foreign names: %s', (text, title, location) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    expect({ title: r.title, location: r.location }).toEqual({ title, location });
+  });
+});
+
 describe('what cannot be read', () => {
   it('fails with a clear reason when the text has no date or time', () => {
     expect(() => read('Please bring snacks for everyone', 'UTC', NY_WINTER)).toThrow(ExtractionFailure);

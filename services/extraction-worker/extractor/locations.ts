@@ -121,9 +121,12 @@ function qualifierEnd(scan: TextScan, open: number, lineEnd: number): number {
   return isPlaceQualifier(scan.text.slice(open + 1, close)) && !scan.overlaps(open, close + 1) ? close + 1 : -1;
 }
 
+/** Whether the next word is capitalized, past small inner words ("Café de la Paix"). */
 function nextIsCapitalized(text: string, from: number, lineEnd: number): boolean {
-  const m = text.slice(from, Math.min(lineEnd, from + 40)).match(/^[ ]+([\p{L}\p{N}])/u);
-  return !!m && isCapitalized(m[1]);
+  const m = text.slice(from, Math.min(lineEnd, from + 40)).match(/^[ ]+([\p{L}\p{N}][\p{L}\p{N}'&]*)(?:[ ]+([\p{L}\p{N}]))?/u);
+  if (!m) return false;
+  if (isCapitalized(m[1])) return true;
+  return INNER.has(m[1].toLowerCase()) && !!m[2] && isCapitalized(m[2]);
 }
 
 /** "at Cafe Luna", "in Room 4B", "in the main auditorium", "@ Sweetgreen". */
