@@ -350,6 +350,13 @@ describe('times and days as people write them', () => {
     ['Piano lesson Tuesday the 17th at 4', '2026-03-17T16:00:00-04:00', '2026-03-17T17:00:00-04:00'],
     ['Dentist at quarter to 9 on Monday', '2026-03-09T08:45:00-04:00', '2026-03-09T09:45:00-04:00'],
     ['Tea at half past four tomorrow', '2026-03-06T16:30:00-05:00', '2026-03-06T17:30:00-05:00'],
+    // An hour from 7 to 10 in a text about the evening is in the evening…
+    ['Dinner with Marco on Friday at 8 at Carbone', '2026-03-06T20:00:00-05:00', '2026-03-06T21:00:00-05:00'],
+    ['Holiday party Friday Dec 18 at 7', '2026-12-18T19:00:00-05:00', '2026-12-18T20:00:00-05:00'],
+    // …unless the text is about the morning too, or writes the hour the 24-hour way.
+    ['Team breakfast and evening drinks Friday at 8', '2026-03-06T08:00:00-05:00', '2026-03-06T09:00:00-05:00'],
+    ['Movie night at 07:30 on Friday', '2026-03-06T07:30:00-05:00', '2026-03-06T08:30:00-05:00'],
+    ['Book club Wednesday at 7', '2026-03-11T07:00:00-04:00', '2026-03-11T08:00:00-04:00'],
   ])('%s', (text, start, end) => {
     expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: false });
   });
@@ -369,6 +376,8 @@ describe('times and days as people write them', () => {
     ['Cleanup this weekend', NY_NOVEMBER, '2026-11-21', '2026-11-22'],
     ['Cleanup next weekend', NY_NOVEMBER, '2026-11-28', '2026-11-29'],
     ['Cabin over the weekend', NY_WINTER, '2026-03-07', '2026-03-08'],
+    ['Camping the weekend of the 21st', NY_WINTER, '2026-03-21', '2026-03-22'],
+    ['Visit the weekend of Thursday March 19', NY_WINTER, '2026-03-21', '2026-03-22'],
     ['Quiet week 4/6-4/10', NY_WINTER, '2026-04-06', '2026-04-10'],
     ['Friday the 13th movie marathon', NY_WINTER, '2026-03-13', '2026-03-13'],
     // A weekday that never falls on that day soon: the next such day of a month.

@@ -5,7 +5,7 @@ import * as chrono from 'chrono-node';
  * (chrono runs them with its own, removes overlaps in favour of the longer reading, and
  * merges a day with its time and two ends of a range as it does for its own results):
  *
- * - "this weekend", "next weekend", "over the weekend": Saturday to Sunday; a bare
+ * - "this weekend", "next weekend", "the weekend of March 21": Saturday to Sunday; a bare
  *   "weekend" or "weekday" (chrono's Saturday and Monday) is no date.
  * - "Thursday the 19th", "on the 15th": the next such day of a month (with its weekday).
  * - "3/30-4/3": two numeric dates as one range (chrono took "3/30-4" for a date).
@@ -39,7 +39,7 @@ function dateComponents(context: chrono.ParsingContext, d: { year: number; month
 
 // "this weekend", "next weekend", "the weekend", "over the weekend", "the coming weekend".
 // A bare "weekend" is often a name ("Weekend retreat"), so a word must lead into it.
-const WEEKEND = /\b(?:(this|next|the|coming|upcoming)[ ]+)(?:(?:coming|upcoming)[ ]+)?weekend\b(?!s)/i;
+const WEEKEND = /\b(?:(this|next|the|coming|upcoming)[ ]+)(?:(?:coming|upcoming)[ ]+)?weekend\b(?!s)(?![ ]+of\b)/i;
 
 /** Saturday to Sunday: this weekend's (the current one on a Saturday or Sunday), or the one after. */
 class WeekendParser implements chrono.Parser {
@@ -233,6 +233,29 @@ class RangeMeridiemRefiner implements chrono.Refiner {
   }
 }
 
+// "the weekend of March 21", "weekend of the 14th": before a date chrono has read.
+const WEEKEND_OF = /(?:\bthe[ ]+)?\bweekend[ ]+of[ ]+$/i;
+
+/** "the weekend of March 21": the Saturday and Sunday of the weekend that date falls in (or before). */
+class WeekendOfRefiner implements chrono.Refiner {
+  refine(context: chrono.ParsingContext, results: chrono.ParsingResult[]): chrono.ParsingResult[] {
+    for (const r of results) {
+      if (r.end || !r.start.isCertain('day') || r.start.isCertain('hour')) continue;
+      const before = WEEKEND_OF.exec(context.text.slice(Math.max(0, r.index - 20), r.index));
+      if (!before) continue;
+      const day = { year: r.start.get('year') ?? 0, month: r.start.get('month') ?? 0, day: r.start.get('day') ?? 0 };
+      const weekday = new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay();
+      const saturday = plusDays(day, weekday === 0 ? -1 : 6 - weekday);
+      const yearCertain = r.start.isCertain('year');
+      r.start = dateComponents(context, saturday, yearCertain);
+      r.end = dateComponents(context, plusDays(saturday, 1), yearCertain);
+      r.index -= before[0].length;
+      r.text = before[0] + r.text;
+    }
+    return results;
+  }
+}
+
 // chrono's weekday reader takes "weekend" and "weekday" for one day: Saturday, Monday.
 const WEEK_PART = /\bweek(?:end|day)$/i;
 
@@ -254,4 +277,4 @@ export const extraParsers: chrono.Parser[] = [
   new AtSignTimeParser(),
   new ToniteParser(),
 ];
-export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new RangeMeridiemRefiner()];
+export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekendOfRefiner(), new RangeMeridiemRefiner()];

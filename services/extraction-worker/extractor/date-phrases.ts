@@ -96,13 +96,19 @@ export function markDayPartNames(scan: TextScan): void {
   }
 }
 
+// What people do in the evening: "dinner at 8", "holiday party at 7" are not in the morning.
+const EVENING_WORDS = /\b(?:dinner|supper|drinks|cocktails|happy[ ]hour|party|concert|gig|movie|gala|prom|evening|night|tonight|tonite|karaoke|pub)\b/i;
+const MORNING_WORDS = /\b(?:breakfast|brunch|morning|sunrise)\b/i;
+
 /**
  * "at 3", "from 2 to 4", "drinks at 5:30": an hour from 1 to 6 without am/pm is meant in the
- * afternoon (chrono takes the morning). "06:00", written the 24-hour way, stays as it is.
- * A time-only phrase then falls on today if that time is still ahead, else tomorrow.
+ * afternoon (chrono takes the morning); so is one from 7 to 10 in a text about the evening
+ * ("dinner at 8"). "06:00", written the 24-hour way, stays as it is. A time-only phrase then
+ * falls on today if that time is still ahead, else tomorrow.
  */
-function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date): void {
-  const bare = (c: chrono.ParsedComponents, m: Moment) => m.timeCertain && !c.isCertain('meridiem') && m.offset === null && m.hour >= 1 && m.hour <= 6;
+function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date, evening: boolean): void {
+  const latest = evening ? 10 : 6;
+  const bare = (c: chrono.ParsedComponents, m: Moment) => m.timeCertain && !c.isCertain('meridiem') && m.offset === null && m.hour >= 1 && m.hour <= latest;
   if (!bare(r.start, from) || /(?:^|\D)0\d[:.]\d\d/.test(r.text)) return;
   from.hour += 12;
   if (to && r.end && to.timeCertain && !r.end.isCertain('meridiem') && to.hour < 12 && to.hour + 12 >= from.hour) to.hour += 12;
@@ -128,6 +134,7 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
   const text = clockWordsAsTimes(numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone)));
   const results = chronoReader.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
   const phrases: DatePhrase[] = [];
+  const evening = EVENING_WORDS.test(scan.text) && !MORNING_WORDS.test(scan.text);
   for (const r of results) {
     if (phrases.length >= MAX_PHRASES) break;
     // chrono reads a lone number ("Room 12", "2026") as a date now and then; a phrase must
@@ -136,7 +143,7 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
     if (!from.dateCertain && !from.timeCertain && from.offset === null) continue;
     if (/^\d{1,4}$/.test(r.text.trim())) continue;
     const to = r.end ? momentOf(r.end) : null;
-    afternoonForBareHours(r, from, to, zone, reference);
+    afternoonForBareHours(r, from, to, zone, reference, evening);
     // A phrase ends where its word does ("Tues" was read as "Tue").
     let end = r.index + r.text.length;
     while (end < scan.text.length && /[A-Za-z]/.test(scan.original[end]) && /[A-Za-z]/.test(scan.original[end - 1])) end++;
