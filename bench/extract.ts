@@ -58,6 +58,14 @@ const HOSTILE: Record<string, string> = {
   'spaced units': repeat('9 m \n '),
   'units and days': repeat('Mon  3 '),
   'plural list into a letter': `${repeat('Mondays and ').slice(0, 7998)}W.`,
+  // What the chrono extensions, zone words, day lists, titles, places and the language check read.
+  'weekends and days of the month': repeat('this weekend the 31st Friday the 13th the weekend of March 21 '),
+  'chat and spoken times': repeat('tonite @ 8 half past six @ 99 quarter to '),
+  'two zones': repeat('9am PT / noon Central / '),
+  'day lists': repeat('Mon/Wed/Fri & Tue and '),
+  'numeric ranges': repeat('3/30-4/3 99/99-99/99 '),
+  'title verbs and places': repeat('is scheduled for 9am, Room 4 (ground floor) / '),
+  'foreign words': repeat('der die das und la le el '),
 };
 
 type Scored = Record<Field, Tally>;

@@ -506,6 +506,8 @@ describe('languages: English is read, others fail as unsupported_language', () =
     ['Flight to Los Angeles on Friday at 6pm', 'Flight to Los Angeles', null],
     ['Bier und Brezel night at Die Kneipe on Friday 7pm', 'Bier und Brezel night', 'Die Kneipe'],
     ['Lunch at El Pollo Loco tomorrow noon', 'Lunch', 'El Pollo Loco'],
+    // "ET" is a zone, not French "et".
+    ['Webinar 9am PT / 12pm ET Thursday. Q&A 10am PT / 1pm ET Friday', 'Webinar', null],
     ['Oktoberfest party Saturday 4pm with Herr Müller', 'Oktoberfest party with Herr Müller', null],
   ])('reads English with foreign names: %s', (text, title, location) => {
     const r = read(text, 'America/New_York', NY_WINTER);

@@ -2,7 +2,8 @@
  * Which language a text is written in, as far as the rules need to know: they read English
  * only, and a German, French or Spanish text read as English gives a wrong date (chrono
  * takes "10.03." or "lundi" apart) or none. Told cheaply by the small words every sentence
- * has: one pass over the words, a lookup each. Words that are also particles of names
+ * has: one pass over the words, a lookup each (words in capitals, "ET", "LA", are
+ * abbreviations and skipped). Words that are also particles of names
  * ("de", "la", "van", "del") weigh half, so an English text about "Café de la Paix" stays
  * English; a text is foreign when its foreign words weigh at least 2 and more than twice
  * its English ones.
@@ -63,6 +64,8 @@ const WORD = /[\p{L}][\p{L}'-]*/gu;
 export function detectLanguage(text: string): Language {
   const score = { en: 0, de: 0, fr: 0, es: 0 };
   for (const m of text.slice(0, SAMPLE_CHARS).matchAll(WORD)) {
+    // "ET", "LA", "DE": abbreviations in capitals are no words of a language.
+    if (m[0].length > 1 && m[0] === m[0].toUpperCase()) continue;
     const w = m[0].toLowerCase();
     if (ENGLISH.has(w)) score.en += 1;
     if (NAME_PARTICLES.has(w)) {
