@@ -357,6 +357,10 @@ describe('times and days as people write them', () => {
     ['Team breakfast and evening drinks Friday at 8', '2026-03-06T08:00:00-05:00', '2026-03-06T09:00:00-05:00'],
     ['Movie night at 07:30 on Friday', '2026-03-06T07:30:00-05:00', '2026-03-06T08:30:00-05:00'],
     ['Book club Wednesday at 7', '2026-03-11T07:00:00-04:00', '2026-03-11T08:00:00-04:00'],
+    // Two bare hours right after a day are a range; a bare end before its start is in the afternoon.
+    ['Yard sale Saturday 8-12', '2026-03-07T08:00:00-05:00', '2026-03-07T12:00:00-05:00'],
+    ['Car wash Sat 3/14, 10-2', '2026-03-14T10:00:00-04:00', '2026-03-14T14:00:00-04:00'],
+    ['Blood drive Tuesday March 24 from 10 to 3', '2026-03-24T10:00:00-04:00', '2026-03-24T15:00:00-04:00'],
   ])('%s', (text, start, end) => {
     expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: false });
   });
@@ -388,6 +392,16 @@ describe('times and days as people write them', () => {
 
   it('reads both halves of a numeric range the day-first way where people write so', () => {
     expect(read('Half term 13/4-17/4', 'Europe/London', LONDON)).toMatchObject({ title: 'Half term', date_start: '2026-04-13', date_end: '2026-04-17' });
+  });
+
+  it('takes "8-12" away from a day, and a house number, for no time', () => {
+    expect(read('Summer camp for ages 8-12, starting June 15', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-06-15', is_all_day: true });
+    expect(read('Open house Thursday from 5-7 at 22 Oak Street', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Open house',
+      location: '22 Oak Street',
+      date_start: '2026-03-05T17:00:00-05:00',
+      date_end: '2026-03-05T19:00:00-05:00',
+    });
   });
 
   it('takes a bare "weekend" in a name for no date', () => {
@@ -438,6 +452,8 @@ describe('titles without the verbs around them, ending where the time begins', (
     ['Spring fair: Saturday 10am, rain or shine', 'Spring fair'],
     ['Pottery night Friday 7pm, all materials provided', 'Pottery night'],
     ['Coffee 10 a.m. tomorrow', 'Coffee'],
+    ['Hi all, the potluck is next Friday at 6. Bring a dish!', 'Potluck'],
+    ['Hello everyone: spring concert Thursday at 7pm', 'Spring concert'],
   ])('%s', (text, title) => {
     expect(read(text, 'America/New_York', NY_WINTER).title).toBe(title);
   });

@@ -11,6 +11,7 @@ import * as chrono from 'chrono-node';
  * - "3/30-4/3": two numeric dates as one range (chrono took "3/30-4" for a date).
  * - "half past six", "quarter to 8": a clock time in words.
  * - "@ 8", "tonite": chat spellings of "at 8" and "tonight".
+ * - "Saturday 8-12": two bare hours right after a day are a time range.
  * - A meridiem written once for a range holds where it can: "11-1pm" is 11am to 1pm
  *   (chrono made it 11pm), "noon to 1" ends at 1pm.
  */
@@ -181,6 +182,27 @@ class AtSignTimeParser implements chrono.Parser {
   }
 }
 
+// "Saturday 8-12", "Fri 3/13, 10-2": hours without am/pm, right after a day. Elsewhere
+// "8-12" is as likely an age, a score or a count.
+const BARE_HOUR_RANGE = /(?<![\d:/.-])(\d{1,2})(?::([0-5]\d))?[ ]?-[ ]?(\d{1,2})(?::([0-5]\d))?(?![\d:/.-]|[ ]?[ap]\.?m\b)/i;
+const AFTER_A_DAY = /(?:day|\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)|\d)\.?,?[ ]+$/i;
+
+class BareHourRangeParser implements chrono.Parser {
+  pattern(): RegExp {
+    return BARE_HOUR_RANGE;
+  }
+
+  extract(context: chrono.ParsingContext, match: RegExpMatchArray): chrono.ParsingResult | null {
+    const index = match.index ?? 0;
+    if (!AFTER_A_DAY.test(context.text.slice(Math.max(0, index - 12), index))) return null;
+    const [startHour, endHour] = [Number(match[1]), Number(match[3])];
+    if (startHour < 1 || startHour > 12 || endHour < 1 || endHour > 12 || startHour === endHour) return null;
+    const start = context.createParsingComponents({ hour: startHour, minute: match[2] ? Number(match[2]) : 0 });
+    const end = context.createParsingComponents({ hour: endHour, minute: match[4] ? Number(match[4]) : 0 });
+    return context.createParsingResult(index, match[0], start, end);
+  }
+}
+
 // "tonite", "2nite": chrono knows "tonight" (and "tmrw", "tmr").
 const TONITE = /\b(?:tonite|2nite)\b/i;
 
@@ -197,12 +219,13 @@ class ToniteParser implements chrono.Parser {
   }
 }
 
+const dayNumber = (c: Components) => Date.UTC(c.get('year') ?? 0, (c.get('month') ?? 1) - 1, c.get('day') ?? 1) / 86_400_000;
 const minutesOf = (c: Components) => (c.get('hour') ?? 0) * 60 + (c.get('minute') ?? 0);
 
 /**
  * A meridiem written once for a range: "11-1pm" and "10:30-12pm" start in the morning (chrono
- * gave the start the end's "pm" and so put it after the end); "noon to 1", "9am-5" end in
- * the afternoon, unless the end is past midnight ("9pm-1").
+ * gave the start the end's "pm" and so put it after the end); "noon to 1", "9am-5", "from
+ * 10 to 3" end in the afternoon, unless the end is past midnight ("9pm-1", "22:00-02:00").
  */
 class RangeMeridiemRefiner implements chrono.Refiner {
   refine(_context: chrono.ParsingContext, results: chrono.ParsingResult[]): chrono.ParsingResult[] {
@@ -216,13 +239,18 @@ class RangeMeridiemRefiner implements chrono.Refiner {
           start.assign('hour', (start.get('hour') ?? 0) - 12);
           start.assign('meridiem', 0);
           moved = true;
-        } else if (startMeridiem && !endMeridiem && (end.get('hour') ?? 0) < 12 && minutesOf(end) <= minutesOf(start) && minutesOf(end) + 720 > minutesOf(start)) {
+        } else if (!endMeridiem && (end.get('hour') ?? 0) < 12 && minutesOf(end) <= minutesOf(start) && minutesOf(end) + 720 > minutesOf(start)) {
           end.assign('hour', (end.get('hour') ?? 0) + 12);
           end.assign('meridiem', 1);
           moved = true;
         }
         // chrono had put an end before its start on the next day; it is the same day now.
-        if (moved && !end.isCertain('day')) for (const part of ['day', 'month', 'year'] as const) end.imply(part, start.get(part) ?? 0);
+        if (moved && dayNumber(end) === dayNumber(start) + 1) {
+          for (const part of ['day', 'month', 'year'] as const) {
+            if (end.isCertain(part)) end.assign(part, start.get(part) ?? 0);
+            else end.imply(part, start.get(part) ?? 0);
+          }
+        }
       }
       // "Dec 31 9pm-midnight": chrono moves the end to January 1 of the same year.
       if (end && end.isCertain('day') && end.get('month') === 1 && start.get('month') === 12 && end.get('year') === start.get('year')) {
@@ -276,5 +304,6 @@ export const extraParsers: chrono.Parser[] = [
   new SpokenTimeParser(),
   new AtSignTimeParser(),
   new ToniteParser(),
+  new BareHourRangeParser(),
 ];
 export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekendOfRefiner(), new RangeMeridiemRefiner()];

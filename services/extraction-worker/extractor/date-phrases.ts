@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
 import { chronoReader } from './chrono-reader';
 import { writesDayFirst } from './day-first';
+import { startsWithHouseNumber } from './locations';
 import type { TextScan } from './text-scan';
 
 /**
@@ -142,6 +143,8 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
     const from = momentOf(r.start);
     if (!from.dateCertain && !from.timeCertain && from.offset === null) continue;
     if (/^\d{1,4}$/.test(r.text.trim())) continue;
+    // "at 22 Oak Street": a house number, not 10pm.
+    if (!from.dateCertain && startsWithHouseNumber(text.slice(r.index, r.index + 60))) continue;
     const to = r.end ? momentOf(r.end) : null;
     afternoonForBareHours(r, from, to, zone, reference, evening);
     // A phrase ends where its word does ("Tues" was read as "Tue").

@@ -39,6 +39,12 @@ const NOT_PLACES = new Set([
 ]);
 const STREET = String.raw`(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Ln|Lane|Dr|Drive|Way|Pl|Place|Ct|Court|Sq|Square|Pkwy|Parkway|Hwy|Highway|Ter|Terrace|Cir|Circle|Broadway)`;
 const ADDRESS = new RegExp(String.raw`\b\d{1,5}[ ](?:[A-Z][\w'.-]*[ ]){0,4}${STREET}\b\.?(?:,[ ]?[A-Z][A-Za-z .'-]{1,30}?(?=$|[,.;\n]))?(?:,[ ]?[A-Z]{2}(?:[ ]\d{5})?)?`, 'g');
+// "at 22 Oak Street": what chrono would read as a time is a house number.
+const HOUSE_NUMBER = new RegExp(String.raw`^(?:at[ ]+|@[ ]?)?\d{1,5}[ ](?:[A-Z][\w'.-]*[ ]){1,3}${STREET}\b`);
+
+/** Whether the text starts with a house number and its street ("at 22 Oak Street"). */
+export const startsWithHouseNumber = (text: string) => HOUSE_NUMBER.test(text);
+
 // ", Prinzessinnenstraße 19", ", Rue de Rivoli 12": a street and house number after a comma.
 const STREET_AND_NUMBER = /^[ ]?\p{Lu}[\p{L}.'-]*(?:[ ][\p{L}.'-]+){0,3}[ ]\d{1,5}[a-z]?(?![\p{L}\d:])/u;
 const URL = /\bhttps?:\/\/[^\s<>"')\]]+/gi;

@@ -20,6 +20,7 @@ const DANGLING_WORD = /\b(?:on|at|from|to|for|by|with|in|and|or|the|of|this|next
 const LEADING = /^(?:[\s,;:|/@\-–.)]+|\b(?:on|at|from|for|by|in|and|&)\b)/i;
 
 const FILLER = [
+  /^(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\s+(?:all|everyone|everybody|team|folks|friends|y'all|guys|parents|families|neighbors|neighbours)\b\s*[,!:-]?\s*/i,
   /^(?:just\s+a\s+|a\s+|friendly\s+|quick\s+)?reminders?\b\s*(?:[:\-!]|that\b|about\b|for\b|of\b)?\s*/i,
   /^(?:don'?t|do\s+not)\s+forget\b\s*(?:about\b|to\b|the\b)?\s*[:\-!]?\s*/i,
   /^remember\b\s*(?:to\b|the\b)?\s*[:\-!]?\s*/i,
