@@ -383,6 +383,9 @@ describe('times and days as people write them', () => {
     ['Camping the weekend of the 21st', NY_WINTER, '2026-03-21', '2026-03-22'],
     ['Visit the weekend of Thursday March 19', NY_WINTER, '2026-03-21', '2026-03-22'],
     ['Quiet week 4/6-4/10', NY_WINTER, '2026-04-06', '2026-04-10'],
+    // Weekdays before the dates only label them.
+    ['Hackathon Fri\u2013Sun, March 20\u201322', NY_WINTER, '2026-03-20', '2026-03-22'],
+    ['Book fair Sat & Sun, 3/21-3/22', NY_WINTER, '2026-03-21', '2026-03-22'],
     ['Friday the 13th movie marathon', NY_WINTER, '2026-03-13', '2026-03-13'],
     // A weekday that never falls on that day soon: the next such day of a month.
     ['Book sale Monday the 31st', NY_WINTER, '2026-08-31', '2026-08-31'],
@@ -444,6 +447,8 @@ describe('titles without the verbs around them, ending where the time begins', (
     ['Staff party is happening Friday at 5', 'Staff party'],
     ['Graduation will take place Saturday, June 6 at 10am', 'Graduation'],
     ["Standup's moved to 10:30 tomorrow", 'Standup'],
+    ['Reading buddies will meet Tuesday at 2:45 in Room 7', 'Reading buddies'],
+    ['Chess club meets Wednesday at 3:30', 'Chess club'],
     // Words that end names stay without an auxiliary before them.
     ['Catch up on Friday at 3', 'Catch up'],
     ['Movie set visit Tuesday 10am', 'Movie set visit'],

@@ -9,6 +9,7 @@ import * as chrono from 'chrono-node';
  *   "weekend" or "weekday" (chrono's Saturday and Monday) is no date.
  * - "Thursday the 19th", "on the 15th": the next such day of a month (with its weekday).
  * - "3/30-4/3": two numeric dates as one range (chrono took "3/30-4" for a date).
+ * - "Fri–Sun, March 20–22": the dates, not a range from this Friday.
  * - "half past six", "quarter to 8": a clock time in words.
  * - "@ 8", "tonite": chat spellings of "at 8" and "tonight".
  * - "Saturday 8-12": two bare hours right after a day are a time range.
@@ -284,6 +285,31 @@ class WeekendOfRefiner implements chrono.Refiner {
   }
 }
 
+// Between a weekday label and the dates it names: "Fri–Sun, March 20–22", "Sat & Sun, 3/21-3/22".
+const LABEL_JOINER = /^[ ]*(?:-|to|through|thru|&|and)[ ]*$/i;
+
+/**
+ * "Fri–Sun, March 20–22": chrono reads "Fri" alone and "Sun, March 20–22" as the dates,
+ * and the two would make a range from this Friday. The dates are what the text means; the
+ * weekdays before them only label them.
+ */
+class WeekdayLabelRefiner implements chrono.Refiner {
+  refine(context: chrono.ParsingContext, results: chrono.ParsingResult[]): chrono.ParsingResult[] {
+    const out: chrono.ParsingResult[] = [];
+    for (let i = 0; i < results.length; i++) {
+      const [label, dates] = [results[i], results[i + 1]];
+      const between = dates ? context.text.slice(label.index + label.text.length, dates.index) : '';
+      if (dates && !label.end && label.start.isOnlyWeekdayComponent() && dates.start.isCertain('day') && dates.start.isCertain('month') && LABEL_JOINER.test(between)) {
+        dates.text = label.text + between + dates.text;
+        dates.index = label.index;
+        continue;
+      }
+      out.push(label);
+    }
+    return out;
+  }
+}
+
 // chrono's weekday reader takes "weekend" and "weekday" for one day: Saturday, Monday.
 const WEEK_PART = /\bweek(?:end|day)$/i;
 
@@ -306,4 +332,4 @@ export const extraParsers: chrono.Parser[] = [
   new ToniteParser(),
   new BareHourRangeParser(),
 ];
-export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekendOfRefiner(), new RangeMeridiemRefiner()];
+export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekdayLabelRefiner(), new WeekendOfRefiner(), new RangeMeridiemRefiner()];

@@ -71,6 +71,9 @@ const TRAILING_VERBS: Record<string, { particle: string; alone: boolean }> = {
   kick: { particle: 'off', alone: false },
   coming: { particle: 'up', alone: true },
   going: { particle: 'on', alone: false },
+  meet: { particle: '', alone: false },
+  meets: { particle: '', alone: true },
+  gather: { particle: '', alone: false },
 };
 
 function withoutTrailingVerb(title: string): string {
