@@ -248,7 +248,8 @@ async function measure(): Promise<Report> {
   }
 }
 
-const share = (t: Tally) => `${percent(t).toFixed(0)}% (${t.right}/${t.judged})`;
+// One decimal unless whole: 35/37 is 94.6%, short of a 95% goal, not "95%".
+const share = (t: Tally) => `${Number.isInteger(percent(t)) ? percent(t) : percent(t).toFixed(1)}% (${t.right}/${t.judged})`;
 const metGoal = (r: SplitReport, f: Field) => GOALS[r.split][f] === undefined || percent(r.ours[f]) >= (GOALS[r.split][f] as number);
 
 function splitTable(r: SplitReport): string[] {
