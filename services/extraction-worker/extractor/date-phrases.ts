@@ -124,10 +124,8 @@ function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment 
 const CLOCK_WORDS = /\b(12[ ]?)?(noon|midday|midnight)\b/gi;
 
 function clockWordsAsTimes(text: string): string {
-  return text.replace(CLOCK_WORDS, (all, _twelve: string | undefined, word: string) => {
-    const time = word.toLowerCase() === 'midnight' ? '12:00am' : '12pm';
-    return time.length <= all.length ? time.padEnd(all.length, ' ') : all;
-  });
+  // Every spelling is at least as long as its time: "noon" and "12pm" are the shortest.
+  return text.replace(CLOCK_WORDS, (all, _twelve: string | undefined, word: string) => (word.toLowerCase() === 'midnight' ? '12:00am' : '12pm').padEnd(all.length, ' '));
 }
 
 /** Every date phrase in the text not already marked as something else, in text order. */

@@ -47,7 +47,7 @@ const FILLER = [
  */
 const TRAILING_PREPOSITIONS = new Set(['to', 'for', 'on', 'at', 'until', 'till', 'from', 'in', 'into']);
 const TRAILING_PARTICLES = new Set(['place', 'off', 'back', 'up', 'on']);
-const AUXILIARIES = new Set(['is', 'are', 'was', 'were', 'will', 'be', 'been', 'being', 'has', 'have', 'had', "'s", 'now', 'still', 'also', 'officially', 'being']);
+const AUXILIARIES = new Set(['is', 'are', 'was', 'were', 'will', 'be', 'been', 'being', 'has', 'have', 'had', "'s", 'now', 'still', 'also', 'officially']);
 // verb → the particle it needs ('' for none), and whether it counts without an auxiliary.
 const TRAILING_VERBS: Record<string, { particle: string; alone: boolean }> = {
   happening: { particle: '', alone: true },
@@ -214,7 +214,7 @@ export function titleFromSentence(scan: TextScan, sentence: Line): string | null
 
 const TIME_KINDS: SpanKind[] = ['date', 'zone', 'duration', 'all-day', 'recurrence'];
 // What separates a name from what follows it: "Social: Friday", "Review - Tuesday", "Fri, 7pm".
-const isSeparator = (text: string, k: number) => /[,:;|]/.test(text[k]) || (/[-|]/.test(text[k]) && text[k - 1] === ' ' && text[k + 1] === ' ');
+const isSeparator = (text: string, k: number) => /[,:;|]/.test(text[k]) || (text[k] === '-' && text[k - 1] === ' ' && text[k + 1] === ' ');
 
 /**
  * Where the name ends when the time comes between it and a separator ("Ceramics class
