@@ -1,13 +1,18 @@
 import { DateTime } from 'luxon';
 
 /**
- * How an extraction is judged against the corpus (../shared/extract-corpus.json): start
+ * How an extraction is judged against the corpora (../shared/extract-corpus.json and
+ * bench/extract-corpus.json): start
  * and end exact to the minute (instants compared, so any offset spelling is fine; all-day
  * cases by calendar day), the all-day flag, title and location by word overlap, the RRULE
  * by its parts.
  */
 export interface CorpusCase {
   id: number;
+  /** bench/extract-corpus.json: "dev" (tuned on) or "test" (held out); absent: the shared corpus. */
+  split?: string;
+  /** What kind of writing the case stands for ("day spans", "chat shorthand"…). */
+  category?: string;
   text: string;
   timezone: string;
   reference_date: string;

@@ -88,6 +88,10 @@ describe('processing an extraction', () => {
     expect(await processExtraction(deps, rules, { extractionId: id }, log)).toEqual({ status: 'failed', skipped: false });
     expect(await rowOf(uid)).toMatchObject({ status: 'failed', result: null, error: 'No date or time found in the text.' });
 
+    const german = await pending('Teammeeting morgen um 10 Uhr im Büro');
+    expect(await processExtraction(deps, rules, { extractionId: german.id }, log)).toEqual({ status: 'failed', skipped: false });
+    expect(await rowOf(german.uid)).toMatchObject({ status: 'failed', result: null, error: 'unsupported_language' });
+
     const crashed = await pending();
     const broken: Extractor = { name: 'broken', extract: async () => Promise.reject(new TypeError('x is undefined')) };
     await processExtraction(deps, broken, { extractionId: crashed.id }, log);

@@ -334,6 +334,208 @@ describe('title and location', () => {
   });
 });
 
+describe('times and days as people write them', () => {
+  it.each([
+    // One meridiem for the range: the start is before the end on the same day.
+    ['Brunch Saturday 11-1pm', '2026-03-07T11:00:00-05:00', '2026-03-07T13:00:00-05:00'],
+    ['Workshop Monday 9:30-12pm', '2026-03-09T09:30:00-04:00', '2026-03-09T12:00:00-04:00'],
+    ['Lab meeting Wednesday noon-1', '2026-03-11T12:00:00-04:00', '2026-03-11T13:00:00-04:00'],
+    ['Site visit Friday 9am-5', '2026-03-06T09:00:00-05:00', '2026-03-06T17:00:00-05:00'],
+    ['Demo 12 noon tomorrow', '2026-03-06T12:00:00-05:00', '2026-03-06T13:00:00-05:00'],
+    ['Late show Friday 9pm-1', '2026-03-06T21:00:00-05:00', '2026-03-07T01:00:00-05:00'],
+    // Chat spellings.
+    ['Game night tonite @ 7:30', '2026-03-05T19:30:00-05:00', '2026-03-05T20:30:00-05:00'],
+    ['Call Priya tmrw @ 4', '2026-03-06T16:00:00-05:00', '2026-03-06T17:00:00-05:00'],
+    // A weekday with its day of the month; a clock time in words.
+    ['Piano lesson Tuesday the 17th at 4', '2026-03-17T16:00:00-04:00', '2026-03-17T17:00:00-04:00'],
+    ['Dentist at quarter to 9 on Monday', '2026-03-09T08:45:00-04:00', '2026-03-09T09:45:00-04:00'],
+    ['Tea at half past four tomorrow', '2026-03-06T16:30:00-05:00', '2026-03-06T17:30:00-05:00'],
+    // An hour from 7 to 10 in a text about the evening is in the evening…
+    ['Dinner with Marco on Friday at 8 at Carbone', '2026-03-06T20:00:00-05:00', '2026-03-06T21:00:00-05:00'],
+    ['Holiday party Friday Dec 18 at 7', '2026-12-18T19:00:00-05:00', '2026-12-18T20:00:00-05:00'],
+    // …unless the text is about the morning too, or writes the hour the 24-hour way.
+    ['Team breakfast and evening drinks Friday at 8', '2026-03-06T08:00:00-05:00', '2026-03-06T09:00:00-05:00'],
+    ['Movie night at 07:30 on Friday', '2026-03-06T07:30:00-05:00', '2026-03-06T08:30:00-05:00'],
+    ['Book club Wednesday at 7', '2026-03-11T07:00:00-04:00', '2026-03-11T08:00:00-04:00'],
+    // Two bare hours right after a day are a range; a bare end before its start is in the afternoon.
+    ['Yard sale Saturday 8-12', '2026-03-07T08:00:00-05:00', '2026-03-07T12:00:00-05:00'],
+    ['Car wash Sat 3/14, 10-2', '2026-03-14T10:00:00-04:00', '2026-03-14T14:00:00-04:00'],
+    ['Blood drive Tuesday March 24 from 10 to 3', '2026-03-24T10:00:00-04:00', '2026-03-24T15:00:00-04:00'],
+  ])('%s', (text, start, end) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: false });
+  });
+
+  it('ends a range at midnight on the next day, across the year end', () => {
+    expect(read('Gala Dec 31 8pm-midnight', 'America/New_York', NY_DECEMBER)).toMatchObject({
+      title: 'Gala',
+      date_start: '2026-12-31T20:00:00-05:00',
+      date_end: '2027-01-01T00:00:00-05:00',
+    });
+  });
+
+  it.each([
+    ['Away this weekend', NY_WINTER, '2026-03-07', '2026-03-08'],
+    ['Away next weekend', NY_WINTER, '2026-03-14', '2026-03-15'],
+    // On a Saturday, "this weekend" is the one under way; "next weekend" the one after.
+    ['Cleanup this weekend', NY_NOVEMBER, '2026-11-21', '2026-11-22'],
+    ['Cleanup next weekend', NY_NOVEMBER, '2026-11-28', '2026-11-29'],
+    ['Cabin over the weekend', NY_WINTER, '2026-03-07', '2026-03-08'],
+    ['Camping the weekend of the 21st', NY_WINTER, '2026-03-21', '2026-03-22'],
+    ['Visit the weekend of Thursday March 19', NY_WINTER, '2026-03-21', '2026-03-22'],
+    ['Quiet week 4/6-4/10', NY_WINTER, '2026-04-06', '2026-04-10'],
+    // Weekdays before the dates only label them.
+    ['Hackathon Fri\u2013Sun, March 20\u201322', NY_WINTER, '2026-03-20', '2026-03-22'],
+    ['Book fair Sat & Sun, 3/21-3/22', NY_WINTER, '2026-03-21', '2026-03-22'],
+    ['Friday the 13th movie marathon', NY_WINTER, '2026-03-13', '2026-03-13'],
+    // A weekday that never falls on that day soon: the next such day of a month.
+    ['Book sale Monday the 31st', NY_WINTER, '2026-08-31', '2026-08-31'],
+  ])('all day: %s', (text, ref, start, end) => {
+    expect(read(text, 'America/New_York', ref)).toMatchObject({ date_start: start, date_end: end, is_all_day: true });
+  });
+
+  it('reads both halves of a numeric range the day-first way where people write so', () => {
+    expect(read('Half term 13/4-17/4', 'Europe/London', LONDON)).toMatchObject({ title: 'Half term', date_start: '2026-04-13', date_end: '2026-04-17' });
+  });
+
+  it('takes "8-12" away from a day, and a house number, for no time', () => {
+    expect(read('Summer camp for ages 8-12, starting June 15', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-06-15', is_all_day: true });
+    expect(read('Open house Thursday from 5-7 at 22 Oak Street', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Open house',
+      location: '22 Oak Street',
+      date_start: '2026-03-05T17:00:00-05:00',
+      date_end: '2026-03-05T19:00:00-05:00',
+    });
+  });
+
+  it('takes a bare "weekend" in a name for no date', () => {
+    expect(read('Weekend retreat March 20', 'America/New_York', NY_WINTER)).toMatchObject({ title: 'Weekend retreat', date_start: '2026-03-20', is_all_day: true });
+  });
+});
+
+describe('zone words, and one moment given for two zones', () => {
+  it.each([
+    ['Q&A 11am Eastern on March 19', 'America/Los_Angeles', '2026-03-19T11:00:00-04:00', 'America/New_York'],
+    ['Launch call 9:30 a.m. (Pacific) Tuesday', 'America/New_York', '2026-03-10T09:30:00-07:00', 'America/Los_Angeles'],
+    ['Board meeting 3pm Mountain Standard Time March 20', 'America/New_York', '2026-03-20T15:00:00-06:00', 'America/Denver'],
+    // A region word that starts a name is no zone.
+    ['Dinner Friday 7pm, Eastern Market', 'America/Chicago', '2026-03-06T19:00:00-06:00', 'America/Chicago'],
+  ])('%s', (text, zone, start, eventZone) => {
+    const r = read(text, zone, NY_WINTER);
+    expect(r.date_start).toBe(start);
+    expect(r.timezone).toBe(eventZone);
+    expect(r.title).not.toMatch(/Eastern|Pacific|Mountain|\bm\b/);
+  });
+
+  it.each([
+    // The first time in its zone, on the day either names; the writer's zone is the event's.
+    ['Customer AMA 11am PT / 2pm ET, Wednesday March 25', 'Europe/London', '2026-03-25T18:00:00+00:00', '2026-03-25T19:00:00+00:00'],
+    ['Wednesday March 25, 11am PT / 2pm ET: customer AMA', 'Europe/London', '2026-03-25T18:00:00+00:00', '2026-03-25T19:00:00+00:00'],
+    ['Product demo 10-11am PT / 1-2pm ET on March 19', 'America/New_York', '2026-03-19T13:00:00-04:00', '2026-03-19T14:00:00-04:00'],
+    ['Retro 4pm CET (10am ET) on Friday', 'America/Chicago', '2026-03-06T09:00:00-06:00', '2026-03-06T10:00:00-06:00'],
+    ['Webinar 9am PT / 12pm ET\nThursday, March 26', 'America/Chicago', '2026-03-26T11:00:00-05:00', '2026-03-26T12:00:00-05:00'],
+  ])('%s', (text, zone, start, end) => {
+    expect(read(text, zone, NY_WINTER)).toMatchObject({ date_start: start, date_end: end, timezone: zone });
+  });
+});
+
+describe('titles without the verbs around them, ending where the time begins', () => {
+  it.each([
+    ['The science fair will be held on Thursday at 6pm in the gym', 'The science fair'],
+    ['Soccer practice has been moved to Friday at 4pm', 'Soccer practice'],
+    ['Parent night is scheduled for March 19 at 6:30pm', 'Parent night'],
+    ['Band concert rescheduled to Monday 7pm', 'Band concert'],
+    ['Staff party is happening Friday at 5', 'Staff party'],
+    ['Graduation will take place Saturday, June 6 at 10am', 'Graduation'],
+    ["Standup's moved to 10:30 tomorrow", 'Standup'],
+    ['Reading buddies will meet Tuesday at 2:45 in Room 7', 'Reading buddies'],
+    ['Chess club meets Wednesday at 3:30', 'Chess club'],
+    // Words that end names stay without an auxiliary before them.
+    ['Catch up on Friday at 3', 'Catch up'],
+    ['Movie set visit Tuesday 10am', 'Movie set visit'],
+    // A separator, then the time: the rest is not the name.
+    ['Design sync - Tuesday 2pm, bring laptops', 'Design sync'],
+    ['Spring fair: Saturday 10am, rain or shine', 'Spring fair'],
+    ['Pottery night Friday 7pm, all materials provided', 'Pottery night'],
+    ['Coffee 10 a.m. tomorrow', 'Coffee'],
+    ['Hi all, the potluck is next Friday at 6. Bring a dish!', 'Potluck'],
+    ['Hello everyone: spring concert Thursday at 7pm', 'Spring concert'],
+  ])('%s', (text, title) => {
+    expect(read(text, 'America/New_York', NY_WINTER).title).toBe(title);
+  });
+});
+
+describe('places after the time, with a qualifier or a second place', () => {
+  it.each([
+    ['Knitting circle Wednesday 2pm, Community Room (lower level)', 'Knitting circle', 'Community Room (lower level)'],
+    ['Open mic, Friday March 13, 8-10pm, The Basement / Back Bar', 'Open mic', 'The Basement / Back Bar'],
+    ['Chili cook-off, Saturday 5pm, Fire Station 3 parking lot', 'Chili cook-off', 'Fire Station 3 parking lot'],
+    ['Study group Sunday 3pm in Room 204 (Science wing)', 'Study group', 'Room 204 (Science wing)'],
+    ['Standup tomorrow 9am at Desk 12 / Google Meet', 'Standup', 'Desk 12 / Google Meet'],
+    // Not places: a note after the time, a bracket that says something else.
+    ['Meetup Thursday 6pm, Free pizza', 'Meetup', null],
+    ['Spring fair: Saturday 10am, Rain or shine', 'Spring fair', null],
+    ["Lunch at Joe's (my treat) on Friday at 1", 'Lunch (my treat)', "Joe's"],
+  ])('%s', (text, title, location) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    expect({ title: r.title, location: r.location }).toEqual({ title, location });
+  });
+});
+
+describe('a list of days without "every"', () => {
+  it.each([
+    ['Yoga Mon/Wed/Fri at 7am', '2026-03-06T07:00:00-05:00', 'FREQ=WEEKLY;BYDAY=MO,WE,FR'],
+    ['Spanish Tues & Thurs 5pm', '2026-03-05T17:00:00-05:00', 'FREQ=WEEKLY;BYDAY=TU,TH'],
+    ['Office hours Weds/Fri 1-2pm', '2026-03-06T13:00:00-05:00', 'FREQ=WEEKLY;BYDAY=WE,FR'],
+    ['Team sync Monday and Thursday at 10:30am', '2026-03-05T10:30:00-05:00', 'FREQ=WEEKLY;BYDAY=MO,TH'],
+    // Slashed days are a schedule even in a row.
+    ['Late shift Fri/Sat 10pm', '2026-03-06T22:00:00-05:00', 'FREQ=WEEKLY;BYDAY=FR,SA'],
+  ])('%s is a weekly rule from its first day ahead', (text, start, rule) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, recurrence_rule: rule });
+  });
+
+  it('starts "every Tuesday and Friday 7:00-8:00am" on the first of them not yet begun, in the morning', () => {
+    const at = (ref: string) => read('Bootcamp every Tuesday and Friday 7:00-8:00 a.m.', 'America/New_York', ref);
+    expect(at('2026-03-10T06:00:00-04:00')).toMatchObject({ date_start: '2026-03-10T07:00:00-04:00', date_end: '2026-03-10T08:00:00-04:00' });
+    expect(at('2026-03-10T07:30:00-04:00')).toMatchObject({ date_start: '2026-03-13T07:00:00-04:00', title: 'Bootcamp' });
+    expect(at('2026-03-13T09:00:00-04:00')).toMatchObject({ date_start: '2026-03-17T07:00:00-04:00', recurrence_rule: 'FREQ=WEEKLY;BYDAY=TU,FR' });
+  });
+
+  it.each([
+    ['Book fair Sat & Sun in the gym', '2026-03-07', '2026-03-08'],
+    ['Workshop Monday and Tuesday', '2026-03-09', '2026-03-10'],
+  ])('takes days in a row joined by "and" for a span, not a rule: %s', (text, start, end) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: true, recurrence_rule: null });
+  });
+});
+
+describe('languages: English is read, others fail as unsupported_language', () => {
+  it.each([
+    ['German', 'Einladung zur Weihnachtsfeier am Freitag, 18.12. ab 18 Uhr im Restaurant Adler'],
+    ['German, short', 'Treffen Montag 10:00'],
+    ['German, an email', 'Betreff: Teammeeting\nHallo zusammen, wir treffen uns morgen um 10 Uhr im Büro. Viele Grüße'],
+    ['French', "Réunion d'équipe lundi à 14h dans la salle B"],
+    ['French, an invitation', 'Vous êtes invités à notre soirée de printemps le vendredi 20 mars à 19h, chez Marie'],
+    ['Spanish', 'Reunión el lunes a las 10 en la oficina'],
+    ['Spanish, a message', 'Cena con María el viernes a las 9 en casa de Pablo'],
+  ])('%s', (_language, text) => {
+    expect(() => read(text, 'Europe/Berlin', LONDON)).toThrow(new ExtractionFailure('unsupported_language'));
+  });
+
+  it.each([
+    ['Dinner with Jean-Pierre at Café de la Paix on Friday at 8pm', 'Dinner with Jean-Pierre', 'Café de la Paix'],
+    ['Coffee with Ana y Carlos at Museo del Prado tomorrow at 10', 'Coffee with Ana y Carlos', 'Museo del Prado'],
+    ['Flight to Los Angeles on Friday at 6pm', 'Flight to Los Angeles', null],
+    ['Bier und Brezel night at Die Kneipe on Friday 7pm', 'Bier und Brezel night', 'Die Kneipe'],
+    ['Lunch at El Pollo Loco tomorrow noon', 'Lunch', 'El Pollo Loco'],
+    // "ET" is a zone, not French "et".
+    ['Webinar 9am PT / 12pm ET Thursday. Q&A 10am PT / 1pm ET Friday', 'Webinar', null],
+    ['Oktoberfest party Saturday 4pm with Herr Müller', 'Oktoberfest party with Herr Müller', null],
+  ])('reads English with foreign names: %s', (text, title, location) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    expect({ title: r.title, location: r.location }).toEqual({ title, location });
+  });
+});
+
 describe('what cannot be read', () => {
   it('fails with a clear reason when the text has no date or time', () => {
     expect(() => read('Please bring snacks for everyone', 'UTC', NY_WINTER)).toThrow(ExtractionFailure);

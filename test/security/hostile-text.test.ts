@@ -51,10 +51,12 @@ const EXTRACTOR_THEMES: string[][] = [
   ['1', '2', '9', '12', '90', 'one', 'two', 'a', 'an', 'a couple of', 'couple', 'half', 'few', 'several', 'about', 'm', 'h', 'd', 'w', 'min', 'mins', 'hr', 'hours', 'minutes', 'days', 'weeks', 'mon', '1h30', 'ago', 'later', 'from now', 'in', 'for', 'within', 'next', 'and', ','],
   // times, dates and ranges
   ['10', '10:00', '5pm', '10am', '9:30-9:45am', '12/05/2026', '3/4', '14.03.', '2026-03-04', 'March', 'Dec 31', 'April 14-16', '3rd', 'the 15th', 'tomorrow', 'noon', 'midnight', 'a.m.', 'p.m.', 'am', 'pm', 'T', 'Z', ...LINKS],
+  // weekends, days of the month, numeric ranges, spoken and chat times
+  ['this', 'next', 'the', 'weekend', 'weekend of', 'Friday', 'the 31st', 'the 13th', '3/30-4/3', '99/99-1/2', 'half', 'quarter', 'past', 'to', '@', '@ 8', 'tonite', 'tmrw', 'six', '7', '11-1pm', 'noon-1', ...LINKS],
   // zones
-  ['PT', 'EST', 'CET', 'GMT', 'GMT+2', 'UTC', 'UTC-05:00', '(UTC-05:00)', '(', ')', '+', '-', ':', '05', 'Eastern', 'Pacific', 'Standard', 'Summer', 'Time', 'time', 'London', 'America/New_York', 'Europe/'],
+  ['PT', 'EST', 'CET', 'GMT', 'GMT+2', 'UTC', 'UTC-05:00', '(UTC-05:00)', '(', ')', '+', '-', ':', '05', 'Eastern', 'Pacific', 'Central', 'Mountain', 'Standard', 'Summer', 'Time', 'time', 'London', 'America/New_York', 'Europe/', '9am', 'noon', '/'],
   // places, headers, titles
-  ['at', 'in', '@', 'The', 'Loft', 'Room', '4B', '123', 'Main', 'St', 'St.', 'Ave', 'Rue', ',', '.', '-', '|', 'When:', 'Where:', 'Subject:', 'Re:', 'Invitation:', 'https://zoom.us/j/1', '(a@b.c)', 'Reminder:', 'Join', 'Zoom', 'meeting'],
+  ['at', 'in', '@', 'The', 'Loft', 'Room', '4B', '123', 'Main', 'St', 'St.', 'Ave', 'Rue', ',', '.', '-', '|', 'When:', 'Where:', 'Subject:', 'Re:', 'Invitation:', 'https://zoom.us/j/1', '(a@b.c)', 'Reminder:', 'Join', 'Zoom', 'meeting', '(ground floor)', '(', '/', 'de', 'la', 'is', 'will be', 'held', 'moved', 'scheduled', 'for'],
   // punctuation and numbers alone
   ['1', '12', '2026', ',', '.', ';', ':', '-', '–', '/', '&', '(', ')', '!', '?', '"', "'", '·', '|', '@', '+'],
 ];

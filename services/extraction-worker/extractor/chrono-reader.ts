@@ -1,7 +1,8 @@
 import * as chrono from 'chrono-node';
+import { extraParsers, extraRefiners } from './chrono-extensions';
 
 /**
- * chrono-node's casual English reader, with its duration patterns ("2 hours, 30 minutes and
+ * chrono-node's casual English reader, taught what chrono-extensions.ts adds, with its duration patterns ("2 hours, 30 minutes and
  * 5 seconds ago", "in 3 days", "next 2 weeks") spelled so that each text has one reading.
  *
  * chrono joins up to eleven units with `\s{0,5},?(?:\s*and)?\s{0,5}`: the spaces between
@@ -50,6 +51,9 @@ function readerWithLinearDurations(): { reader: chrono.Chrono; rewritten: string
     };
     return own;
   });
+  // First, so that a reading of the same length as chrono's ("this weekend") is theirs.
+  reader.parsers.unshift(...extraParsers);
+  reader.refiners.push(...extraRefiners);
   return { reader, rewritten: rewrittenNames };
 }
 

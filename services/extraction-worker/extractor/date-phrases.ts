@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
 import { chronoReader } from './chrono-reader';
 import { writesDayFirst } from './day-first';
+import { startsWithHouseNumber } from './locations';
 import type { TextScan } from './text-scan';
 
 /**
@@ -64,9 +65,10 @@ function numericDatesMonthFirst(text: string, dayFirst: boolean): string {
     const [day, month] = [Number(a), Number(b)];
     return day >= 1 && day <= 31 && month >= 1 && month <= 12 ? `${b}${sep}${a}${rest}` : all;
   };
-  // Slashes first: the dotted dates rewritten below are month first already.
+  // Slashes first: the dotted dates rewritten below are month first already. After a dash
+  // only when a slash date ends before it: the second half of "13/4-17/4".
   let out = dayFirst
-    ? text.replace(/(?<![\d/.-])(\d{1,2})\/(\d{1,2})((?:\/\d{2,4})?)(?![\d/])/g, (all, d: string, m: string, rest: string) => swap(all, d, m, '/', rest))
+    ? text.replace(/(?<![\d/.])(?<!(?<!\/\d{1,2})-)(\d{1,2})\/(\d{1,2})((?:\/\d{2,4})?)(?![\d/])/g, (all, d: string, m: string, rest: string) => swap(all, d, m, '/', rest))
     : text;
   out = out.replace(/(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.])/g, (all, d: string, m: string, y: string) => {
     const swapped = swap(all, d, m, '/', '');
@@ -84,7 +86,7 @@ function numericDatesMonthFirst(text: string, dayFirst: boolean): string {
 // name (chrono would read "night on Friday" and lose the Friday). Not after a day word:
 // "Friday evening", "tomorrow night" are dates.
 const DAY_PART_IN_NAME =
-  /\b([A-Za-z']+)[ ]+(morning|afternoon|evening|night)\b(?=[ ,]+(?:on|at|from|this|next|tomorrow|today|\d|(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))/gi;
+  /\b([A-Za-z']+)[ ]+(morning|afternoon|evening|night)\b(?=[ ,-]+(?:on|at|from|this|next|tomorrow|today|tonight|tonite|\d|(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))/gi;
 const DAY_WORDS = /^(?:this|tomorrow|today|tonight|yesterday|the|every|each|on|in|of|next|last|late|early|mid|(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|satur|sun)(?:day)?s?)$/i;
 
 export function markDayPartNames(scan: TextScan): void {
@@ -95,13 +97,19 @@ export function markDayPartNames(scan: TextScan): void {
   }
 }
 
+// What people do in the evening: "dinner at 8", "holiday party at 7" are not in the morning.
+const EVENING_WORDS = /\b(?:dinner|supper|drinks|cocktails|happy[ ]hour|party|concert|gig|movie|gala|prom|evening|night|tonight|tonite|karaoke|pub)\b/i;
+const MORNING_WORDS = /\b(?:breakfast|brunch|morning|sunrise)\b/i;
+
 /**
  * "at 3", "from 2 to 4", "drinks at 5:30": an hour from 1 to 6 without am/pm is meant in the
- * afternoon (chrono takes the morning). "06:00", written the 24-hour way, stays as it is.
- * A time-only phrase then falls on today if that time is still ahead, else tomorrow.
+ * afternoon (chrono takes the morning); so is one from 7 to 10 in a text about the evening
+ * ("dinner at 8"). "06:00", written the 24-hour way, stays as it is. A time-only phrase then
+ * falls on today if that time is still ahead, else tomorrow.
  */
-function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date): void {
-  const bare = (c: chrono.ParsedComponents, m: Moment) => m.timeCertain && !c.isCertain('meridiem') && m.offset === null && m.hour >= 1 && m.hour <= 6;
+function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date, evening: boolean): void {
+  const latest = evening ? 10 : 6;
+  const bare = (c: chrono.ParsedComponents, m: Moment) => m.timeCertain && !c.isCertain('meridiem') && m.offset === null && m.hour >= 1 && m.hour <= latest;
   if (!bare(r.start, from) || /(?:^|\D)0\d[:.]\d\d/.test(r.text)) return;
   from.hour += 12;
   if (to && r.end && to.timeCertain && !r.end.isCertain('meridiem') && to.hour < 12 && to.hour + 12 >= from.hour) to.hour += 12;
@@ -111,32 +119,21 @@ function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment 
   for (const m of to && !to.dateCertain ? [from, to] : [from]) Object.assign(m, { year: day.year, month: day.month, day: day.day });
 }
 
-// "on the 15th": a day of the month without its month is the next such day.
-const ORDINAL_DAY = /\b(?:on[ ])?the[ ](\d{1,2})(?:st|nd|rd|th)\b(?![ ](?:of[ ])?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi;
+// "noon", "12 noon", "midday", "midnight" as the clock times chrono reads in ranges too
+// ("10:30-noon", "noon to 1", "9pm-midnight"); each spelling as long as its word.
+const CLOCK_WORDS = /\b(12[ ]?)?(noon|midday|midnight)\b/gi;
 
-function ordinalDays(text: string, taken: DatePhrase[], zone: string, reference: Date): DatePhrase[] {
-  const out: DatePhrase[] = [];
-  const today = DateTime.fromJSDate(reference, { zone }).startOf('day');
-  for (const m of text.matchAll(ORDINAL_DAY)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    if (taken.some((p) => start < p.end && p.start < end)) continue;
-    const dayOfMonth = Number(m[1]);
-    let month = today.startOf('month');
-    for (let i = 0; i < 13 && (dayOfMonth > (month.daysInMonth ?? 31) || month.set({ day: dayOfMonth }) < today); i++) month = month.plus({ months: 1 });
-    if (dayOfMonth < 1 || dayOfMonth > (month.daysInMonth ?? 31)) continue;
-    const from: Moment = { year: month.year, month: month.month, day: dayOfMonth, hour: 0, minute: 0, dateCertain: true, yearCertain: false, timeCertain: false, offset: null };
-    out.push({ start, end, from, to: null });
-    if (out.length >= 5) break;
-  }
-  return out;
+function clockWordsAsTimes(text: string): string {
+  // Every spelling is at least as long as its time: "noon" and "12pm" are the shortest.
+  return text.replace(CLOCK_WORDS, (all, _twelve: string | undefined, word: string) => (word.toLowerCase() === 'midnight' ? '12:00am' : '12pm').padEnd(all.length, ' '));
 }
 
 /** Every date phrase in the text not already marked as something else, in text order. */
 export function findDatePhrases(scan: TextScan, zone: string, reference: Date): DatePhrase[] {
-  const text = numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone));
+  const text = clockWordsAsTimes(numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone)));
   const results = chronoReader.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
   const phrases: DatePhrase[] = [];
+  const evening = EVENING_WORDS.test(scan.text) && !MORNING_WORDS.test(scan.text);
   for (const r of results) {
     if (phrases.length >= MAX_PHRASES) break;
     // chrono reads a lone number ("Room 12", "2026") as a date now and then; a phrase must
@@ -144,13 +141,17 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
     const from = momentOf(r.start);
     if (!from.dateCertain && !from.timeCertain && from.offset === null) continue;
     if (/^\d{1,4}$/.test(r.text.trim())) continue;
+    // "at 22 Oak Street": a house number, not 10pm.
+    if (!from.dateCertain && startsWithHouseNumber(text.slice(r.index, r.index + 60))) continue;
     const to = r.end ? momentOf(r.end) : null;
-    afternoonForBareHours(r, from, to, zone, reference);
+    afternoonForBareHours(r, from, to, zone, reference, evening);
     // A phrase ends where its word does ("Tues" was read as "Tue").
     let end = r.index + r.text.length;
     while (end < scan.text.length && /[A-Za-z]/.test(scan.original[end]) && /[A-Za-z]/.test(scan.original[end - 1])) end++;
+    // …and where its "a.m." does (read as "am", the dots moved after it).
+    const dotted = /^[ap]\.m\.?/i.exec(scan.original.slice(end - 2, end + 2));
+    if (dotted && /[ap]m$/i.test(r.text)) end += dotted[0].length - 2;
     phrases.push({ start: r.index, end, from, to });
   }
-  phrases.push(...ordinalDays(text, phrases, zone, reference));
   return phrases.sort((a, b) => a.start - b.start);
 }

@@ -3,7 +3,7 @@ import type { TextScan } from './text-scan';
 
 /**
  * A zone written in the text ("11:00 AM PT", "14:00 CET", "(UTC-05:00) Eastern Time (US &
- * Canada)", "5pm London time", "9:00 GMT+2"). People write abbreviations loosely ("EST" in
+ * Canada)", "5pm London time", "noon Central", "9:00 GMT+2"). People write abbreviations loosely ("EST" in
  * July, "CET" in summer) and mean the clock of the place, so an abbreviation names an IANA
  * zone whose offset is taken for the actual date; only a written number ("GMT+2") is fixed.
  */
@@ -95,6 +95,9 @@ const NUMERIC = /\b(?:UTC|GMT)[ ]?([+-])[ ]?(\d{1,2})(?::?(\d{2}))?\b/g;
 // "Eastern Time", "Pacific Standard Time", "London time", "Central European Summer Time".
 const NAMED = /\b((?:[A-Z][a-z]+[ ]){0,2}[A-Z][a-z]+)(?:[ ](?:Standard|Daylight|Summer))?[ ][Tt]ime\b/g;
 const ABBREVIATION = /\(?\b([A-Z]{1,5})\b\)?/g;
+// "noon Central", "8:30 a.m. Eastern", "(Pacific)": a US region word alone after a time, not
+// the start of a name ("5 Central Park West", "Eastern Market").
+const REGION_WORD = /\b(Pacific|Mountain|Central|Eastern)\b(?![ ]+[A-Z])/g;
 // "Time zone: America/New_York" (Google Calendar writes the IANA name itself).
 const IANA_NAME = /\b(?:[A-Z][A-Za-z]+\/)(?:[A-Z][A-Za-z_-]+\/)?[A-Z][A-Za-z_-]+\b/g;
 
@@ -123,6 +126,11 @@ export function findZoneMentions(scan: TextScan): ZoneMention[] {
     add({ start: m.index, end: m.index + m[0].length, zone: null, fixedOffsetMinutes: offsetMinutes(m[1], m[2], m[3]) });
   }
   for (const m of text.matchAll(NAMED)) {
+    if (!followsTime(text, m.index)) continue;
+    const zone = zoneOfLabel(m[1]);
+    if (zone) add({ start: m.index, end: m.index + m[0].length, zone, fixedOffsetMinutes: null });
+  }
+  for (const m of text.matchAll(REGION_WORD)) {
     if (!followsTime(text, m.index)) continue;
     const zone = zoneOfLabel(m[1]);
     if (zone) add({ start: m.index, end: m.index + m[0].length, zone, fixedOffsetMinutes: null });

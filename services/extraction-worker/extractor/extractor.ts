@@ -49,3 +49,14 @@ export class ExtractionTimeout extends ExtractionFailure {
     this.name = 'ExtractionTimeout';
   }
 }
+
+/**
+ * The text is in a language the rules do not read (they read English): stored as the error
+ * `unsupported_language` rather than a date misread from words of another language.
+ */
+export class UnsupportedLanguage extends ExtractionFailure {
+  constructor() {
+    super('unsupported_language');
+    this.name = 'UnsupportedLanguage';
+  }
+}

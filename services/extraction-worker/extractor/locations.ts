@@ -5,7 +5,9 @@ import type { Line, TextScan } from './text-scan';
 /**
  * Where the event is. In order of trust: an invitation's "Where:"/"Location:" line; a place
  * after "at", "in" or "@" ("at Cafe Luna", "in Room 4B", "in the main auditorium"); a street
- * address; the last item of a "Title, date, Place" list; a meeting link.
+ * address; the last item of a "Title, date, Place" list; a meeting link. A place may end
+ * with a bracketed qualifier ("Room 301 (3rd floor)") and name a second one after a slash
+ * ("the Library / Room 110").
  */
 interface Place {
   value: string;
@@ -37,6 +39,12 @@ const NOT_PLACES = new Set([
 ]);
 const STREET = String.raw`(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Ln|Lane|Dr|Drive|Way|Pl|Place|Ct|Court|Sq|Square|Pkwy|Parkway|Hwy|Highway|Ter|Terrace|Cir|Circle|Broadway)`;
 const ADDRESS = new RegExp(String.raw`\b\d{1,5}[ ](?:[A-Z][\w'.-]*[ ]){0,4}${STREET}\b\.?(?:,[ ]?[A-Z][A-Za-z .'-]{1,30}?(?=$|[,.;\n]))?(?:,[ ]?[A-Z]{2}(?:[ ]\d{5})?)?`, 'g');
+// "at 22 Oak Street": what chrono would read as a time is a house number.
+const HOUSE_NUMBER = new RegExp(String.raw`^(?:at[ ]+|@[ ]?)?\d{1,5}[ ](?:[A-Z][\w'.-]*[ ]){1,3}${STREET}\b`);
+
+/** Whether the text starts with a house number and its street ("at 22 Oak Street"). */
+export const startsWithHouseNumber = (text: string) => HOUSE_NUMBER.test(text);
+
 // ", Prinzessinnenstraße 19", ", Rue de Rivoli 12": a street and house number after a comma.
 const STREET_AND_NUMBER = /^[ ]?\p{Lu}[\p{L}.'-]*(?:[ ][\p{L}.'-]+){0,3}[ ]\d{1,5}[a-z]?(?![\p{L}\d:])/u;
 const URL = /\bhttps?:\/\/[^\s<>"')\]]+/gi;
@@ -75,6 +83,20 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
       i += 1 + after[0].length - after[1].length;
       continue;
     }
+    if (words > 0 && text[i] === '(') {
+      // "Studio 4 (ground floor)": a short qualifier in brackets ends the name.
+      const close = qualifierEnd(scan, i, lineEnd);
+      if (close > 0) end = close;
+      break;
+    }
+    if (words > 0 && text[i] === '/') {
+      // "the Library / Room 110": two places, the second a name too.
+      let next = i + 1;
+      while (text[next] === ' ') next++;
+      if (next >= lineEnd || scan.isMarked(next) || !isCapitalized(text[next])) break;
+      i = next;
+      continue;
+    }
     word.lastIndex = i;
     const m = word.exec(text);
     if (!m) break;
@@ -91,9 +113,26 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
   return end;
 }
 
+// Words of a bracketed qualifier that says where in a place: "(ground floor)", "(back entrance)".
+const WHERE_WORDS = /\b(?:floor|level|wing|building|entrance|side|door|upstairs|downstairs|basement|lobby|hall|room|back|front|patio|rooftop|annex|campus|gate|parking|suite|unit|corner)\b/i;
+
+/** "(ground floor)", "(Building C)", "(3rd floor)"; not "(my treat)". */
+const isPlaceQualifier = (inside: string) =>
+  inside.length <= 40 && !/[()]/.test(inside) && (/\d/.test(inside) || /(?:^|\s)\p{Lu}/u.test(inside) || WHERE_WORDS.test(inside));
+
+/** The end (after its ")") of a bracketed qualifier at `open`, or -1. */
+function qualifierEnd(scan: TextScan, open: number, lineEnd: number): number {
+  const close = scan.text.indexOf(')', open);
+  if (close < 0 || close >= lineEnd || close - open > 41) return -1;
+  return isPlaceQualifier(scan.text.slice(open + 1, close)) && !scan.overlaps(open, close + 1) ? close + 1 : -1;
+}
+
+/** Whether the next word is capitalized, past small inner words ("Café de la Paix"). */
 function nextIsCapitalized(text: string, from: number, lineEnd: number): boolean {
-  const m = text.slice(from, Math.min(lineEnd, from + 40)).match(/^[ ]+([\p{L}\p{N}])/u);
-  return !!m && isCapitalized(m[1]);
+  const m = text.slice(from, Math.min(lineEnd, from + 40)).match(/^[ ]+([\p{L}\p{N}][\p{L}\p{N}'&]*)(?:[ ]+([\p{L}\p{N}]))?/u);
+  if (!m) return false;
+  if (isCapitalized(m[1])) return true;
+  return INNER.has(m[1].toLowerCase()) && !!m[2] && isCapitalized(m[2]);
 }
 
 /** "at Cafe Luna", "in Room 4B", "in the main auditorium", "@ Sweetgreen". */
@@ -154,18 +193,29 @@ function listItemAfterDate(scan: TextScan, line: Line): Place | null {
   const dateItem = items.findIndex((it) => scan.overlaps(it.start, it.end, ['date']));
   if (dateItem < 0) return null;
   for (let k = items.length - 1; k > Math.max(dateItem, 0); k--) {
-    const words = items[k].blank.trim().split(/\s+/).filter(Boolean);
-    const lead = items[k].blank.length - items[k].blank.trimStart().length;
-    if (!words.length || words.length > 6) continue;
-    const nameLike = words.every((w, idx) => isCapitalized(w) || (idx > 0 && INNER.has(w.toLowerCase())));
-    const stillRaw = !scan.overlaps(items[k].start + lead, items[k].start + lead + words.join(' ').length);
-    if (nameLike && stillRaw) {
-      const from = items[k].start + lead;
-      const to = from + items[k].blank.trim().length;
-      return { value: scan.original.slice(from, to), start: from, end: to };
-    }
+    const item = items[k].blank.trim();
+    const from = items[k].start + items[k].blank.length - items[k].blank.trimStart().length;
+    const to = from + item.length;
+    if (item && isPlaceName(item) && !scan.overlaps(from, to)) return { value: scan.original.slice(from, to), start: from, end: to };
   }
   return null;
+}
+
+/**
+ * A list item that reads as a place: up to six words, the first capitalized, most of them
+ * capitalized or numbers ("Town Hall lawn", "Room 4 / Zoom"); a bracketed qualifier at
+ * the end is part of it ("Main Auditorium (Building C)", "Studio 4 (ground floor)").
+ */
+function isPlaceName(item: string): boolean {
+  let name = item;
+  if (name.endsWith(')')) {
+    const open = name.lastIndexOf('(');
+    if (open > 0 && isPlaceQualifier(name.slice(open + 1, -1))) name = name.slice(0, open);
+  }
+  const words = name.split(/[\s/]+/).filter(Boolean);
+  if (!words.length || words.length > 6 || !isCapitalized(words[0])) return false;
+  const lower = words.filter((w) => !isCapitalized(w) && !INNER.has(w.toLowerCase())).length;
+  return lower === 0 || lower < words.length - lower;
 }
 
 interface LocationInput {

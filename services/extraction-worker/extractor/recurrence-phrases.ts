@@ -1,7 +1,7 @@
 import type { TextScan } from './text-scan';
 
 /**
- * Repetition in words ("every Wednesday", "Tuesdays and Thursdays", "every weekday",
+ * Repetition in words ("every Wednesday", "Tuesdays and Thursdays", "Mon/Wed/Fri", "every weekday",
  * "every other week", "monthly", "the first Monday of every month", "for 10 weeks") as the
  * parts of an RFC 5545 RRULE. "until <month> [year]" is taken right after, by the rules
  * extractor (takeUntilMonth), before chrono could read it as the start; "until <date>" is
@@ -37,7 +37,9 @@ const DAY = String.raw`(?:sun(?:day)?|mon(?:day)?|tue(?:s|sday)?|wed(?:s|nesday)
 // characters of "every tuesandtuesand…x" took a minute.
 const DAY_WORD = String.raw`(?:sun(?:days?|s)?|mon(?:days?|s)?|tue(?:s(?:days?|s)?)?|wed(?:ss?|nesdays?)?|thu(?:s|r(?:s(?:days?|s)?)?)?|fri(?:days?|s)?|sat(?:urdays?|s)?)`;
 const DAYS = String.raw`(?:sundays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays)`;
-const LIST_SEPARATOR = String.raw`[ ]?(?:,|&|\/|and|or)[ ]?(?:and[ ])?`;
+// Two spaces before: "Tues & Thurs" reaches these rules as "tue  & Thurs" (see normalize).
+const LIST_SEPARATOR = String.raw`[ ]{0,2}(?:,|&|\/|and|or)[ ]?(?:and[ ])?`;
+const AND_SEPARATOR = String.raw`[ ]{0,2}(?:,|&|\/|and)[ ]?(?:and[ ])?`;
 const DAY_LIST = String.raw`${DAY_WORD}(?:${LIST_SEPARATOR}${DAY_WORD})*`;
 const SMALL = String.raw`(\d{1,2}|two|three|four|five|six)`;
 const SMALL_NUMBERS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6 };
@@ -126,7 +128,7 @@ const PHRASES: PhraseRule[] = [
     // Every day of the list ends a word. With the boundary only after the list, a list
     // that ran into a letter ("…Mondays andW") failed only at its end, after being read
     // again from each of its days: quadratic in its length.
-    pattern: new RegExp(String.raw`\b(?:on[ ])?(${DAYS}\b(?:[ ]?(?:,|&|\/|and)[ ]?(?:and[ ])?${DAY_WORD}\b)*|weekdays\b|weekends\b)`, 'gi'),
+    pattern: new RegExp(String.raw`\b(?:on[ ])?(${DAYS}\b(?:${AND_SEPARATOR}${DAY_WORD}\b)*|weekdays\b|weekends\b)`, 'gi'),
     read: (m) => {
       const words = m[1].toLowerCase();
       if (words === 'weekdays') return rule('WEEKLY', 1, WEEKDAYS);
@@ -134,7 +136,25 @@ const PHRASES: PhraseRule[] = [
       return rule('WEEKLY', 1, dayList(m[1]));
     },
   },
+  // Mon/Wed/Fri · Tues & Thurs · Tuesday and Friday (no "every"): a weekly schedule when
+  // slashed or when the days are apart; "Sat & Sun", "Mon, Tue" are days in a row, not a rule.
+  {
+    pattern: new RegExp(String.raw`\b(?:on[ ])?(${DAY_WORD}\b(?:${AND_SEPARATOR}${DAY_WORD}\b)+)`, 'gi'),
+    read: (m) => {
+      const days = dayList(m[1]);
+      if (days.length < 2 || (!m[1].includes('/') && inARow(days))) return null;
+      return rule('WEEKLY', 1, days);
+    },
+  },
 ];
+
+/** Days that follow each other in the week (Sunday to Monday too), as in "Fri, Sat & Sun". */
+function inARow(days: string[]): boolean {
+  const at = days.map((d) => WEEK_ORDER.indexOf(d));
+  const gaps = at.map((a, i) => (at[(i + 1) % at.length] - a + 7) % 7);
+  // In a row when every gap but one (the way back round the week) is a single day.
+  return gaps.filter((g) => g !== 1).length <= 1;
+}
 
 // "for 6 weeks", "10 sessions", "for two months", "for a month": how many times, or how long.
 const COUNT = new RegExp(

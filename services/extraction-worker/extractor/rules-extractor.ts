@@ -4,8 +4,9 @@ import { checkRrule } from '../../../shared/calendar/recurrence';
 import { type DatePhrase, findDatePhrases, markDayPartNames } from './date-phrases';
 import { findDuration } from './durations';
 import { findZoneMentions } from './explicit-zones';
-import { type ExtractionInput, ExtractionFailure, type ExtractionResult, type Extractor } from './extractor';
+import { type ExtractionInput, ExtractionFailure, type ExtractionResult, type Extractor, UnsupportedLanguage } from './extractor';
 import { findHeaders, type HeaderLine, markSenderLines } from './headers';
+import { detectLanguage } from './language';
 import { findLocation, markUrls } from './locations';
 import { findRecurrence, type Recurrence, toRrule } from './recurrence-phrases';
 import { type Line, linesOf, TextScan } from './text-scan';
@@ -13,7 +14,8 @@ import { readTiming, type Timing } from './timing';
 import { sentencesOf, titleFromHeader, titleFromSentence } from './titles';
 
 /**
- * The rule-based extractor: no network, no model, the same answer for the same input.
+ * The rule-based extractor: no network, no model, the same answer for the same input. It
+ * reads English; a text in another language fails as `unsupported_language` (language.ts).
  * Phrases are understood in an order where each rule sees only what the earlier ones left:
  * sender lines, links, zones, repetition (and a month it runs until), durations, "all day",
  * then dates (chrono), then the place and, from what remains, the title.
@@ -148,6 +150,8 @@ export function extractWithRules(input: ExtractionInput): ExtractionResult {
   const headers = findHeaders(scan.text);
   markSenderLines(scan, headers);
   const urls = markUrls(scan);
+  // The sender's lines and links say nothing of the language the event is written in.
+  if (detectLanguage(scan.blanked()) !== 'en') throw new UnsupportedLanguage();
   const zones = findZoneMentions(scan);
   const recurrence = findRecurrence(scan);
   const untilMonth = recurrence ? takeUntilMonth(scan) : null;

@@ -4,7 +4,7 @@
  * points at the same words in the other and titles are cut from what the user wrote.
  * A `name` span is hidden from the date reader but stays in the title ("Game night").
  */
-type SpanKind = 'header' | 'url' | 'zone' | 'duration' | 'recurrence' | 'all-day' | 'date' | 'location' | 'name';
+export type SpanKind = 'header' | 'url' | 'zone' | 'duration' | 'recurrence' | 'all-day' | 'date' | 'location' | 'name';
 
 interface Span {
   start: number;

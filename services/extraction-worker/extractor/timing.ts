@@ -40,6 +40,9 @@ const HOUR_MS = 3_600_000;
 const JOINER = /^[\s,;:@|·•-]*(?:(?:at|on|from|starting|beginning|between|@)[\s,;:|·•-]*)?$/i;
 // …and between the two ends of a range written as two phrases.
 const RANGE_JOINER = /^\s*(?:-|to|until|till|through|thru)\s*$/i;
+// "Sat & Sun", "Monday and Tuesday": two days in a row are a span of days.
+const AND_JOINER = /^\s*(?:&|and)\s*$/i;
+const dayAfter = (a: Moment, b: Moment) => Date.UTC(b.year, b.month - 1, b.day) - Date.UTC(a.year, a.month - 1, a.day) === 86_400_000;
 
 const dayOnly = (p: DatePhrase) => p.from.dateCertain && !p.from.timeCertain;
 const timeOnly = (p: DatePhrase) => p.from.timeCertain && !p.from.dateCertain;
@@ -67,7 +70,8 @@ function mergeNeighbours(phrases: DatePhrase[], index: number, text: string): { 
       const [day, time] = a.dateCertain ? [first, next] : [next, first];
       return { phrase: withTimeOf(day, time), used: [first, next] };
     }
-    if (RANGE_JOINER.test(gap) && !first.to && a.timeCertain === b.timeCertain) {
+    const daysInARow = AND_JOINER.test(gap) && dayOnly(first) && dayOnly(next) && !next.to && dayAfter(a, b);
+    if ((RANGE_JOINER.test(gap) || daysInARow) && !first.to && a.timeCertain === b.timeCertain) {
       return { phrase: { start: first.start, end: next.end, from: a, to: b }, used: [first, next] };
     }
   }
@@ -82,6 +86,43 @@ function mergeNeighbours(phrases: DatePhrase[], index: number, text: string): { 
     if (time) return { phrase: withTimeOf(first, time), used: [first, time] };
   }
   return { phrase: first, used: [first] };
+}
+
+// Between one moment's times for two zones: "9am PT / noon ET", "2pm EST (11am PST)".
+const ALTERNATE_JOINER = /^[ ]*(?:\/|\||\(|or|=)[ ]*$/i;
+
+const zoneRightAfter = (p: DatePhrase, zones: ZoneMention[]) => zones.find((z) => z.start >= p.start && z.start <= p.end + 3);
+
+/**
+ * "9am PT / noon ET", "6pm ET / 3pm PT, Thursday April 2": one moment written for two
+ * zones, each time followed by its own. The two phrases become one: the first time in its
+ * zone, on the day either of them names (chrono joins a day to the time next to it).
+ * Returns the phrases with each such pair joined, and the joined ones.
+ */
+function joinAlternateZones(phrases: DatePhrase[], zones: ZoneMention[], text: string): { phrases: DatePhrase[]; joined: Set<DatePhrase> } {
+  const joined = new Set<DatePhrase>();
+  if (zones.length < 2) return { phrases, joined };
+  const out: DatePhrase[] = [];
+  for (let i = 0; i < phrases.length; i++) {
+    const a = phrases[i];
+    const b = phrases[i + 1];
+    const za = zoneRightAfter(a, zones);
+    const zb = b ? zoneRightAfter(b, zones) : undefined;
+    const alternate =
+      b && za && zb && za !== zb && a.from.timeCertain && b.from.timeCertain && za.end <= b.start && ALTERNATE_JOINER.test(text.slice(za.end, b.start));
+    if (!alternate) {
+      out.push(a);
+      continue;
+    }
+    const day = a.from.dateCertain ? a.from : b.from.dateCertain ? b.from : a.from;
+    const from: Moment = { ...a.from, year: day.year, month: day.month, day: day.day, dateCertain: day.dateCertain, yearCertain: day.yearCertain };
+    const to = a.to && !a.to.dateCertain ? { ...a.to, year: day.year, month: day.month, day: day.day } : a.to;
+    const one = { start: a.start, end: b.end, from, to };
+    joined.add(one);
+    out.push(one);
+    i++;
+  }
+  return { phrases: out, joined };
 }
 
 /**
@@ -119,7 +160,8 @@ const isoDay = (m: Pick<Moment, 'year' | 'month' | 'day'>) =>
 const plusDays = (day: string, n: number) => DateTime.fromISO(day, { zone: 'UTC' }).plus({ days: n }).toISODate() as string;
 
 export function readTiming(input: TimingInput): TimingResult | null {
-  const { phrases, text, zone, reference } = input;
+  const { text, zone, reference } = input;
+  const { phrases, joined } = joinAlternateZones(input.phrases, input.zones, text);
   if (!phrases.length && !input.recurrence) return null;
   let phrase: DatePhrase;
   let used: DatePhrase[] = [];
@@ -160,7 +202,9 @@ export function readTiming(input: TimingInput): TimingResult | null {
   }
   const named = mention?.zone ?? null;
   const fixed = mention ? mention.fixedOffsetMinutes : from.offset;
-  return { timing: { isAllDay: false, startMs, endMs, zone: eventZone(zone, startMs, named, fixed) }, used };
+  // A moment given for two zones is for readers in both: the writer's zone is the event's.
+  const eventIn = used.some((p) => joined.has(p)) ? zone : eventZone(zone, startMs, named, fixed);
+  return { timing: { isAllDay: false, startMs, endMs, zone: eventIn }, used };
 }
 
 /** An end before its start was written without the day or year that makes it later. */

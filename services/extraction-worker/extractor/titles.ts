@@ -1,23 +1,26 @@
-import { trimEndOf } from '../../../shared/text/trim';
+import { trimEndOf, trimStartOf } from '../../../shared/text/trim';
 import type { HeaderLine } from './headers';
-import type { Line, TextScan } from './text-scan';
+import type { Line, SpanKind, TextScan } from './text-scan';
 
 /**
  * The event's name. An email's Subject wins (without "Re:", "Invitation:" and Google's
  * "@ date" tail); otherwise it is what remains of the first sentence once the date, time,
  * place, duration, repetition and zone phrases are cut out, with the words that led into
- * them ("on", "at", "from") and filler such as "Reminder:" or "Please join us for".
+ * them ("on", "at", "from"), filler such as "Reminder:" or "Please join us for", and the
+ * verbs that led up to the date ("is happening", "has been moved to"). A name followed by a
+ * separator and the time ("Design review - Tuesday 2pm, Room B") ends at the separator.
  */
 const MAX_LENGTH = 255;
 
 // Words that only lead into a phrase that was cut ("on" Friday, "at" 3pm, "from" 2 to 5).
 const LEAD_INS = new Set(['on', 'at', 'from', 'for', 'by', 'this', 'next', 'starting', 'beginning', 'starts', 'begins', 'until', 'till', 'between', 'during', 'via', '@', 'in', 'every', 'each', 'around', 'about', 'is', 'the']);
 // What cannot end a title once what followed it is gone: separators, and these words.
-const DANGLING_CHAR = /[\s,;:|/@\-–&+]/;
+const DANGLING_CHAR = /[\s,;:|/@\-–&+(]/;
 const DANGLING_WORD = /\b(?:on|at|from|to|for|by|with|in|and|or|the|of|this|next|every|each|starting|until|via|is|are|will be|be)$/i;
-const LEADING = /^(?:[\s,;:|/@\-–.]+|\b(?:on|at|from|for|by|in|and|&)\b)/i;
+const LEADING = /^(?:[\s,;:|/@\-–.)]+|\b(?:on|at|from|for|by|in|and|&)\b)/i;
 
 const FILLER = [
+  /^(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\s+(?:all|everyone|everybody|team|folks|friends|y'all|guys|parents|families|neighbors|neighbours)\b\s*[,!:-]?\s*/i,
   /^(?:just\s+a\s+|a\s+|friendly\s+|quick\s+)?reminders?\b\s*(?:[:\-!]|that\b|about\b|for\b|of\b)?\s*/i,
   /^(?:don'?t|do\s+not)\s+forget\b\s*(?:about\b|to\b|the\b)?\s*[:\-!]?\s*/i,
   /^remember\b\s*(?:to\b|the\b)?\s*[:\-!]?\s*/i,
@@ -35,6 +38,63 @@ const FILLER = [
   /^(?:let'?s|lets)\s+(?:have|do|grab|get)?\b\s*/i,
   /^(?:i|we)\s+(?:have|have\s+got|'ve\s+got|got)\b\s*(?:an?\b|my\b|our\b)?\s*/i,
 ];
+
+/**
+ * "is happening", "will be held", "is scheduled for", "has been moved to", "rescheduled to":
+ * the words between an event's name and its cut date. Read word by word from the end: a
+ * preposition, a particle, the verb, then its auxiliaries. Without an auxiliary only the
+ * verbs that never end a name count ("Catch up", "Movie set" stay).
+ */
+const TRAILING_PREPOSITIONS = new Set(['to', 'for', 'on', 'at', 'until', 'till', 'from', 'in', 'into']);
+const TRAILING_PARTICLES = new Set(['place', 'off', 'back', 'up', 'on']);
+const AUXILIARIES = new Set(['is', 'are', 'was', 'were', 'will', 'be', 'been', 'being', 'has', 'have', 'had', "'s", 'now', 'still', 'also', 'officially']);
+// verb → the particle it needs ('' for none), and whether it counts without an auxiliary.
+const TRAILING_VERBS: Record<string, { particle: string; alone: boolean }> = {
+  happening: { particle: '', alone: true },
+  held: { particle: '', alone: true },
+  scheduled: { particle: '', alone: true },
+  rescheduled: { particle: '', alone: true },
+  moved: { particle: '', alone: true },
+  postponed: { particle: '', alone: true },
+  pushed: { particle: '', alone: true },
+  planned: { particle: '', alone: false },
+  set: { particle: '', alone: false },
+  changed: { particle: '', alone: false },
+  shifted: { particle: '', alone: false },
+  starting: { particle: '', alone: false },
+  happen: { particle: '', alone: false },
+  happens: { particle: '', alone: true },
+  take: { particle: 'place', alone: false },
+  takes: { particle: 'place', alone: true },
+  taking: { particle: 'place', alone: true },
+  kicks: { particle: 'off', alone: true },
+  kick: { particle: 'off', alone: false },
+  coming: { particle: 'up', alone: true },
+  going: { particle: 'on', alone: false },
+  meet: { particle: '', alone: false },
+  meets: { particle: '', alone: true },
+  gather: { particle: '', alone: false },
+};
+
+function withoutTrailingVerb(title: string): string {
+  const words = title.split(' ');
+  const word = (k: number) => trimEndOf(trimStartOf((words[k] ?? '').toLowerCase(), /[^\p{L}']/u), /[^\p{L}]/u);
+  let k = words.length - 1;
+  if (TRAILING_PREPOSITIONS.has(word(k))) k--;
+  let particle = '';
+  if (TRAILING_PARTICLES.has(word(k)) && TRAILING_VERBS[word(k - 1)]?.particle === word(k)) particle = word(k--);
+  const verb = TRAILING_VERBS[word(k)];
+  if (!verb || verb.particle !== particle) return title;
+  let first = k;
+  while (first > 0 && AUXILIARIES.has(word(first - 1))) first--;
+  // "Standup's moved": the auxiliary is the end of the name's last word.
+  const clitic = first === k && /'s$/i.test(words[k - 1] ?? '');
+  if (first === k && !verb.alone && !clitic) return title;
+  if (first === 0) return title;
+  const kept = words.slice(0, first);
+  if (clitic) kept[kept.length - 1] = kept[kept.length - 1].replace(/'s$/i, '');
+  return kept.join(' ');
+}
 
 const SUBJECT_PREFIX = /^(?:(?:re|fw|fwd|aw|wg|tr)\s*:\s*)+/i;
 const INVITE_PREFIX = /^(?:updated\s+invitation(?:\s+with\s+note)?|invitation(?:\s+\(updated\))?|new\s+event|accepted|declined|tentatively\s+accepted|tentative|cancell?ed(?:\s+event)?|event|invite)\s*:\s*/i;
@@ -71,8 +131,9 @@ function tidy(raw: string): string {
   return out;
 }
 
-function finish(title: string): string | null {
+function finish(title: string, fromSentence = false): string | null {
   let out = tidy(stripFiller(tidy(title)));
+  if (fromSentence) out = tidy(withoutTrailingVerb(out));
   if (!/[\p{L}\p{N}]/u.test(out)) return null;
   if (out.length > MAX_LENGTH) out = out.slice(0, MAX_LENGTH).replace(/(?<!\s)\s+\S*$/, '');
   return out.charAt(0).toUpperCase() + out.slice(1);
@@ -142,7 +203,47 @@ export function titleFromSentence(scan: TextScan, sentence: Line): string | null
       j = w;
     }
   }
-  let raw = '';
-  for (let k = 0; k < keep.length; k++) raw += keep[k] ? scan.original[sentence.start + k] : keep[k - 1] === false ? '' : ' ';
-  return finish(raw);
+  const rawOf = (end: number) => {
+    let raw = '';
+    for (let k = 0; k < end; k++) raw += keep[k] ? scan.original[sentence.start + k] : keep[k - 1] === false ? '' : ' ';
+    return raw;
+  };
+  const cut = cutBeforeTime(scan, sentence, keep);
+  return (cut > 0 ? finish(rawOf(cut), true) : null) ?? finish(rawOf(keep.length), true);
+}
+
+const TIME_KINDS: SpanKind[] = ['date', 'zone', 'duration', 'all-day', 'recurrence'];
+// What separates a name from what follows it: "Social: Friday", "Review - Tuesday", "Fri, 7pm".
+const isSeparator = (text: string, k: number) => /[,:;|]/.test(text[k]) || (text[k] === '-' && text[k - 1] === ' ' && text[k + 1] === ' ');
+
+/**
+ * Where the name ends when the time comes between it and a separator ("Ceramics class
+ * Tuesday 6pm, Studio 4") or right after one ("Design review - Tuesday 2pm, Room B",
+ * "Spring Social: Friday March 20, 6-9pm"): whatever follows (a place, a note) is not part
+ * of it. "Lunch and learn: Postgres indexes, Wednesday 12:30" keeps its subtitle. Returns the
+ * offset in the sentence, or -1.
+ */
+function cutBeforeTime(scan: TextScan, sentence: Line, keep: boolean[]): number {
+  const text = scan.text.slice(sentence.start, sentence.end);
+  const isTime = (k: number) => scan.isMarked(sentence.start + k, TIME_KINDS);
+  let letters = false;
+  for (let k = 0; k < keep.length; ) {
+    if (keep[k]) {
+      if (letters && isSeparator(text, k)) {
+        let next = k + 1;
+        while (next < keep.length && text[next] === ' ') next++;
+        if (next < keep.length && isTime(next)) return k;
+      }
+      letters ||= /\p{L}/u.test(text[k]);
+      k++;
+      continue;
+    }
+    // A run of cut words (with the spaces between them): the time and its lead-ins.
+    let end = k;
+    let time = false;
+    for (; end < keep.length && (!keep[end] || text[end] === ' '); end++) if (isTime(end)) time = true;
+    if (letters && time && end < keep.length && isSeparator(text, end)) return k;
+    k = end;
+  }
+  return -1;
 }

@@ -30,7 +30,7 @@ export function extractionRoutes(deps: AppContext, waiter: ExtractionWaiter): Ro
       operationId: 'extractEvent',
       summary: 'Read free text into event fields',
       description:
-        'Queues the text for the extraction worker and answers 202 with the extraction id; `GET /api/events/extract/{ext}` gives the result, whose fields can be posted to the create endpoint as they are. With `?wait=N` (seconds, 0–10) the answer is 200 with the finished extraction when it is ready in time. Counts against the plan extractions per minute (per team) and its API request limits, not the monthly event limit.',
+        'Queues the text for the extraction worker and answers 202 with the extraction id; `GET /api/events/extract/{ext}` gives the result, whose fields can be posted to the create endpoint as they are. With `?wait=N` (seconds, 0–10) the answer is 200 with the finished extraction when it is ready in time. Texts are read in English; a text in another language (German, French, Spanish…) ends `failed` with `error: "unsupported_language"` rather than with a misread date. Counts against the plan extractions per minute (per team) and its API request limits, not the monthly event limit.',
       tags,
       auth: true,
       query: extractQuery,
@@ -54,7 +54,8 @@ export function extractionRoutes(deps: AppContext, waiter: ExtractionWaiter): Ro
       path: '/api/events/extract/:ext',
       operationId: 'getExtraction',
       summary: 'An extraction and, once completed, its result',
-      description: '`pending` while the worker reads the text, then `completed` with `result` (the event fields found) or `failed` with `error`. Another team\'s extraction is a 404.',
+      description:
+        '`pending` while the worker reads the text, then `completed` with `result` (the event fields found) or `failed` with `error` (a sentence, `unsupported_language` for a text not in English, or `extraction_timeout`). Another team\'s extraction is a 404.',
       tags,
       auth: true,
       params: extractionParams,

@@ -9,7 +9,11 @@ export interface ExtractInput {
 }
 
 export const extractBody = Joi.object({
-  text: text(8000).trim().minChars(10).required().description('The free text: a sentence, an email, a pasted invitation (10–8000 characters, trimmed; an emoji counts as one)'),
+  text: text(8000)
+    .trim()
+    .minChars(10)
+    .required()
+    .description('The free text in English: a sentence, an email, a pasted invitation (10–8000 characters, trimmed; an emoji counts as one). Another language ends `failed` with `unsupported_language`'),
   // Optional, so an empty one is as if not given (as smart-link form fields are).
   timezone: timezone()
     .empty('')
@@ -51,7 +55,9 @@ export const extractionSchema = Joi.object({
   error: Joi.string()
     .allow(null)
     .required()
-    .description('Why it failed, when failed: a sentence ("No date or time found in the text."), or `extraction_timeout` when reading the text took longer than EXTRACT_TIMEOUT_MS (not retried)'),
+    .description(
+      'Why it failed, when failed: a sentence ("No date or time found in the text."); `unsupported_language` when the text is not in English, the one language the extractor reads (German, French and Spanish are told apart by their common words); or `extraction_timeout` when reading the text took longer than EXTRACT_TIMEOUT_MS (not retried)',
+    ),
   created_at: isoMicros().required(),
   completed_at: isoMicros().allow(null).required(),
 }).meta({ title: 'Extraction' });
