@@ -22,6 +22,13 @@ const STALL_MS = 30_000;
 /** The application_name of the Express + INSERT baseline's connections. */
 const BASELINE_APPLICATION = 'express-insert';
 
+/**
+ * Forms sent, counted across every load of the process: a warm-up's last requests, still
+ * in the gateway when its queue is emptied, must not make the same events as the measured
+ * run's first ones (those would then be duplicates, not events).
+ */
+let formsSent = 0;
+
 /** A typical form: 8 fields, the title made unique per request so each is its own event. */
 function formBody(n: number): string {
   return new URLSearchParams({
@@ -47,7 +54,6 @@ interface Measured {
 }
 
 async function flood(url: string, collectIds: boolean): Promise<Measured> {
-  let n = 0;
   const ids: string[] = [];
   const statusCounts: Record<string, number> = {};
   const instance = autocannon({
@@ -56,7 +62,7 @@ async function flood(url: string, collectIds: boolean): Promise<Measured> {
     connections: CONNECTIONS,
     duration: DURATION,
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    requests: [{ setupRequest: (req: { body?: string }) => ({ ...req, body: formBody(n++) }) } as never],
+    requests: [{ setupRequest: (req: { body?: string }) => ({ ...req, body: formBody(formsSent++) }) } as never],
     setupClient: collectIds
       ? (client: { on(event: 'body', fn: (body: Buffer) => void): void }) =>
           client.on('body', (body: Buffer) => {
