@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Knex } from '../shared/db/knex';
 import { DIST, type Proc, serviceArgv, startProcess, startWorker } from './lib/processes';
-import { backendPids, cpuMeter } from './lib/cpu';
+import { backendPids, cpuMeter, othersMeter } from './lib/cpu';
 import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
 
@@ -49,11 +49,20 @@ interface Measured {
   p99: number;
   /** Seconds the load ran. */
   seconds: number;
+  /** The share of the machine (0 to 1) that processes other than the measured ones used meanwhile; null if unknown. */
+  others: number | null;
   statusCounts: Record<string, number>;
   ids: string[];
 }
 
-async function flood(url: string, collectIds: boolean): Promise<Measured> {
+/**
+ * 100 connections posting forms for DURATION seconds. `ours`: the pids of what is measured
+ * (server processes, their Postgres backends…); with this process they are told apart from
+ * the rest of the machine's load.
+ */
+async function flood(url: string, collectIds: boolean, ours: () => Promise<number[]> = async () => []): Promise<Measured> {
+  const others = othersMeter(async () => [process.pid, ...(await ours())]);
+  await others.start();
   const ids: string[] = [];
   const statusCounts: Record<string, number> = {};
   const instance = autocannon({
@@ -75,7 +84,7 @@ async function flood(url: string, collectIds: boolean): Promise<Measured> {
     statusCounts[status] = (statusCounts[status] ?? 0) + 1;
   });
   const r = await instance;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, seconds: r.duration, statusCounts, ids };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, seconds: r.duration, others: await others.stop(), statusCounts, ids };
 }
 
 /** The number of 202s of a run; any other answer fails the benchmark. */
@@ -92,6 +101,14 @@ const sleep = (ms: number) =>
   new Promise<void>((resolve) => {
     setTimeout(resolve, ms);
   });
+
+/** The Redis server's pid (it runs on this machine in the benchmarks). */
+async function redisPid(redis: Redis): Promise<number[]> {
+  const m = /process_id:(\d+)/.exec(await redis.info('server'));
+  return m ? [Number(m[1])] : [];
+}
+
+const othersNote = (m: Measured) => (m.others === null ? '' : ` (other processes used ${(100 * m.others).toFixed(0)}% of the machine meanwhile)`);
 
 const countOf = async (query: Knex.QueryBuilder): Promise<number> => Number((await query.count<{ count: string }[]>('* as count'))[0].count);
 
@@ -160,7 +177,9 @@ async function baseline(file: string): Promise<Measured> {
   const proc = await startProcess([path.join(DIST, 'bench/baselines', file)], {});
   try {
     await flood(`${proc.url}/s/baseline`, false);
-    return await flood(`${proc.url}/s/baseline`, false);
+    const measured = await flood(`${proc.url}/s/baseline`, false, async () => [proc.child.pid as number]);
+    console.error(`bench/ingest, ${file}: ${measured.rps.toFixed(0)} req/s${othersNote(measured)}`);
+    return measured;
   } finally {
     await proc.stop();
   }
@@ -186,10 +205,11 @@ async function gatewayAlone(bare: Measured): Promise<{ rows: BenchRow[]; ingestR
     const redis = new Redis(env.REDIS_URL as string, { maxRetriesPerRequest: null });
     const queue = new Queue('smart-link-submissions', { connection: redis, prefix: '{bench-ingest}' });
     await queue.obliterate({ force: true });
+    const redisPids = await redisPid(redis);
 
     const gatewayCpu = cpuMeter(async () => [gateway.child.pid as number]);
     await gatewayCpu.start();
-    const ours = await flood(gateway.url + path_, true);
+    const ours = await flood(gateway.url + path_, true, async () => [gateway.child.pid as number, ...redisPids]);
     const cpuSeconds = await gatewayCpu.stop();
     const accepted = acceptedOf('gateway alone', ours);
     await gateway.stop();
@@ -209,7 +229,7 @@ async function gatewayAlone(bare: Measured): Promise<{ rows: BenchRow[]; ingestR
 
     const { recorded, processed, events, lost, duplicated } = await exactlyOnce(db, team.teamId, ours.ids);
     console.error(
-      `bench/ingest, gateway alone: ${accepted} answered 202 (${ours.ids.length} ids read), in ${queued} jobs (${(accepted / queued).toFixed(1)} a job), ${recorded} recorded, ${events} events; lost ${lost}, duplicated ${duplicated}; drained in ${drainSeconds.toFixed(1)} s; gateway CPU ${cpuSeconds === null ? '?' : ((1e6 * cpuSeconds) / accepted).toFixed(0)} ms per 1000 accepted`,
+      `bench/ingest, gateway alone: ${accepted} answered 202 (${ours.ids.length} ids read), in ${queued} jobs (${(accepted / queued).toFixed(1)} a job), ${recorded} recorded, ${events} events; lost ${lost}, duplicated ${duplicated}; drained in ${drainSeconds.toFixed(1)} s; gateway CPU ${cpuSeconds === null ? '?' : ((1e6 * cpuSeconds) / accepted).toFixed(0)} ms per 1000 accepted${othersNote(ours)}`,
     );
     if (lost > 0 || duplicated !== 0 || processed !== recorded) throw new Error(`bench/ingest: lost ${lost}, duplicated ${duplicated}`);
 
@@ -259,7 +279,7 @@ async function oneMachine(bare: Measured): Promise<BenchRow[]> {
       const app = cpuMeter(async () => [insertProc.child.pid as number]);
       const postgres = cpuMeter(() => backendPids(db, [BASELINE_APPLICATION]));
       await Promise.all([app.start(), postgres.start()]);
-      insert = await flood(`${insertProc.url}/s/baseline`, false);
+      insert = await flood(`${insertProc.url}/s/baseline`, false, async () => [insertProc.child.pid as number, ...(await backendPids(db, [BASELINE_APPLICATION]))]);
       insertCpu = { app: await app.stop(), postgres: await postgres.stop() };
     } finally {
       await insertProc.stop();
@@ -293,7 +313,13 @@ async function oneMachine(bare: Measured): Promise<BenchRow[]> {
       await Promise.all(Object.values(meters).map((m) => m.start()));
       const started = performance.now();
       const startedMono = monotonicMicros();
-      const ours = await flood(gateway.url + path_, true);
+      const redisPids = await redisPid(redis);
+      const ours = await flood(gateway.url + path_, true, async () => [
+        gateway.child.pid as number,
+        (worker as Proc).child.pid as number,
+        ...redisPids,
+        ...(await backendPids(db, ['gateway', 'smart-link-worker'])),
+      ]);
       const loadEnded = performance.now();
       const loadEndedMono = monotonicMicros();
       const accepted = acceptedOf('one machine', ours);
@@ -310,8 +336,8 @@ async function oneMachine(bare: Measured): Promise<BenchRow[]> {
       const { recorded, events, lost, duplicated } = await exactlyOnce(db, team.teamId, ours.ids);
       console.error(
         `bench/ingest, one machine: ${accepted} answered 202 (${ours.ids.length} ids read) in ${ours.seconds.toFixed(1)} s, all events ${((done.at - loadEnded) / 1000).toFixed(1)} s after the load (${endToEndSeconds.toFixed(1)} s from its start); ` +
-          `${recorded} recorded, ${events} events; lost ${lost}, duplicated ${duplicated}. ` +
-          `Express + INSERT: ${insertRows} rows in ${insert.seconds.toFixed(1)} s`,
+          `${recorded} recorded, ${events} events; lost ${lost}, duplicated ${duplicated}${othersNote(ours)}. ` +
+          `Express + INSERT: ${insertRows} rows in ${insert.seconds.toFixed(1)} s${othersNote(insert)}`,
       );
 
       // CPU per 1000 events: ours from the load's start until all are events, the baseline's over its load

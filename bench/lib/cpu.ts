@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import type { Knex } from '../../shared/db/knex';
 
 /** /proc's clock ticks per second (USER_HZ, 100 on every Linux). */
@@ -41,6 +42,45 @@ export function cpuMeter(pids: () => Promise<number[]>) {
         if (now !== null) total += now - (before.get(pid) ?? 0);
       }
       return total;
+    },
+  };
+}
+
+/**
+ * CPU seconds the whole machine has been busy, all cores (steal counted as busy: time the
+ * host gave to someone else); null without /proc.
+ */
+export function machineBusySeconds(): number | null {
+  try {
+    const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number); // not idle, iowait
+    return (user + nice + system + irq + softirq + steal) / USER_HZ;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The share of the machine's CPU that processes other than `ours` used over a stretch of
+ * time (0 to 1 of all cores): what a benchmark shared the machine with. `ours` is asked at
+ * both ends, as for cpuMeter.
+ */
+export function othersMeter(ours: () => Promise<number[]>) {
+  const own = cpuMeter(ours);
+  let busy0: number | null = null;
+  let t0 = 0;
+  return {
+    async start(): Promise<void> {
+      await own.start();
+      busy0 = machineBusySeconds();
+      t0 = performance.now();
+    },
+    async stop(): Promise<number | null> {
+      const busy1 = machineBusySeconds();
+      const seconds = (performance.now() - t0) / 1000;
+      const mine = await own.stop();
+      if (busy0 === null || busy1 === null || mine === null) return null;
+      return Math.max(0, busy1 - busy0 - mine) / (seconds * os.cpus().length);
     },
   };
 }
