@@ -4,7 +4,7 @@ import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { verifyAccessCode } from '../events/access-code';
-import { listPublishedEvents } from '../events/events.repository';
+import { listUpcomingPublishedEvents } from '../events/events.repository';
 import { formOrJsonBody } from '../http/body';
 import { messageSchema, validationErrorSchema } from '../http/responses';
 import { verdictHeaders } from '../http/rate-limits';
@@ -22,6 +22,8 @@ import { sendHtml, wantsJson } from './page-response';
 import { calendarPage, embedPage, lockedPage, messagePage } from './views';
 
 const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
+/** Upcoming events the calendar page shows. */
+const CALENDAR_PAGE_EVENTS = 100;
 function notFound(req: Request, res: Response, what: 'Event' | 'Calendar' | 'Link'): void {
   if (wantsJson(req)) res.status(404).set('Cache-Control', 'no-store').json({ message: `${what} not found.` });
   else sendHtml(res, 404, messagePage(`${what} not found`, `This ${what.toLowerCase()} does not exist or is no longer available.`));
@@ -246,7 +248,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       handler: async ({ params }, req, res) => {
         const calendar = await findPublicCalendar(ctx.db, params.uid);
         if (!calendar) return notFound(req, res, 'Calendar');
-        const rows = await listPublishedEvents(ctx.db, calendar.id, { endsAfter: ctx.clock.now().toISOString(), limit: 100 });
+        const rows = await listUpcomingPublishedEvents(ctx.db, calendar, { now: ctx.clock.now().toISOString(), limit: CALENDAR_PAGE_EVENTS });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
         const feedUrl = `${pageUrl}.ics`;
         // Each button records a subscriber with a personal feed, then goes to the platform.
