@@ -317,7 +317,12 @@ export async function listEvents(db: Knex, f: ListFilter): Promise<EventWithCale
     if (f.rsvp !== undefined) q.where('e.has_rsvp', f.rsvp);
     if (f.invites !== undefined) q.where('e.has_calendar_invites', f.invites);
     if (f.status) q.where('e.status', f.status);
-    if (f.after) q.whereRaw('(e.date_start, e.id) > (?::timestamptz, ?::bigint)', [f.after.dateStart, f.after.id]);
+    if (f.after) {
+      q.whereRaw('(e.date_start, e.id) > (?::timestamptz, ?::bigint)', [f.after.dateStart, f.after.id]);
+      // The search index cannot test the pair: the same bound on date_start alone, so that
+      // its walk starts at the cursor instead of passing over every match before it.
+      if (f.search) q.whereRaw('e.date_start >= ?::timestamptz', [f.after.dateStart]);
+    }
     return q;
   };
   const search = Boolean(f.search);
