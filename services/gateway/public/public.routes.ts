@@ -18,6 +18,7 @@ import { findShortLink } from './short-links.repository';
 import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
 import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
 import { eventPageHtml } from './event-page';
+import { PublicReadLimits } from './read-limits';
 import { sendHtml, wantsJson } from './page-response';
 import { calendarPage, embedPage, lockedPage, messagePage } from './views';
 
@@ -46,12 +47,19 @@ const protectedResponses = {
 
 const unlockFields = Joi.object({ access_code: Joi.string().max(64).required() }).unknown(true);
 
+/** The event's platform keys answered with its .ics file, which count as reads of its calendar. */
+const ICS_KEYS: readonly string[] = ['ics', 'apple', 'outlook'];
+
 export function publicRoutes(ctx: AppContext): RouteSpec[] {
   const base = ctx.config.publicBaseUrl;
   const uidHost = new URL(base).host;
   const tags = ['Public pages'];
   const unlockLimits = new UnlockLimits(ctx.redis, ctx.config.queuePrefix);
   const unlockBody = formOrJsonBody('4kb');
+  const readLimits = new PublicReadLimits(ctx.redis, ctx.config.queuePrefix, ctx.config.publicReadRatePerMinute, ctx.config.publicCalendarReadRatePerMinute);
+  const readsLimited = pageError(
+    'Too many reads from this address (PUBLIC_READ_RATE_PER_MINUTE, across calendars) or of this calendar from all addresses (PUBLIC_CALENDAR_READ_RATE_PER_MINUTE): `Retry-After`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`',
+  );
 
   return [
     defineRoute<{ uid: string }>({
@@ -80,7 +88,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'eventPlatform',
       summary: 'Add the event to a calendar platform, or the embeddable widget',
       description:
-        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe. Protected events need the signed pair (`expires`, `signature`) or the unlock cookie.',
+        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe. Protected events need the signed pair (`expires`, `signature`) or the unlock cookie. An .ics answer counts as a read of the event\'s calendar, per address and per calendar (429 past either limit).',
       tags,
       auth: false,
       page: true,
@@ -89,11 +97,16 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         200: { description: 'The event as RFC 5545 text (ics, apple, outlook: text/calendar), or the widget (embed: text/html)', contentType: ['text/calendar', 'text/html'] },
         302: { description: 'To the platform\'s add-event page (google, outlook_web, office365, yahoo, and auto)' },
         ...protectedResponses,
+        429: readsLimited,
       },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
         const known = isPlatformKey(params.key) || params.key === 'auto' || params.key === 'embed';
-        if (!found || !known) return notFound(req, res, 'Event');
+        if (!found || !known) {
+          // A made-up event's .ics still counts against the address, so guessing uids is limited too.
+          if (ICS_KEYS.includes(params.key) && (await readLimits.refused(req, res, null))) return;
+          return notFound(req, res, 'Event');
+        }
         const access = accessTo(ctx, req, found.event);
         if (!access.granted) return locked(req, res, params.uid);
         const view = viewOf(found, base);
@@ -108,6 +121,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           res.set('Cache-Control', 'private, no-store').redirect(302, view.pageUrl + access.query);
           return;
         }
+        if (ICS_KEYS.includes(key) && (await readLimits.refused(req, res, found.calendar.uid))) return;
         deliver(res, key, view, { uidHost, personal: access.personal, webUrl: (platform) => webUrlOf(found, base, platform) });
       },
     }),
@@ -209,13 +223,15 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       path: '/c/:uid.ics',
       operationId: 'calendarFeed',
       summary: "The calendar's ICS subscription feed",
-      description: 'Every published, unprotected event of the calendar. Conditional requests (`If-None-Match`, `If-Modified-Since`) answer 304.',
+      description:
+        'Every published, unprotected event of the calendar. Conditional requests (`If-None-Match`, `If-Modified-Since`) answer 304. Each request counts as a read of the calendar, per address and per calendar (429 past either limit).',
       tags,
       auth: false,
       page: true,
       params: Joi.object({ uid: uidParam('calendar') }),
-      responses: { 200: ics('The feed'), 304: { description: 'Not modified' }, 404: pageError('Unknown calendar') },
+      responses: { 200: ics('The feed'), 304: { description: 'Not modified' }, 404: pageError('Unknown calendar'), 429: readsLimited },
       handler: async ({ params }, req, res) => {
+        if (await readLimits.refused(req, res, params.uid)) return;
         let feed = ctx.caches.feeds.get(params.uid);
         if (!feed) {
           const calendar = await findPublicCalendar(ctx.db, params.uid);
@@ -239,13 +255,15 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       path: '/c/:uid',
       operationId: 'calendarPage',
       summary: 'The calendar page: upcoming events and subscribe buttons',
-      description: 'The calendar\'s public page: its upcoming published events (protected ones left out) with their add-to-calendar buttons, and the subscribe buttons for each platform.',
+      description:
+        'The calendar\'s public page: its upcoming published events (protected ones left out) with their add-to-calendar buttons, and the subscribe buttons for each platform. Each request counts as a read of the calendar, per address and per calendar (429 past either limit).',
       tags,
       auth: false,
       page: true,
       params: Joi.object({ uid: uidParam('calendar') }),
-      responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar') },
+      responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar'), 429: readsLimited },
       handler: async ({ params }, req, res) => {
+        if (await readLimits.refused(req, res, params.uid)) return;
         const calendar = await findPublicCalendar(ctx.db, params.uid);
         if (!calendar) return notFound(req, res, 'Calendar');
         const rows = await listUpcomingPublishedEvents(ctx.db, calendar, { now: ctx.clock.now().toISOString(), limit: CALENDAR_PAGE_EVENTS });
