@@ -49,8 +49,11 @@ export function toMarkdown(rows: BenchRow[], meta: string): string {
   return lines.join('\n');
 }
 
+/** Writes the table to bench/RESULTS.md; the sections below it (bench/scale's) are kept. */
 export function writeResults(markdown: string): string {
   const file = path.resolve(__dirname, '..', '..', '..', 'bench', 'RESULTS.md');
-  fs.writeFileSync(file, markdown);
+  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const sections = current.indexOf('\n## ');
+  fs.writeFileSync(file, sections === -1 ? markdown : `${markdown.trimEnd()}\n${current.slice(sections)}`);
   return file;
 }

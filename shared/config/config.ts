@@ -42,6 +42,10 @@ export interface Config {
   subscribeRatePer10Minutes: number;
   /** Requests with a bad or missing signature one address may send to signed smart links per minute (401, then 429). */
   smartLinkBadSignaturesPerMinute: number;
+  /** Anonymous reads (calendar pages, calendar feeds, event .ics files) one address may make per minute, across calendars (429 beyond). */
+  publicReadRatePerMinute: number;
+  /** Anonymous reads of one calendar (its page, its feed, its events' .ics files) per minute from every address together (429 beyond). */
+  publicCalendarReadRatePerMinute: number;
   /** A worker's lock on a job; a job whose worker died is taken again after about this long. */
   workerLockMs: number;
   /** Smart-link submission records older than this many days are deleted; 0 keeps them for ever. */
@@ -133,6 +137,8 @@ const schema = Joi.object({
   RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   SUBSCRIBE_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   SMART_LINK_BAD_SIGNATURES_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000).default(120),
+  PUBLIC_READ_RATE_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000).default(300),
+  PUBLIC_CALENDAR_READ_RATE_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000).default(6000),
   METRICS_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
   ADMIN_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
   WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
@@ -291,6 +297,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rsvpRatePer10Minutes: value.RSVP_RATE_PER_10_MINUTES,
     subscribeRatePer10Minutes: value.SUBSCRIBE_RATE_PER_10_MINUTES,
     smartLinkBadSignaturesPerMinute: value.SMART_LINK_BAD_SIGNATURES_PER_MINUTE,
+    publicReadRatePerMinute: value.PUBLIC_READ_RATE_PER_MINUTE,
+    publicCalendarReadRatePerMinute: value.PUBLIC_CALENDAR_READ_RATE_PER_MINUTE,
     extractLlm: value.EXTRACT_LLM_URL
       ? { url: value.EXTRACT_LLM_URL, model: value.EXTRACT_LLM_MODEL, apiKey: value.EXTRACT_LLM_API_KEY ?? null, timeoutMs: value.EXTRACT_LLM_TIMEOUT_MS }
       : null,

@@ -29,6 +29,13 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
 
 // Any constant: advisory locks are per database, and only the migrations take this one.
 const MIGRATION_LOCK_KEY = 4_721_066_311_920_517n;
+/** How often a run waiting for another one's migrations asks for the lock again. */
+const MIGRATION_LOCK_POLL_MS = 250;
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms);
+  });
 
 /**
  * Runs fn holding a Postgres advisory lock of the database, on a connection of its own:
@@ -47,10 +54,13 @@ export async function withMigrationLock<T>(databaseUrl: string, fn: () => Promis
   await client.connect();
   try {
     const key = MIGRATION_LOCK_KEY.toString();
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key]);
-    if (!rows[0].locked) {
+    const tryLock = async () => (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key])).rows[0].locked;
+    if (!(await tryLock())) {
       logger?.info('waiting for another process to finish the migrations');
-      await client.query('SELECT pg_advisory_lock($1::bigint)', [key]);
+      // Asked again and again rather than waited for in one statement: a waiting statement
+      // is an open transaction, and CREATE INDEX CONCURRENTLY in the run ahead (0024) waits
+      // for every transaction older than its own to end, so the two would wait for each other.
+      while (!(await tryLock())) await sleep(MIGRATION_LOCK_POLL_MS);
     }
     try {
       return await fn();

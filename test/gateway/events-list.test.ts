@@ -183,6 +183,41 @@ describe('keyset pagination', () => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 
+  it('pages through a search in (date_start, id) order, events at one instant included', async () => {
+    const own = await gw.newTeam();
+    const cal = (await own.api.post('/api/calendars', { name: 'Ties', timezone: 'UTC' })).body.data;
+    const created: string[] = [];
+    // Seven matches at one instant (more than a page), around others and one that does not match.
+    const starts = ['2026-09-01 10:00', '2026-09-02 10:00', ...Array(7).fill('2026-09-03 10:00'), '2026-09-04 10:00'];
+    for (const [i, start] of starts.entries()) {
+      const res = await own.api.post(`/api/calendars/${cal.public_id}/events`, { title: `Tie break ${i}`, date_start: start, date_end: start, timezone: 'UTC' });
+      created.push(res.body.data.public_id);
+    }
+    await own.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Other', date_start: '2026-09-03 10:00', date_end: '2026-09-03 10:00', timezone: 'UTC' });
+    for (const range of ['all', 'upcoming']) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: { body: { data: Ev[]; meta: { next_cursor: string | null } } } = await own.api.get(
+          `/api/events?search=TIE&range=${range}&per_page=3${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        seen.push(...res.body.data.map((e) => e.public_id));
+        cursor = res.body.meta.next_cursor;
+      } while (cursor);
+      expect(seen).toEqual(created);
+    }
+  });
+
+  it('matches a term within the title or within the internal name, never across the two', async () => {
+    const own = await gw.newTeam();
+    const cal = (await own.api.post('/api/calendars', { name: 'Lines', timezone: 'UTC' })).body.data;
+    await own.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Board abc', internal_name: 'def notes', date_start: '2026-09-01 10:00', date_end: '2026-09-01 11:00', timezone: 'UTC' });
+    expect(titles(await own.api.get(`/api/events?search=${encodeURIComponent('abc')}`))).toEqual(['Board abc']);
+    expect(titles(await own.api.get(`/api/events?search=${encodeURIComponent('F NOTES')}`))).toEqual(['Board abc']);
+    expect(titles(await own.api.get(`/api/events?search=${encodeURIComponent('abc\ndef')}`))).toEqual([]);
+    expect(titles(await own.api.get(`/api/events?search=${encodeURIComponent('c\nd')}`))).toEqual([]);
+  });
+
   it('pages through range=upcoming across ongoing and future events', async () => {
     const all: string[] = [];
     let cursor: string | null = null;

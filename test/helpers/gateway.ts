@@ -48,13 +48,16 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     SUBMISSION_RETENTION_DAYS: '0',
     EXTRACTION_RETENTION_DAYS: '0',
     DELIVERY_RETENTION_DAYS: '0',
-    // Per-address limits count every request from 127.0.0.1 under the run's queue prefix,
-    // whichever suite sent it: left at their defaults, one suite's RSVPs or subscribes would
-    // use up another's budget, depending on the order they ran in. Out of the way here; the
-    // tests of these limits set them low with a queue prefix of their own.
+    // Per-address and per-calendar limits count every request from 127.0.0.1 under the run's
+    // queue prefix, whichever suite sent it: left at their defaults, one suite's RSVPs,
+    // subscribes or page views would use up another's budget, depending on the order they
+    // ran in. Out of the way here; the tests of these limits set them low with a queue prefix
+    // of their own.
     RSVP_RATE_PER_10_MINUTES: '1000000',
     SUBSCRIBE_RATE_PER_10_MINUTES: '1000000',
     SMART_LINK_BAD_SIGNATURES_PER_MINUTE: '1000000',
+    PUBLIC_READ_RATE_PER_MINUTE: '1000000',
+    PUBLIC_CALENDAR_READ_RATE_PER_MINUTE: '1000000',
     ...extra,
   };
 }

@@ -160,25 +160,38 @@ export async function softDeleteEvent(db: Knex, id: number): Promise<void> {
   await retireShortLink(db, { eventId: id });
 }
 
+/** Published events: approved, not drafts, not deleted, not protected (their details are only for those with the code or a signed link). */
+const published = (q: Knex.QueryBuilder, alias = '') =>
+  q
+    .where({ [`${alias}status`]: 'approved', [`${alias}is_draft`]: false })
+    .whereNull(`${alias}deleted_at`)
+    .whereNull(`${alias}access_code_hash`);
+
+/** Every published event of a calendar in date order: the ICS feed. */
+export async function listPublishedEvents(db: Knex, calendarId: number): Promise<EventRow[]> {
+  return published(db('events').select(EVENT_COLUMNS).where({ calendar_id: calendarId })).orderBy([{ column: 'date_start' }, { column: 'id' }]);
+}
+
 /**
- * Published events of a calendar (approved, not drafts, not deleted) in date order: the
- * public page (from `endsAfter`, limited) and the ICS feed (all of them). Protected events
- * are left out: their details are only for those with the code or a signed link.
+ * The calendar page: the first `limit` published events of the calendar not yet ended at
+ * `now`, in date order. Read as range=upcoming is (upcomingPage), so what it costs does not
+ * grow with the calendar's past.
  */
-export async function listPublishedEvents(
+export async function listUpcomingPublishedEvents(
   db: Knex,
-  calendarId: number,
-  opts: { endsAfter?: string; limit?: number } = {},
+  calendar: Pick<CalendarRow, 'id' | 'team_id'>,
+  opts: { now: string; limit: number },
 ): Promise<EventRow[]> {
-  const q = db('events')
-    .select(EVENT_COLUMNS)
-    .where({ calendar_id: calendarId, status: 'approved', is_draft: false })
-    .whereNull('deleted_at')
-    .whereNull('access_code_hash')
-    .orderBy([{ column: 'date_start' }, { column: 'id' }]);
-  if (opts.endsAfter) q.where('ends_at', '>', opts.endsAfter);
-  if (opts.limit) q.limit(opts.limit);
-  return q;
+  // team_id as well: the events under way are read from the team's range index.
+  const scope = { 'e.team_id': calendar.team_id, 'e.calendar_id': calendar.id };
+  const filtered = () => published(db('events as e').where(scope), 'e.');
+  const page = upcomingPage(db, filtered, { now: opts.now, limit: opts.limit, search: false, where: scope });
+  return db
+    .with('page', page)
+    .from('page')
+    .join('events as e', 'e.id', 'page.id')
+    .select(EVENT_COLUMNS.map((c) => `e.${c}`))
+    .orderBy([{ column: 'e.date_start' }, { column: 'e.id' }]);
 }
 
 /**
@@ -216,49 +229,107 @@ interface ListFilter {
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
- * One page in (date_start, id) order, by keyset. range=upcoming is the union of events
- * starting from now (the listing index, read from `now` on) and events already under way
- * (the GiST range index), so neither half scans the past.
+ * What `search` matches, as the search index (migration 0024) holds it: the title and the
+ * internal name on two lines. A term found in either is found here, and the reverse holds
+ * for every term without a line break.
+ */
+const SEARCH_TEXT = "(e.title || E'\\n' || coalesce(e.internal_name, ''))";
+
+/**
+ * The earliest instant Postgres stores: every date_start is at or after it, so ordering by
+ * the distance from it (`<->`, which the search index can walk nearest first) is date order.
+ */
+const EARLIEST = '4714-11-24 00:00:00+00 BC';
+
+/**
+ * The first `limit` rows of `filtered` in (date_start, id) order, as (id, date_start).
+ * Without a search, the ordered walk of the listing index, which stops after the page. With
+ * one, the nearest-first walk of the search index, which checks the term in the index and
+ * so also stops after the page, whatever share of the events matches; that walk orders by
+ * date_start alone, so the events at the last date_start it returned are read again in id
+ * order (those at one instant: usually that one event).
+ */
+function firstByStart(db: Knex, filtered: () => Knex.QueryBuilder, limit: number, search: boolean): Knex.QueryBuilder {
+  if (!search) return filtered().select('e.id', 'e.date_start').orderBy([{ column: 'e.date_start' }, { column: 'e.id' }]).limit(limit);
+  const hits = filtered().select('e.id', 'e.date_start').orderByRaw('e.date_start <-> ?::timestamptz', [EARLIEST]).limit(limit);
+  const lastStart = '(SELECT max(date_start) FROM hits)';
+  const ties = filtered().select('e.id', 'e.date_start').whereRaw(`e.date_start = ${lastStart}`).orderBy('e.id').limit(limit);
+  return db
+    .withMaterialized('hits', hits)
+    .select('t.id', 't.date_start')
+    .from(db.raw(`((SELECT id, date_start FROM hits WHERE date_start < ${lastStart}) UNION ALL (?)) AS t`, [ties]))
+    .orderBy([{ column: 't.date_start' }, { column: 't.id' }])
+    .limit(limit);
+}
+
+/**
+ * The first `limit` events of `filtered` not yet ended at `now`, in (date_start, id) order:
+ * those starting from `now` on (firstByStart, read from `now`) and those under way. `where`
+ * names the team (and calendar) alone: the events under way there are read first, from the
+ * team's GiST range index, and only then tested against the other filters, so that no
+ * filter (a search term above all) can lead the planner to read the past to find them.
+ */
+function upcomingPage(
+  db: Knex,
+  filtered: () => Knex.QueryBuilder,
+  opts: { now: string; limit: number; search: boolean; where: Record<string, number> },
+): Knex.QueryBuilder {
+  const starting = firstByStart(db, () => filtered().where('e.date_start', '>=', opts.now).where('e.ends_at', '>', opts.now), opts.limit, opts.search);
+  const underWay = db('events as e')
+    .select('e.id')
+    .where(opts.where)
+    .whereNull('e.deleted_at')
+    .where('e.date_start', '<', opts.now)
+    .whereRaw("tstzrange(e.date_start, e.ends_at, '[)') @> ?::timestamptz", [opts.now]);
+  const ongoing = filtered().select('e.id', 'e.date_start').whereIn('e.id', db('under_way').select('id'));
+  return db
+    .withMaterialized('under_way', underWay)
+    .select('u.id', 'u.date_start')
+    .from(db.raw('((?) UNION ALL (?)) AS u', [starting, ongoing]))
+    .orderBy([{ column: 'u.date_start' }, { column: 'u.id' }])
+    .limit(opts.limit);
+}
+
+/**
+ * One page in (date_start, id) order, by keyset; every filter is applied in the walk that
+ * makes the page, so a page costs about what it holds, however large the team's calendars.
  */
 export async function listEvents(db: Knex, f: ListFilter): Promise<EventWithCalendar[]> {
-  const base = () => {
-    const q = db('events as e').select('e.id', 'e.date_start').where('e.team_id', f.teamId).whereNull('e.deleted_at');
-    if (f.calendarId !== undefined) q.where('e.calendar_id', f.calendarId);
+  // Events end at or after they start (events_dates_check), so an end bound is a start bound
+  // too: the ordered walks stop there instead of reading every later event.
+  const ends = [f.endBy, f.range === 'past' ? f.now : undefined].filter((v): v is string => v !== undefined);
+  const endBy = ends.length ? ends.reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a)) : undefined;
+  const scope: Record<string, number> = { 'e.team_id': f.teamId };
+  if (f.calendarId !== undefined) scope['e.calendar_id'] = f.calendarId;
+  const filtered = () => {
+    const q = db('events as e').where(scope).whereNull('e.deleted_at');
     if (f.search) {
       const pattern = likePattern(f.search);
-      q.where((w) => w.where('e.title', 'ilike', pattern).orWhere('e.internal_name', 'ilike', pattern));
+      q.whereRaw(`${SEARCH_TEXT} ILIKE ?`, [pattern]);
+      // Only a term with a line break can match across the two; any other is decided above
+      // alone, which keeps the planner's estimate of the matches its own (statistics of 0024).
+      if (f.search.includes('\n')) q.where((w) => w.where('e.title', 'ilike', pattern).orWhere('e.internal_name', 'ilike', pattern));
     }
     if (f.startFrom) q.where('e.date_start', '>=', f.startFrom);
     // The real end, as range=past reads it: an all-day event's date_end is its last day's
     // UTC midnight, but it ends at the midnight after that day in its zone (ends_at).
-    if (f.endBy) q.where('e.ends_at', '<=', f.endBy);
+    if (endBy !== undefined) q.where('e.ends_at', '<=', endBy).where('e.date_start', '<=', endBy);
     if (f.rsvp !== undefined) q.where('e.has_rsvp', f.rsvp);
     if (f.invites !== undefined) q.where('e.has_calendar_invites', f.invites);
     if (f.status) q.where('e.status', f.status);
-    if (f.after) q.whereRaw('(e.date_start, e.id) > (?::timestamptz, ?::bigint)', [f.after.dateStart, f.after.id]);
-    return q.orderBy([{ column: 'e.date_start' }, { column: 'e.id' }]).limit(f.limit);
+    if (f.after) {
+      q.whereRaw('(e.date_start, e.id) > (?::timestamptz, ?::bigint)', [f.after.dateStart, f.after.id]);
+      // The search index cannot test the pair: the same bound on date_start alone, so that
+      // its walk starts at the cursor instead of passing over every match before it.
+      if (f.search) q.whereRaw('e.date_start >= ?::timestamptz', [f.after.dateStart]);
+    }
+    return q;
   };
-
-  let page: Knex.QueryBuilder;
-  if (f.range === 'upcoming') {
-    const starting = base().where('e.date_start', '>=', f.now);
-    // Materialized on its own so the planner answers it from the GiST range index (a few
-    // rows: what is under way right now) instead of walking the ordered index through the past.
-    const ongoing = base()
-      .clearOrder()
-      .clear('limit')
-      .where('e.date_start', '<', f.now)
-      .whereRaw("tstzrange(e.date_start, e.ends_at, '[)') @> ?::timestamptz", [f.now]);
-    page = db
-      .withMaterialized('ongoing', ongoing)
-      .select('u.id', 'u.date_start')
-      .from(db.raw('((?) UNION ALL (SELECT id, date_start FROM ongoing)) AS u', [starting]))
-      .orderBy([{ column: 'u.date_start' }, { column: 'u.id' }])
-      .limit(f.limit);
-  } else {
-    page = base();
-    if (f.range === 'past') page.where('e.ends_at', '<=', f.now);
-  }
+  const search = Boolean(f.search);
+  const page =
+    f.range === 'upcoming'
+      ? upcomingPage(db, filtered, { now: f.now, limit: f.limit, search, where: scope })
+      : firstByStart(db, filtered, f.limit, search);
 
   const rows = (await db
     .with('page', page)

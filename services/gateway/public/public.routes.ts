@@ -3,7 +3,7 @@ import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { verifyAccessCode } from '../events/access-code';
-import { listPublishedEvents } from '../events/events.repository';
+import { listUpcomingPublishedEvents } from '../events/events.repository';
 import { contentDisposition } from '../http/content-disposition';
 import { formOrJsonBody } from '../http/body';
 import { messageSchema, validationErrorSchema } from '../http/responses';
@@ -18,11 +18,14 @@ import { findShortLink } from './short-links.repository';
 import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
 import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
 import { eventPageHtml } from './event-page';
+import { PublicReadLimits } from './read-limits';
 import { missing, sendHtml } from './page-response';
 import { wantsJson } from '../http/errors';
 import { calendarPage, embedPage, lockedPage } from './views';
 
 const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
+/** Upcoming events the calendar page shows. */
+const CALENDAR_PAGE_EVENTS = 100;
 /** A protected event without access, or a refused code: the access-code form again. */
 const locked = (uid: string, error?: string) =>
   forbidden(error ?? 'This event is protected: open it with its access code or a signed link.').withPage(lockedPage(uid, error));
@@ -39,12 +42,19 @@ const protectedResponses = {
 
 const unlockFields = Joi.object({ access_code: Joi.string().max(64).required() }).unknown(true);
 
+/** The event's platform keys answered with its .ics file, which count as reads of its calendar. */
+const ICS_KEYS: readonly string[] = ['ics', 'apple', 'outlook'];
+
 export function publicRoutes(ctx: AppContext): RouteSpec[] {
   const base = ctx.config.publicBaseUrl;
   const uidHost = new URL(base).host;
   const tags = ['Public pages'];
   const unlockLimits = new UnlockLimits(ctx.redis, ctx.config.queuePrefix);
   const unlockBody = formOrJsonBody('4kb');
+  const readLimits = new PublicReadLimits(ctx.redis, ctx.config.queuePrefix, ctx.config.publicReadRatePerMinute, ctx.config.publicCalendarReadRatePerMinute);
+  const readsLimited = pageError(
+    'Too many reads from this address (PUBLIC_READ_RATE_PER_MINUTE, across calendars) or of this calendar from all addresses (PUBLIC_CALENDAR_READ_RATE_PER_MINUTE): `Retry-After`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`',
+  );
 
   return [
     defineRoute<{ uid: string }>({
@@ -73,7 +83,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'eventPlatform',
       summary: 'Add the event to a calendar platform, or the embeddable widget',
       description:
-        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe. Protected events need the signed pair (`expires`, `signature`) or the unlock cookie.',
+        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe. Protected events need the signed pair (`expires`, `signature`) or the unlock cookie. An .ics answer counts as a read of the event\'s calendar, per address and per calendar (429 past either limit).',
       tags,
       auth: false,
       page: true,
@@ -82,11 +92,16 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         200: { description: 'The event as RFC 5545 text (ics, apple, outlook: text/calendar), or the widget (embed: text/html)', contentType: ['text/calendar', 'text/html'] },
         302: { description: 'To the platform\'s add-event page (google, outlook_web, office365, yahoo, and auto)' },
         ...protectedResponses,
+        429: readsLimited,
       },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
         const known = isPlatformKey(params.key) || params.key === 'auto' || params.key === 'embed';
-        if (!found || !known) throw missing('Event');
+        if (!found || !known) {
+          // A made-up event's .ics still counts against the address, so guessing uids is limited too.
+          if (ICS_KEYS.includes(params.key)) await readLimits.take(req, res, null);
+          throw missing('Event');
+        }
         const access = accessTo(ctx, req, found.event);
         if (!access.granted) throw locked(params.uid);
         const view = viewOf(found, base);
@@ -101,6 +116,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           res.set('Cache-Control', 'private, no-store').redirect(302, view.pageUrl + access.query);
           return;
         }
+        if (ICS_KEYS.includes(key)) await readLimits.take(req, res, found.calendar.uid);
         deliver(res, key, view, { uidHost, personal: access.personal, webUrl: (platform) => webUrlOf(found, base, platform) });
       },
     }),
@@ -197,13 +213,15 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       path: '/c/:uid.ics',
       operationId: 'calendarFeed',
       summary: "The calendar's ICS subscription feed",
-      description: 'Every published, unprotected event of the calendar. Conditional requests (`If-None-Match`, `If-Modified-Since`) answer 304.',
+      description:
+        'Every published, unprotected event of the calendar. Conditional requests (`If-None-Match`, `If-Modified-Since`) answer 304. Each request counts as a read of the calendar, per address and per calendar (429 past either limit).',
       tags,
       auth: false,
       page: true,
       params: Joi.object({ uid: uidParam('calendar') }),
-      responses: { 200: ics('The feed'), 304: { description: 'Not modified' }, 404: pageError('Unknown calendar') },
+      responses: { 200: ics('The feed'), 304: { description: 'Not modified' }, 404: pageError('Unknown calendar'), 429: readsLimited },
       handler: async ({ params }, req, res) => {
+        await readLimits.take(req, res, params.uid);
         let feed = ctx.caches.feeds.get(params.uid);
         if (!feed) {
           const calendar = await findPublicCalendar(ctx.db, params.uid);
@@ -227,16 +245,18 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       path: '/c/:uid',
       operationId: 'calendarPage',
       summary: 'The calendar page: upcoming events and subscribe buttons',
-      description: 'The calendar\'s public page: its upcoming published events (protected ones left out) with their add-to-calendar buttons, and the subscribe buttons for each platform.',
+      description:
+        'The calendar\'s public page: its upcoming published events (protected ones left out) with their add-to-calendar buttons, and the subscribe buttons for each platform. Each request counts as a read of the calendar, per address and per calendar (429 past either limit).',
       tags,
       auth: false,
       page: true,
       params: Joi.object({ uid: uidParam('calendar') }),
-      responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar') },
-      handler: async ({ params }, _req, res) => {
+      responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar'), 429: readsLimited },
+      handler: async ({ params }, req, res) => {
+        await readLimits.take(req, res, params.uid);
         const calendar = await findPublicCalendar(ctx.db, params.uid);
         if (!calendar) throw missing('Calendar');
-        const rows = await listPublishedEvents(ctx.db, calendar.id, { endsAfter: ctx.clock.now().toISOString(), limit: 100 });
+        const rows = await listUpcomingPublishedEvents(ctx.db, calendar, { now: ctx.clock.now().toISOString(), limit: CALENDAR_PAGE_EVENTS });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
         const feedUrl = `${pageUrl}.ics`;
         // Each button records a subscriber with a personal feed, then goes to the platform.

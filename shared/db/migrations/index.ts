@@ -22,10 +22,13 @@ import * as deliveryRetention from './0020_delivery_retention';
 import * as searchStatistics from './0021_search_statistics';
 import * as deploymentIdentity from './0022_deployment_identity';
 import * as tokenIds from './0023_token_ids';
+import * as searchIndex from './0024_search_index';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
+  /** `transaction: false`: run outside a transaction (CREATE INDEX CONCURRENTLY); the whole batch then runs migration by migration. */
+  config?: { transaction?: boolean };
 }
 
 /**
@@ -57,4 +60,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0021_search_statistics', searchStatistics],
   ['0022_deployment_identity', deploymentIdentity],
   ['0023_token_ids', tokenIds],
+  ['0024_search_index', searchIndex],
 ];

@@ -1,0 +1,166 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createDb } from '../shared/db/knex';
+import { load, warm, BENCH_CONNECTIONS, type LoadOptions, type LoadResult } from './lib/load';
+import { serviceArgv, startProcess } from './lib/processes';
+import { row, toMarkdown, type BenchRow } from './lib/report';
+import { SCALE_SEARCH_TERM, seedScaleEvents } from './lib/scale-seed';
+import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
+
+/** Calendar sizes, smallest first: the first is every figure's baseline. */
+const SIZES = (process.env.BENCH_SCALE_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+/** Rounds over the sizes; each figure is the median of its rounds. */
+const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const PER_PAGE = 50;
+const DAY_MS = 24 * 3600 * 1000;
+
+interface Calendar {
+  size: number;
+  uid: string;
+  publicId: string;
+  id: number;
+  token: string;
+}
+
+interface ListPath {
+  name: string;
+  /** The path to load in this calendar (a cursor depends on its rows) and its headers. */
+  request(cal: Calendar): Promise<{ path: string; headers: Record<string, string> }>;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+
+/**
+ * bench/scale: a calendar of 10k, one of 100k and one of 1M events, each its team's only
+ * one (seeded by one INSERT … SELECT over generate_series, half of the events past), and
+ * every list path loaded through one gateway process in each: the calendar page, the last
+ * page of a one-month start_date/end_date window, a search for a word in 0.65% of titles
+ * and the first page of range=upcoming. The sizes take turns, round after round, so a
+ * machine busier at one moment weighs on all of them; each figure is the median of its
+ * rounds, beside the same path's at the smallest size: a ratio of 1 means the path costs
+ * the same however large the calendar.
+ */
+export async function benchScale(): Promise<BenchRow[]> {
+  const { url, db } = await freshDatabase('scale');
+  // The seeding and its VACUUM ANALYZE of a million rows outlast the usual 15 s limit.
+  const seeder = createDb(url, { poolMax: 1, statementTimeoutMs: 0 });
+  const gateway = await startProcess(
+    serviceArgv('gateway'),
+    // Every request comes from one address, to one calendar: the read limits are not what is measured.
+    benchEnv(url, { PUBLIC_READ_RATE_PER_MINUTE: '1000000', PUBLIC_CALENDAR_READ_RATE_PER_MINUTE: '1000000' }),
+    '/readyz',
+  );
+  try {
+    const now = new Date();
+    const calendars: Calendar[] = [];
+    for (const size of SIZES) {
+      const team = await benchTeam(db);
+      const res = await fetch(`${gateway.url}/api/calendars`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: `Scale ${size}`, timezone: 'Europe/Berlin' }),
+      });
+      const { data } = (await res.json()) as { data: { uid: string; public_id: string } };
+      const { id } = await db('calendars').where({ uid: data.uid }).first('id');
+      console.error(`bench/scale: seeding ${size} events…`);
+      await seedScaleEvents(seeder, { teamId: team.teamId, calendarId: id, count: size, now });
+      calendars.push({ size, uid: data.uid, publicId: data.public_id, id, token: team.token });
+    }
+
+    // A one-month window starting six months ago: most of each calendar lies after it.
+    const from = new Date(now.getTime() - 182 * DAY_MS).toISOString();
+    const to = new Date(now.getTime() - 152 * DAY_MS).toISOString();
+    const auth = (cal: Calendar) => ({ Authorization: `Bearer ${cal.token}` });
+    const paths: ListPath[] = [
+      { name: 'GET /c/{uid} (100 upcoming events)', request: async (cal) => ({ path: `/c/${cal.uid}`, headers: { Accept: 'text/html' } }) },
+      {
+        name: 'GET …/events?start_date&end_date (one month), last page',
+        request: async (cal) => ({
+          path: `/api/calendars/${cal.publicId}/events?start_date=${from}&end_date=${to}&per_page=${PER_PAGE}&cursor=${await lastPageCursor(cal)}`,
+          headers: auth(cal),
+        }),
+      },
+      {
+        name: `GET /api/events?search=${SCALE_SEARCH_TERM} (0.65% of titles)`,
+        request: async (cal) => ({ path: `/api/events?search=${SCALE_SEARCH_TERM}&per_page=${PER_PAGE}`, headers: auth(cal) }),
+      },
+      { name: 'GET /api/events?range=upcoming', request: async (cal) => ({ path: `/api/events?range=upcoming&per_page=${PER_PAGE}`, headers: auth(cal) }) },
+    ];
+
+    /** The cursor of the window's last page: after the event that leaves fewer than a page. */
+    async function lastPageCursor(cal: Calendar): Promise<string> {
+      const inWindow = db('events').where({ calendar_id: cal.id }).whereNull('deleted_at').where('date_start', '>=', from).where('ends_at', '<=', to);
+      const [{ count }] = await inWindow.clone().count<{ count: number }[]>('* as count');
+      const last = await inWindow
+        .clone()
+        .orderBy([{ column: 'date_start', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .offset(Math.min(Number(count) - 1, PER_PAGE / 2))
+        .first('date_start', 'id');
+      return Buffer.from(JSON.stringify([last.date_start, last.id])).toString('base64url');
+    }
+
+    const rows: BenchRow[] = [];
+    for (const p of paths) {
+      const requests = await Promise.all(calendars.map(async (cal) => ({ cal, ...(await p.request(cal)) })));
+      const options = requests.map((r): LoadOptions => ({ url: gateway.url + r.path, headers: r.headers, durationSec: DURATION }));
+      for (const opts of options) await warm(opts);
+      const results: LoadResult[][] = calendars.map(() => []);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [i, opts] of options.entries()) {
+          const result = await load(opts);
+          check(`${p.name} at ${calendars[i].size}`, result);
+          console.error(`bench/scale: ${p.name}, ${calendars[i].size} events, round ${round + 1}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms`);
+          results[i].push(result);
+        }
+      }
+      const rps = results.map((r) => median(r.map((x) => x.rps)));
+      const p99 = results.map((r) => median(r.map((x) => x.p99)));
+      for (let i = 1; i < calendars.length; i++) {
+        const sizes = `${calendars[i].size} vs ${calendars[0].size} events`;
+        rows.push(row('scale', `${p.name}, ${sizes}, req/s`, rps[i], rps[0], 'req/s', { atLeast: 0.7 }));
+        rows.push(row('scale', `${p.name}, ${sizes}, p99`, p99[i], p99[0], 'ms', { atMost: 1.5 }));
+      }
+    }
+    return rows;
+  } finally {
+    await gateway.stop();
+    await seeder.destroy();
+    await db.destroy();
+  }
+}
+
+function check(name: string, r: LoadResult): void {
+  if (r.errors > 0 || r.non2xx > 0) throw new Error(`bench/scale ${name}: ${r.errors} errors, ${r.non2xx} non-2xx (${JSON.stringify(r.statusCounts)})`);
+}
+
+/**
+ * Puts this run's section at the end of bench/RESULTS.md, in place of the one before it:
+ * `npm run bench` rewrites the table above and keeps it.
+ */
+function appendResults(section: string): string {
+  const file = path.resolve(__dirname, '..', '..', 'bench', 'RESULTS.md');
+  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const start = current.indexOf(SECTION_HEADING);
+  const kept = (start === -1 ? current : current.slice(0, start)).trimEnd();
+  fs.writeFileSync(file, `${kept}\n\n${section}`);
+  return file;
+}
+
+const SECTION_HEADING = '## Calendar size (bench/scale)';
+
+async function main(): Promise<void> {
+  const rows = await benchScale();
+  const meta = `Run ${new Date().toISOString()} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ${BENCH_CONNECTIONS} connections, ${DURATION} s a load, medians of ${ROUNDS} rounds. Calendars of ${SIZES.join(', ')} events; each list's figure beside its own at ${SIZES[0]} events from the same run (ratio = ours ÷ baseline; for p99 lower is better). \`npm run bench:scale\`.`;
+  const table = toMarkdown(rows, meta).replace('# Benchmark results', SECTION_HEADING);
+  process.stdout.write(table);
+  console.error(`written to ${appendResults(table)}`);
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
