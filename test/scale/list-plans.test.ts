@@ -1,4 +1,6 @@
 import { SCALE_SEARCH_TERM, seedScaleEvents } from '../../bench/lib/scale-seed';
+import { EVENTS_LISTING } from '../../services/gateway/events/events.service';
+import { encodeCursor } from '../../services/gateway/http/cursor';
 import { createDb, dropDatabase } from '../../shared/db/knex';
 import { prepareDatabase } from '../../shared/db/prepare';
 import type { ApiClient, ApiResponse } from '../helpers/api-client';
@@ -86,7 +88,7 @@ async function cursorAt(instant: Date): Promise<string> {
     .where('e.date_start', '>=', instant.toISOString())
     .orderBy([{ column: 'e.date_start' }, { column: 'e.id' }])
     .first('e.date_start', 'e.id');
-  return Buffer.from(JSON.stringify([row.date_start, row.id])).toString('base64url');
+  return encodeCursor(gw.config.appKey, EVENTS_LISTING, [row.date_start, row.id]);
 }
 
 describe(`list plans with ${EVENTS} events in one calendar`, () => {

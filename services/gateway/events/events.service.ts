@@ -314,7 +314,7 @@ interface EventPage {
 // Cursors are made from stored instants; a forged one must still be a timestamp Postgres reads.
 const storableInstant = (dt: DateTime) => dt.isValid && dt.year >= 1 && dt.toMillis() <= LAST_INSTANT_MS;
 
-const EVENTS_LISTING = 'events';
+export const EVENTS_LISTING = 'events';
 const isEventKey = (v: unknown[]): v is [string, number] => v.length === 2 && typeof v[0] === 'string' && isRowId(v[1]) && storableInstant(DateTime.fromSQL(v[0]));
 
 function decodeEventCursor(appKey: string, cursor: string): { dateStart: string; id: number } {
