@@ -16,6 +16,7 @@ type ErrorCode =
   | 'validation_failed'
   | 'gone'
   | 'rate_limited'
+  | 'mail_quota_exceeded'
   | 'unavailable';
 
 export class AppError extends Error {

@@ -79,12 +79,15 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** A plan's per-minute request limits as stored (null: none). */
+/** A plan's per-minute request limits and email quotas as stored (null: none). */
 export interface PlanRateLimitRow {
   api_per_minute_token: number | null;
   api_per_minute_team: number | null;
   extractions_per_minute: number | null;
   smart_link_per_minute: number | null;
+  mail_per_day: number | null;
+  mail_per_month: number | null;
+  mail_per_recipient_per_day: number | null;
 }
 
 export interface TestTeam {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { mailQuotaOf, mailUsage } from '../invites/mail-quota';
 import { insertToken, revokeTokens } from '../../../shared/accounts/accounts.repository';
 import { notFound } from '../../../shared/errors/app-error';
 import { periodOf, usageSnapshot } from '../../../shared/usage/event-limit';
@@ -24,6 +25,15 @@ const accountSchema = Joi.object({
     is_unlimited: Joi.boolean().required(),
     limit_type: Joi.string().valid('monthly').required(),
   }).required(),
+  email: Joi.object({
+    sent_today: Joi.number().integer().required().description('Messages made today (UTC), skipped ones not counted'),
+    per_day: Joi.number().integer().allow(null).required().description('null: no daily limit'),
+    sent_this_month: Joi.number().integer().required(),
+    per_month: Joi.number().integer().allow(null).required(),
+    per_recipient_per_day: Joi.number().integer().allow(null).required().description('Messages one address is sent by the team in a day; more are skipped'),
+  })
+    .required()
+    .description("The team's outgoing email and its plan's quotas"),
 }).meta({ title: 'Account' });
 
 export function accountRoutes({ db, clock, caches, counters }: AppContext): RouteSpec[] {
@@ -34,7 +44,7 @@ export function accountRoutes({ db, clock, caches, counters }: AppContext): Rout
       path: '/api/account',
       operationId: 'getAccount',
       summary: 'The user, team, plan and this month’s usage',
-      description: 'The calling user, their team, the plan with its monthly event limit, and how many events the team has created this calendar month (UTC).',
+      description: 'The calling user, their team, the plan with its monthly event limit, how many events the team has created this calendar month (UTC), and its outgoing email against its quotas.',
       tags,
       auth: true,
       responses: { 200: { description: 'The account', body: dataOf(accountSchema) }, ...errors(401, 503) },
@@ -46,12 +56,14 @@ export function accountRoutes({ db, clock, caches, counters }: AppContext): Rout
         // Events this gateway counted but has not written yet are part of the answer.
         await counters.eventsCreated.flush();
         const usage = await usageSnapshot(db, auth.teamId, now);
+        const [quota, mail] = await Promise.all([mailQuotaOf(db, auth.teamId), mailUsage(db, auth.teamId, now)]);
         return ok({
           data: {
             user: { id: `usr_${account.user_uid}`, name: account.user_name, email: account.user_email },
             team: { id: `team_${account.team_uid}`, name: account.team_name },
             plan: { id: account.plan_id, name: account.plan_name, monthly_event_limit: usage.limit },
             usage: { period: periodOf(now), ...usage, limit_type: 'monthly' },
+            email: { sent_today: mail.day, per_day: quota.perDay, sent_this_month: mail.month, per_month: quota.perMonth, per_recipient_per_day: quota.perRecipientPerDay },
           },
         });
       },

@@ -6,7 +6,7 @@ import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import Joi from 'joi';
 import { calendarParams } from '../calendars/calendars.schemas';
-import { errors, validationErrorSchema } from '../http/responses';
+import { errors, mailQuota429, validationErrorSchema } from '../http/responses';
 import { signedEventUrl } from '../public/signatures';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toEventJson, toSingleEventJson } from './events.presenter';
@@ -138,7 +138,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       query: deleteEventQuery,
       body: deleteEventBody,
       check: notifyFlagsAgree,
-      responses: { 200: { description: 'Deleted', body: deletedEventSchema }, ...errors(400, 401, 404, 422, 503) },
+      responses: { 200: { description: 'Deleted', body: deletedEventSchema }, ...errors(400, 401, 404, 422, 503), 429: mailQuota429 },
       handler: async ({ params, query, body }, req) => {
         const result = await deleteEvent(deps, authOf(req).teamId, params.evt, { notifyInvitees: notifyInvitees(query, body), requestId: req.id });
         return ok({ data: { public_id: result.publicId, deleted: true, invitees_notified: result.inviteesNotified } });
@@ -222,7 +222,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       query: withHtmlQuery,
       body: updateEventBody,
       check: ({ body }) => (body.is_all_day === undefined ? {} : datesInOrder(body)),
-      responses: { 200: single200, ...errors(400, 401, 404, 413, 415, 422, 503) },
+      responses: { 200: single200, ...errors(400, 401, 404, 413, 415, 422, 503), 429: mailQuota429 },
       handler: async ({ params, body, query }, req) =>
         single(await updateEvent(deps, authOf(req).teamId, params.cal, params.evt, body, { requestId: req.id }), query.with_html),
     }),
@@ -265,7 +265,7 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       query: deleteEventQuery,
       body: deleteEventBody,
       check: notifyFlagsAgree,
-      responses: { 200: { description: 'Deleted', body: deletedEventSchema }, ...errors(400, 401, 404, 422, 503) },
+      responses: { 200: { description: 'Deleted', body: deletedEventSchema }, ...errors(400, 401, 404, 422, 503), 429: mailQuota429 },
       handler: async ({ params, query, body }, req) => {
         const result = await deleteEvent(deps, authOf(req).teamId, params.evt, {
           calPublicId: params.cal,

@@ -25,6 +25,22 @@ const standard: Record<number, ResponseSpec> = {
   503: { description: 'Postgres or Redis unavailable (`Retry-After`)', body: messageSchema },
 };
 
+/** A 429 of a call that sends email: a rate limit, or the team's email quota (with its figures). */
+export const mailQuota429: ResponseSpec = {
+  description:
+    "Rate limit, or the team's daily or monthly email quota would be exceeded (`Retry-After` until it resets; nothing is done): `quota` (daily, monthly), `limit`, `used`, `remaining`, `requested`, `resets_at`",
+  body: messageSchema
+    .keys({
+      quota: Joi.string().valid('daily', 'monthly'),
+      limit: Joi.number().integer(),
+      used: Joi.number().integer(),
+      remaining: Joi.number().integer(),
+      requested: Joi.number().integer(),
+      resets_at: Joi.string().isoDate(),
+    })
+    .meta({ title: 'MailQuotaExceeded' }),
+};
+
 /** The standard error responses for the given statuses. */
 export function errors(...statuses: number[]): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {};

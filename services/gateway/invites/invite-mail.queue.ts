@@ -1,4 +1,5 @@
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
+import { applyMailQuota } from './mail-quota';
 import { toIcsEvent } from '../calendar/event-view';
 import type { Knex } from '../../../shared/db/knex';
 import { type EventSnapshot, fanOutPriority, type MailKind, mailJob, newMailJobId, RSVP_PARTSTAT } from '../../../shared/queues/mail.job';
@@ -71,7 +72,7 @@ export async function queueInviteMail(
   p: { found: EventWithCalendar; kind: MailKind; sequence: number; inviteeIds?: number[]; withRsvps?: boolean; requestId?: string },
 ): Promise<number> {
   const { event } = p.found;
-  const deliveries = await insertDeliveriesFor(trx, {
+  const inserted = await insertDeliveriesFor(trx, {
     teamId: event.team_id,
     eventId: event.id,
     kind: p.kind,
@@ -79,6 +80,8 @@ export async function queueInviteMail(
     inviteeIds: p.inviteeIds,
     withRsvps: p.withRsvps,
   });
+  // Over the team's quota the call is refused (the transaction rolls back): see mail-quota.ts.
+  const deliveries = await applyMailQuota(trx, event.team_id, inserted, deps.clock.now(), 'refuse');
   await queueDeliveries(deps, { ...p, deliveries });
   return deliveries.length;
 }

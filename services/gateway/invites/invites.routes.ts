@@ -1,6 +1,6 @@
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
-import { errors } from '../http/responses';
+import { errors, mailQuota429 } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toInviteeJson } from './invites.presenter';
 import {
@@ -39,7 +39,7 @@ export function inviteRoutes(deps: AppContext): RouteSpec[] {
       auth: true,
       params: eventInvitesParams,
       body: addInviteesBody,
-      responses: { 200: { description: 'The named invitees, with their last delivery', body: addedInviteesSchema }, ...errors(400, 401, 404, 409, 413, 415, 422, 503) },
+      responses: { 200: { description: 'The named invitees, with their last delivery', body: addedInviteesSchema }, ...errors(400, 401, 404, 409, 413, 415, 422, 503), 429: mailQuota429 },
       handler: async ({ params, body }, req) => {
         const result = await addInvitees(deps, target(params, req), body.invitees, req.id);
         return ok({ data: result.invitees.map(toInviteeJson), meta: { added: result.added, already_invited: result.alreadyInvited } });
@@ -70,7 +70,7 @@ export function inviteRoutes(deps: AppContext): RouteSpec[] {
       tags,
       auth: true,
       params: inviteParams,
-      responses: { 200: { description: 'Removed', body: removedInviteeSchema }, ...errors(401, 404, 503) },
+      responses: { 200: { description: 'Removed', body: removedInviteeSchema }, ...errors(401, 404, 503), 429: mailQuota429 },
       handler: async ({ params }, req) => {
         const result = await removeInvitee(deps, target(params, req), params.inv, req.id);
         return ok({ data: { id: result.publicId, deleted: true, cancellation_queued: result.queued } });

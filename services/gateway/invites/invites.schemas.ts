@@ -32,7 +32,7 @@ const lastDeliverySchema = Joi.object({
   kind: Joi.string()
     .valid(...MAIL_KINDS)
     .required(),
-  status: Joi.string().valid('queued', 'sent', 'failed').required(),
+  status: Joi.string().valid('queued', 'sent', 'failed', 'skipped').required().description('skipped: not sent, over the team\'s email quota or the recipient\'s daily limit (see `error`)'),
   attempts: Joi.number().integer().min(0).required().description('SMTP attempts made so far'),
   error: Joi.string().allow(null).required().description("The SMTP server's reply (or the connection error) of the last failure"),
   sent_at: isoMicros().allow(null).required(),

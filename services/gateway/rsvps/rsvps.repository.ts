@@ -78,6 +78,7 @@ export const lastMessageTo = (trx: Knex, eventId: number, email: string): Promis
     .first('kind', 'sequence')
     .where({ event_id: eventId })
     .whereNot({ kind: 'rsvp_link' })
+    .whereNot({ status: 'skipped' })
     .whereRaw('lower(email) = lower(?)', [email])
     .orderBy('id', 'desc');
 

@@ -1,4 +1,5 @@
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { applyMailQuota } from '../invites/mail-quota';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
@@ -84,7 +85,9 @@ async function tellPerson(
   deps: MailDeps,
   p: { found: EventWithCalendar; rsvp: RsvpRow; kind: MailKind; sequence: number; requestId?: string },
 ): Promise<boolean> {
-  const deliveries = await insertRsvpDelivery(trx, { rsvp: p.rsvp, kind: p.kind, sequence: p.sequence });
+  const inserted = await insertRsvpDelivery(trx, { rsvp: p.rsvp, kind: p.kind, sequence: p.sequence });
+  // A visitor's answer stands whatever the team's email quota; past it, its message is skipped.
+  const deliveries = await applyMailQuota(trx, p.found.event.team_id, inserted, deps.clock.now(), 'skip');
   if (!deliveries.length) return false;
   // The event as it is now, under the lock (the page's copy may be a moment old).
   const current = (await findEvent(trx, null, p.found.event.uid)) ?? p.found;

@@ -23,6 +23,7 @@ import * as searchStatistics from './0021_search_statistics';
 import * as deploymentIdentity from './0022_deployment_identity';
 import * as tokenIds from './0023_token_ids';
 import * as searchIndex from './0024_search_index';
+import * as mailQuotas from './0025_mail_quotas';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -61,4 +62,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0022_deployment_identity', deploymentIdentity],
   ['0023_token_ids', tokenIds],
   ['0024_search_index', searchIndex],
+  ['0025_mail_quotas', mailQuotas],
 ];
