@@ -58,7 +58,9 @@ it('every public page, file, feed and redirect answers as the document says', as
   await call('GET', `/c/${cal.uid}.ics`, { headers: { Accept: 'text/calendar', 'If-None-Match': feed.headers.get('etag') as string } });
   await call('GET', `/l/${cal.short_link}`, { headers: html });
   await call('GET', '/l/no-such-link', { headers: html });
-  const subscribed = await call('GET', `/c/${cal.uid}/subscribe/ics`, { headers: { ...html, 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/140.0 Safari/537.36' } });
+  const browser = { ...html, 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/140.0 Safari/537.36' };
+  await call('GET', `/c/${cal.uid}/subscribe/ics`, { headers: browser });
+  const subscribed = await call('POST', `/c/${cal.uid}/subscribe/ics`, { headers: browser });
   const personal = new URL(subscribed.headers.get('location') as string, gw.baseUrl);
   await call('GET', personal.pathname, { headers: { Accept: 'text/calendar' } });
   await call('GET', `/c/${cal.uid}/feeds/not-a-token.ics`, { headers: { Accept: 'text/calendar' } });
