@@ -135,6 +135,40 @@ describe('public pages in a real browser', () => {
     }
   });
 
+  it('the subscribe page: opening it records nothing; its one button subscribes', async () => {
+    const team = await gw.newTeam();
+    const cal = (await team.api.post('/api/calendars', { name: 'Community meetups', timezone: 'UTC' })).body.data;
+    // A person's browser (headless Chromium says it is one, and bots are sent to the public feed).
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, userAgent: BROWSER_UA });
+    const page = await context.newPage();
+    const outside: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(gw.baseUrl)) outside.push(r.url());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${cal.public_url}/subscribe/google`);
+    try {
+      await expect(page.locator('h1').textContent()).resolves.toBe('Subscribe to Community meetups');
+      await expect(page.locator('form[method="post"] button[type="submit"]').count()).resolves.toBe(1);
+      await expect(page.evaluate<number>('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'subscribe-page-phone.png'), fullPage: true });
+      expect((await team.api.get(`/api/calendars/${cal.public_id}/subscribers`)).body.data).toHaveLength(0);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.screenshot({ path: path.join(ARTIFACTS, 'subscribe-page-desktop.png') });
+      // The button: a POST whose 303 the browser follows to Google with the personal feed (the
+      // page's form-action lets it: a browser applies it to the redirect too). No network here:
+      // that the request to Google is made is what counts.
+      const [google] = await Promise.all([page.waitForRequest(/^https:\/\/calendar\.google\.com\//), page.locator('button[type="submit"]').click()]);
+      expect(decodeURIComponent(google.url())).toMatch(/cid=webcal:\/\/127\.0\.0\.1:\d+\/c\/\w+\/feeds\/\w{32}\.ics/);
+      expect((await team.api.get(`/api/calendars/${cal.public_id}/subscribers`)).body.data).toHaveLength(1);
+      expect(outside.every((url) => url.startsWith('https://calendar.google.com/'))).toBe(true);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('html_snippets render as working links when pasted into a plain page', async () => {
     const team = await gw.newTeam();
     const cal = (await team.api.post('/api/calendars', { name: 'Snippets', timezone: 'UTC' })).body.data;

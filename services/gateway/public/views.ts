@@ -1,3 +1,4 @@
+import { subscribeUrls } from '../calendar/platform-urls';
 import { PLATFORMS } from '../calendar/platforms';
 import { html, safe, type SafeHtml } from './html';
 
@@ -8,10 +9,24 @@ import { html, safe, type SafeHtml } from './html';
  */
 
 /**
+ * Where a form of ours may lead: this service, and the platforms the subscribe button's POST
+ * redirects to (a browser applies form-action to the redirect too, and would stop there).
+ */
+const FORM_TARGETS = [
+  "'self'",
+  ...new Set(
+    Object.values(subscribeUrls('https://feed.invalid/c.ics', 'c')).map((url) => {
+      const target = new URL(url);
+      return target.protocol === 'https:' ? target.origin : target.protocol;
+    }),
+  ),
+].join(' ');
+
+/**
  * The Content-Security-Policy of every page above (and of error pages): no script runs and
  * nothing loads from elsewhere even if escaping ever failed; only the embed widget may be framed.
  */
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'";
+const PAGE_CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action ${FORM_TARGETS}; base-uri 'none'`;
 export const pageCsp = (opts: { frameable?: boolean } = {}) => `${PAGE_CSP}; frame-ancestors ${opts.frameable ? '*' : "'none'"}`;
 
 const STYLE = `
