@@ -49,8 +49,13 @@ export function toMarkdown(rows: BenchRow[], meta: string): string {
   return lines.join('\n');
 }
 
+/** Sections of RESULTS.md written by other tools (from this heading on), kept by every bench run. */
+const KEPT_SECTION = '\n## Mutation scores';
+
 export function writeResults(markdown: string): string {
   const file = path.resolve(__dirname, '..', '..', '..', 'bench', 'RESULTS.md');
-  fs.writeFileSync(file, markdown);
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const at = previous.indexOf(KEPT_SECTION);
+  fs.writeFileSync(file, at === -1 ? markdown : `${markdown.trimEnd()}\n${previous.slice(at)}`);
   return file;
 }

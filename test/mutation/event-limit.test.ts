@@ -5,7 +5,9 @@ import { addUsage, eventLimitErrorFrom, periodOf, reserveEventSlots, usageKey, u
 
 let db: Knex;
 beforeAll(() => {
-  db = createDb(process.env.TEST_DATABASE_URL as string, { poolMax: 2 });
+  // Set by the jest global setup (npm test) or by test/mutation/run.js (npm run test:mutation).
+  if (!process.env.TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is unset: run these tests through npm test or npm run test:mutation');
+  db = createDb(process.env.TEST_DATABASE_URL, { poolMax: 2 });
 });
 afterAll(() => db.destroy());
 

@@ -1,6 +1,7 @@
 /**
  * The tests StrykerJS runs against each mutant of the modules it mutates (stryker.config.json):
- * the fast tests that cover them, so a run takes minutes. No global setup: `npm run
+ * the fast tests that cover them, so a run takes minutes (the HTTP tests of the same code,
+ * which start a gateway for each mutant, are left to `npm test`). No global setup: `npm run
  * test:mutation` (test/mutation/run.js) makes the run's database before Stryker starts and
  * drops it after, so the mutant runs do not each build one.
  */
@@ -16,7 +17,5 @@ module.exports = {
     '<rootDir>/test/mutation/**/*.test.ts',
     '<rootDir>/test/shared/ics.test.ts',
     '<rootDir>/test/shared/platform-urls.test.ts',
-    '<rootDir>/test/security/signatures.test.ts',
-    '<rootDir>/test/gateway/event-limit.test.ts',
   ],
 };

@@ -3,7 +3,7 @@
  * setup does for `npm test`), runs Stryker with its arguments, then drops the database.
  * Postgres and Redis: DATABASE_URL / REDIS_URL, else the local defaults.
  */
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const path = require('node:path');
 const { dropDatabase, ensureDatabase } = require('../../dist/shared/db/knex');
@@ -23,9 +23,12 @@ async function main() {
     TEST_REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     TEST_QUEUE_PREFIX: `{test_${runId}}`,
   };
-  const stryker = spawnSync(process.execPath, [path.join(__dirname, '../../node_modules/@stryker-mutator/core/bin/stryker.js'), 'run', ...process.argv.slice(2)], { stdio: 'inherit', env });
+  const stryker = spawn(process.execPath, [path.join(__dirname, '../../node_modules/@stryker-mutator/core/bin/stryker.js'), 'run', ...process.argv.slice(2)], { stdio: 'inherit', env });
+  // Stopped (Ctrl-C, SIGTERM): Stryker stops its processes, then the database is dropped.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stryker.kill(signal));
+  const status = await new Promise((resolve) => stryker.on('exit', (code) => resolve(code)));
   await dropDatabase(databaseUrl);
-  process.exitCode = stryker.status ?? 1;
+  process.exitCode = status ?? 1;
 }
 
 main().catch((err) => {
