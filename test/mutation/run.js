@@ -6,6 +6,7 @@
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const path = require('node:path');
+const { URL } = require('node:url');
 const { dropDatabase, ensureDatabase } = require('../../dist/shared/db/knex');
 const { prepareDatabase } = require('../../dist/shared/db/prepare');
 
