@@ -23,7 +23,7 @@ const staticRegexp = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'outbox/**', 'test-artifacts/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'outbox/**', 'test-artifacts/**', '.stryker-tmp*/**', 'reports/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -94,6 +94,21 @@ describe('folding at 75 octets (3.1)', () => {
     expect(nameLine('😀'.repeat(18))[0]).toBe(`NAME:${'😀'.repeat(17)}`);
   });
 
+  it('counts octets right at each UTF-8 length boundary', () => {
+    for (const [ch, octets] of [
+      ['\u007e', 1],
+      ['\u0080', 2],
+      ['\u07ff', 2],
+      ['\u0800', 3],
+      ['\uffff', 3],
+      ['\u{10000}', 4],
+      ['\u{10ffff}', 4],
+    ] as const) {
+      expect(nameLine(`${'a'.repeat(70 - octets)}${ch}`)[0]).toBe(`NAME:${'a'.repeat(70 - octets)}${ch}`);
+      expect(nameLine(`${'a'.repeat(71 - octets)}${ch}`).slice(0, 2)).toEqual([`NAME:${'a'.repeat(71 - octets)}`, ` ${ch}`]);
+    }
+  });
+
   it('ends every line, the last too, with CRLF, and unfolds to the same text', () => {
     const name = `${'é😀a,'.repeat(60)}`;
     const text = buildIcs([event({ title: name })], { uidHost: 'h', calendarName: name });
