@@ -19,7 +19,7 @@ import { groupJobId } from './smart-link.job';
  */
 const INDEX_TTL_SECONDS = 30 * 86_400;
 
-export interface QueuedEntry {
+interface QueuedEntry {
   uid: string;
   teamId: number;
   linkId: number;

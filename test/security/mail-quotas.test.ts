@@ -80,12 +80,24 @@ it('mails one address at most its daily number of times, however often it is add
     const removed = await team.api.delete(`${path}/${added.body.data[0].id}`);
     expect(removed.status).toBe(200);
   }
-  await waitFor(async () => (await queue.getWaitingCount()) + (await queue.getActiveCount()) === 0 && receivedBy('churn@quota.test') >= 2, { what: 'the allowed messages' });
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Every row settled (sent, or skipped from the start): nothing more can arrive.
+  const settled = async () => {
+    const rows = await gw.db('deliveries').where({ team_id: team.teamId }).orderBy('id').select('status', 'error');
+    return rows.every((r) => r.status !== 'queued') && receivedBy('churn@quota.test') === rows.filter((r) => r.status === 'sent').length && rows;
+  };
+  const rows = await waitFor(settled, { what: 'every message sent or skipped' });
   expect(receivedBy('churn@quota.test')).toBe(2);
-  const rows = await gw.db('deliveries').where({ team_id: team.teamId }).orderBy('id').select('status', 'error');
   expect(rows.filter((r) => r.status === 'skipped')).toHaveLength(4);
   expect(rows.find((r) => r.status === 'skipped')?.error).toBe('recipient daily limit reached');
+});
+
+it('refuses a call that would pass the monthly quota, saying so', async () => {
+  const { team, cal, event } = await teamWith({});
+  await gw.db('plans').where({ id: (await gw.db('teams').where({ id: team.teamId }).first('plan_id')).plan_id }).update({ mail_per_month: 2 });
+  const evt = await event('Monthly');
+  const over = await team.api.post(`/api/calendars/${cal.public_id}/events/${evt.public_id}/invites`, { invitees: ['m1', 'm2', 'm3'].map((n) => ({ email: `${n}@quota.test` })) });
+  expect([over.status, over.body.quota, over.body.limit, over.body.resets_at]).toEqual([429, 'monthly', 2, expect.stringMatching(/-01T00:00:00\.000Z$/)]);
+  expect(await gw.db('deliveries').where({ team_id: team.teamId }).count<Array<{ count: number }>>('* as count')).toEqual([{ count: 0 }]);
 });
 
 it("takes a visitor's RSVP past the quota and skips only its confirmation", async () => {

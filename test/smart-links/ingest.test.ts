@@ -1,8 +1,7 @@
 import { Queue } from 'bullmq';
 import { signPayload } from '../../services/gateway/smart-links/ingest/signature';
 import { groupJobId, smartLinkJob } from '../../shared/queues/smart-link.job';
-import { findQueuedSubmission } from '../../services/gateway/smart-links/queued-submissions';
-import { indexQueued } from '../../shared/queues/submission-index';
+import { indexQueued, queuedEntry } from '../../shared/queues/submission-index';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
 import type { TestWorker } from '../helpers/workers';
@@ -160,7 +159,7 @@ describe('from a web page (CORS)', () => {
     // The preflight queued nothing; the one submission did, in the job its id names.
     const added = await addedSince(mark);
     expect(added).toHaveLength(1);
-    expect((await findQueuedSubmission(gw.redis, gw.config.queuePrefix, accepted.body.data.id.slice(4)))?.jobId).toBe(added[0]);
+    expect((await queuedEntry(gw.redis, gw.config.queuePrefix, accepted.body.data.id.slice(4)))?.jobId).toBe(added[0]);
   });
 });
 
@@ -518,7 +517,7 @@ describe('the plan limit', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed', 'processed', 'failed', 'failed']);
     expect(outcomes[4]).toMatchObject({ error: 'event_limit_exceeded', event_public_id: null });
     // Done with, not retried: its job finished (and, a group's, was removed) instead of waiting to run again.
-    await waitFor(async () => (await findQueuedSubmission(gw.redis, gw.config.queuePrefix, ids[4].slice(4))) === null || undefined, { what: 'the job to finish' });
+    await waitFor(async () => (await queuedEntry(gw.redis, gw.config.queuePrefix, ids[4].slice(4))) === null || undefined, { what: 'the job to finish' });
     const count = await gw.db('events').where({ team_id: limited.teamId }).count<{ count: number }[]>('* as count');
     expect(count[0].count).toBe(3);
     // the API refuses too

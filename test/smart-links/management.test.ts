@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { derivedUid } from '../../services/gateway/smart-links/secrets';
 import { writeBatch } from '../../services/smart-link-worker/write-batch';
 import { groupJobId, type SmartLinkSubmission, smartLinkJob, submissionsOf } from '../../shared/queues/smart-link.job';
-import { findQueuedSubmission } from '../../services/gateway/smart-links/queued-submissions';
+import { queuedEntry } from '../../shared/queues/submission-index';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { newLink, submitForm } from './helpers';
 
@@ -127,7 +127,7 @@ describe('submission status', () => {
       expect((await list('')).body.data).toEqual([]);
 
       // Once its record is written the submission is no longer queued, though its job is still there.
-      const queued = await findQueuedSubmission(idle.redis, idle.config.queuePrefix, ids[2].slice(4));
+      const queued = await queuedEntry(idle.redis, idle.config.queuePrefix, ids[2].slice(4));
       const job = await queue.getJob(queued?.jobId as string);
       await writeBatch(gw.db, submissionsOf(job?.data).filter((s) => s.submission === ids[2].slice(4)), new Date());
       const after = await list('status=queued');

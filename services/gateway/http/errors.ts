@@ -43,6 +43,8 @@ export interface ErrorAnswer {
   json: Record<string, unknown>;
   /** The HTML page for a browser at a public address. */
   page: () => string;
+  /** The error's code (`server_error` for one not raised on purpose), for the request log. */
+  code: string;
   /** Set for an error that was not raised on purpose (a 500): it is logged with its stack. */
   unexpected: boolean;
 }
@@ -63,6 +65,7 @@ export function errorAnswer(err: unknown): ErrorAnswer {
     headers: { ...mapped?.headers, 'Cache-Control': 'no-store' },
     json,
     page: () => mapped?.page ?? errorPage(status, message, fieldErrors),
+    code: mapped?.code ?? 'server_error',
     unexpected: !mapped,
   };
 }
@@ -82,7 +85,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const answer = errorAnswer(err);
   if (answer.unexpected) req.log.error({ err }, 'unhandled error');
   else if (answer.status >= 500) req.log.warn({ err }, String(answer.json.message));
-  res.locals.errorCode = err instanceof AppError ? err.code : (toAppError(err)?.code ?? 'server_error');
+  res.locals.errorCode = answer.code;
   res.status(answer.status).set(answer.headers);
   // People reach the public pages in a browser: answer them with a page, not JSON.
   const isPage = (res.locals.page as boolean | undefined) ?? !req.path.startsWith('/api');

@@ -1,15 +1,10 @@
 import type { Redis } from '../../../shared/queues/redis';
-import { type QueuedEntry, queuedEntry, type QueuedKey, queuedPage } from '../../../shared/queues/submission-index';
+import { type QueuedKey, queuedPage } from '../../../shared/queues/submission-index';
 
 /**
  * Submissions between their 202 and their record, read from the index the gateway writes
  * when it accepts them (shared/queues/submission-index.ts), never from the queue's jobs.
  */
-/** A submission's entry: still queued, or its job given up on (failed). */
-export function findQueuedSubmission(redis: Redis, prefix: string, uid: string): Promise<QueuedEntry | null> {
-  return queuedEntry(redis, prefix, uid);
-}
-
 /**
  * A page of a link's queued submissions, newest first, without those `recorded` says are
  * written already (the worker forgets them once written; one accepted in the moment the

@@ -4,8 +4,8 @@ import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { findCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
-import { findQueuedSubmission, queuedSubmissionsPage } from './queued-submissions';
-import type { QueuedKey } from '../../../shared/queues/submission-index';
+import { queuedSubmissionsPage } from './queued-submissions';
+import { queuedEntry, type QueuedKey } from '../../../shared/queues/submission-index';
 import { newSigningSecret, newSmartLinkKey, sealSecret } from './secrets';
 import {
   findSmartLink,
@@ -183,7 +183,7 @@ export async function getSubmission(deps: Deps, teamId: number, publicId: string
   if (row) return toSubmissionJson(row);
   // No record yet: still in the queue, or given up on there. A finished job without a
   // record had its record deleted (SUBMISSION_RETENTION_DAYS): gone, like an unknown id.
-  const queued = await findQueuedSubmission(deps.redis, deps.config.queuePrefix, uid);
+  const queued = await queuedEntry(deps.redis, deps.config.queuePrefix, uid);
   if (queued && queued.teamId === teamId) {
     const json = unrecordedSubmissionJson(uid, new Date(queued.receivedAtMs).toISOString());
     return queued.failed ? { ...json, status: 'failed' as const, error: 'not_processed' } : json;
