@@ -68,12 +68,14 @@ it('full Redis: only 202 and 503 answers, readiness says so, bounded logs, a wor
     else if (res?.status === 503) missingRetryAfter += res.headers.get('retry-after') ? 0 : 1;
     else other.push(res?.status ?? 0);
   };
-  // Until Redis refuses: 50 at a time, then 500 more while it is full. A few of those may
-  // still fit in what a refused write left free (a small job, its index entry); the last 50
-  // find Redis full for good.
+  // Until Redis refuses: 50 at a time, then 450 more while it is at its limit. Some of those
+  // still fit in what freed up meanwhile (client buffers, a small job, its index entry).
+  // Then the limit goes below what Redis holds, so nothing fits: the last 50 are all refused.
   while (!tally.rejected[503]) await Promise.all(Array.from({ length: 50 }, sendOne));
   const refusedBefore = tally.rejected[503];
   for (let k = 0; k < 9; k++) await Promise.all(Array.from({ length: 50 }, sendOne));
+  const full = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+  await admin.config('SET', 'maxmemory', String(full - 1024 * 1024));
   const refusedBeforeLast = tally.rejected[503];
   await Promise.all(Array.from({ length: 50 }, sendOne));
   expect(other).toEqual([]);
