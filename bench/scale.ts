@@ -37,7 +37,8 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * one (seeded by one INSERT … SELECT over generate_series, half of the events past), and
  * every list path loaded through one gateway process in each: the calendar page, the last
  * page of a one-month start_date/end_date window, a search for a word in 0.65% of titles
- * and the first page of range=upcoming. The sizes take turns, round after round, so a
+ * and the first page of range=upcoming, and the calendar's feed, built and cold (its
+ * time, bytes, the gateway's RSS and /healthz meanwhile). The sizes take turns, round after round, so a
  * machine busier at one moment weighs on all of them; each figure is the median of its
  * rounds, beside the same path's at the smallest size: a ratio of 1 means the path costs
  * the same however large the calendar.
@@ -87,6 +88,7 @@ export async function benchScale(): Promise<BenchRow[]> {
         request: async (cal) => ({ path: `/api/events?search=${SCALE_SEARCH_TERM}&per_page=${PER_PAGE}`, headers: auth(cal) }),
       },
       { name: 'GET /api/events?range=upcoming', request: async (cal) => ({ path: `/api/events?range=upcoming&per_page=${PER_PAGE}`, headers: auth(cal) }) },
+      { name: 'GET /c/{uid}.ics (built, gzip)', request: async (cal) => ({ path: `/c/${cal.uid}.ics`, headers: { 'Accept-Encoding': 'gzip' } }) },
     ];
 
     /** The cursor of the window's last page: after the event that leaves fewer than a page. */
@@ -102,6 +104,24 @@ export async function benchScale(): Promise<BenchRow[]> {
     }
 
     const rows: BenchRow[] = [];
+    // Cold feeds first, the gateway fresh: each size's feed built afresh every round (a
+    // change to the calendar drops it), its time, size and the gateway's RSS meanwhile, and
+    // /healthz asked every 50 ms throughout.
+    const cold = calendars.map(() => [] as ColdFeed[]);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, cal] of calendars.entries()) cold[i].push(await coldFeed(gateway, cal));
+    }
+    const coldTime = cold.map((c) => median(c.map((x) => x.ms)));
+    for (const [i, cal] of calendars.entries()) {
+      const c = cold[i][cold[i].length - 1];
+      const rss = Math.max(...cold[i].map((x) => x.peakRssMb));
+      const health = Math.max(...cold[i].map((x) => x.slowestHealthMs));
+      console.error(`bench/scale: cold feed at ${cal.size}: ${coldTime[i]} ms, ${c.events} events, ${(c.bytes / 1e6).toFixed(2)} MB (${(c.gzipBytes / 1e6).toFixed(2)} MB gzip), gateway peak ${rss} MB, slowest /healthz ${health} ms`);
+      rows.push(row('scale', `GET /c/{uid}.ics cold at ${cal.size} events: gateway peak RSS`, rss, 300, 'MB', { atMost: 1, text: '≤ 300 MB' }));
+      rows.push(row('scale', `GET /c/{uid}.ics cold at ${cal.size} events: slowest /healthz meanwhile`, health, 1000, 'ms', { atMost: 1, text: '≤ 1000 ms' }));
+      if (i === 0) continue;
+      rows.push(row('scale', `GET /c/{uid}.ics cold (${c.events} events, ${(c.bytes / 1e6).toFixed(2)} MB), ${cal.size} vs ${calendars[0].size} events`, coldTime[i], coldTime[0], 'ms', { atMost: 2 }));
+    }
     for (const p of paths) {
       const requests = await Promise.all(calendars.map(async (cal) => ({ cal, ...(await p.request(cal)) })));
       const options = requests.map((r): LoadOptions => ({ url: gateway.url + r.path, headers: r.headers, durationSec: DURATION }));
@@ -129,6 +149,57 @@ export async function benchScale(): Promise<BenchRow[]> {
     await seeder.destroy();
     await db.destroy();
   }
+}
+
+interface ColdFeed {
+  ms: number;
+  events: number;
+  bytes: number;
+  gzipBytes: number;
+  peakRssMb: number;
+  slowestHealthMs: number;
+}
+
+/** The gateway's resident memory now, in MB (Linux). */
+const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+
+/** A calendar's feed built afresh: renamed (which drops its built feed), then fetched as a calendar app does. */
+async function coldFeed(gateway: { url: string; child: { pid?: number } }, cal: Calendar): Promise<ColdFeed> {
+  const rename = await fetch(`${gateway.url}/api/calendars/${cal.publicId}`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${cal.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: `Scale ${cal.size} ${Date.now()}`, timezone: 'Europe/Berlin' }),
+  });
+  if (rename.status !== 200) throw new Error(`bench/scale: renaming the calendar answered ${rename.status}`);
+  const pid = gateway.child.pid as number;
+  let peakRssMb = rssMb(pid);
+  let slowestHealthMs = 0;
+  let done = false;
+  const probes = (async () => {
+    while (!done) {
+      const started = performance.now();
+      await fetch(`${gateway.url}/healthz`).then((r) => r.arrayBuffer());
+      slowestHealthMs = Math.max(slowestHealthMs, Math.round(performance.now() - started));
+      peakRssMb = Math.max(peakRssMb, rssMb(pid));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  const started = performance.now();
+  const res = await fetch(`${gateway.url}/c/${cal.uid}.ics`, { headers: { 'Accept-Encoding': 'gzip' } });
+  const text = await res.text();
+  const ms = Math.round(performance.now() - started);
+  done = true;
+  await probes;
+  if (res.status !== 200) throw new Error(`bench/scale: the cold feed answered ${res.status}`);
+  const gz = await fetch(`${gateway.url}/c/${cal.uid}.ics`, { method: 'HEAD', headers: { 'Accept-Encoding': 'gzip' } });
+  return {
+    ms,
+    events: text.split('BEGIN:VEVENT').length - 1,
+    bytes: Buffer.byteLength(text),
+    gzipBytes: Number(gz.headers.get('content-length')),
+    peakRssMb,
+    slowestHealthMs,
+  };
 }
 
 function check(name: string, r: LoadResult): void {

@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
 import type { EventWithCalendar } from './events/events.repository';
 import type { DynamicLinkRow } from './dynamic-links/dynamic-links.repository';
-import type { Feed } from './public/calendar-feed';
+import { type Feed, feedBytes } from './public/calendar-feed';
 import type { KeyedLink } from './smart-links/smart-links.repository';
 import type { SubscriberRow } from './subscribers/subscribers.repository';
 
@@ -15,16 +15,16 @@ import type { SubscriberRow } from './subscribers/subscribers.repository';
  * the invalidation channel; see shared/cache.
  */
 export class ReadCaches implements InvalidationTarget {
-  readonly tokens = new LiveCache<TokenOwner>(10_000, 20_000);
-  readonly events = new LiveCache<EventWithCalendar>(30_000, 50_000);
-  /** Calendar feeds by calendar uid. */
-  readonly feeds = new LiveCache<Feed>(10 * 60_000, 1_000);
+  readonly tokens = new LiveCache<TokenOwner>({ ttlMs: 10_000, max: 20_000 });
+  readonly events = new LiveCache<EventWithCalendar>({ ttlMs: 30_000, max: 50_000 });
+  /** Calendar feeds by calendar uid, compressed: at most 64 MiB of them. */
+  readonly feeds = new LiveCache<Feed>({ ttlMs: 10 * 60_000, max: 1_000, weigh: feedBytes, maxWeight: 64 * 1024 * 1024 });
   /** Dynamic-link keys by uid. */
-  readonly dynamicLinks = new LiveCache<DynamicLinkRow>(60_000, 10_000);
+  readonly dynamicLinks = new LiveCache<DynamicLinkRow>({ ttlMs: 60_000, max: 10_000 });
   /** Smart links by key, for the ingest path (false: no such active link). */
-  readonly smartLinks = new LiveCache<KeyedLink | false>(30_000, 20_000);
+  readonly smartLinks = new LiveCache<KeyedLink | false>({ ttlMs: 30_000, max: 20_000 });
   /** Subscribers by the hash of their personal feed token (false: no such subscriber). */
-  readonly subscribers = new LiveCache<SubscriberRow | false>(60_000, 50_000);
+  readonly subscribers = new LiveCache<SubscriberRow | false>({ ttlMs: 60_000, max: 50_000 });
 
   constructor(
     private readonly redis: Redis,

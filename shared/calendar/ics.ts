@@ -138,7 +138,7 @@ function periodsBetween(freq: string, by: Map<string, string>): number | null {
  * UNTIL's year; for a COUNT, how long that many occurrences take at most when that is
  * known; otherwise the horizon. The VTIMEZONE covers five years more.
  */
-function lastYearOf(e: IcsEvent, startYear: number, endYear: number): number {
+function lastYearOf(e: ZoneDates, startYear: number, endYear: number): number {
   if (!e.recurrenceRule) return endYear;
   const horizon = Math.max(startYear, new Date().getUTCFullYear()) + RECURRENCE_YEARS;
   const parts = new Map(e.recurrenceRule.split(';').map((p) => p.split('=') as [string, string]));
@@ -160,7 +160,7 @@ function lastYearOf(e: IcsEvent, startYear: number, endYear: number): number {
  * The years each zone's dates fall in, over the timed events of a file: what its VTIMEZONE
  * must describe. UTC years: the VTIMEZONE covers a year more on each side.
  */
-function zoneSpans(events: IcsEvent[]): Map<string, YearSpan> {
+function zoneSpans(events: ZoneDates[]): Map<string, YearSpan> {
   const spans = new Map<string, YearSpan>();
   for (const e of events) {
     if (e.isAllDay || e.timezone === 'UTC') continue;
@@ -243,24 +243,37 @@ function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): st
   return event.toString();
 }
 
+/** Folds every content line of a run of whole lines (each ending with CRLF). */
+const fold = (lines: string) => lines.split('\r\n').map(foldLine).join('\r\n');
+
+/** What a file's VTIMEZONEs are written from: the dates of its timed events. */
+type ZoneDates = Pick<IcsEvent, 'isAllDay' | 'timezone' | 'startMs' | 'endMs' | 'recurrenceRule'>;
+
 /**
- * RFC 5545 text. ical-generator writes each VEVENT (escaping, dates, RRULE, VALARM, iTIP
- * ORGANIZER/ATTENDEE); the calendar around them is put together and folded here, because
- * the library's own calendar.toString() folds with a TextEncoder per character, which made
- * a 10k-event feed take seconds. Timed events carry TZID plus a VTIMEZONE, so recurrences
- * keep their wall time across DST; all-day events use VALUE=DATE with the exclusive next
- * day as DTEND.
+ * The start of a file, up to its first VEVENT: the calendar's properties and a VTIMEZONE for
+ * each zone of `events`, covering the years their dates reach. Folded.
  */
-export function buildIcs(events: IcsEvent[], opts: IcsOptions): string {
-  const cal = ical({ prodId: { company: 'calendar-service', product: 'events', language: 'EN' } });
-  if (opts.method) cal.method(METHODS[opts.method]);
+export function icsHead(events: ZoneDates[], opts: IcsOptions): string {
   const parts: string[] = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calendar-service//events//EN'];
   if (opts.method) parts.push(`METHOD:${opts.method}`);
   if (opts.calendarName) parts.push(`NAME:${escapeText(opts.calendarName)}`, `X-WR-CALNAME:${escapeText(opts.calendarName)}`);
   if (opts.refreshMinutes) parts.push(`REFRESH-INTERVAL;VALUE=DURATION:PT${opts.refreshMinutes}M`, `X-PUBLISHED-TTL:PT${opts.refreshMinutes}M`);
   let head = `${parts.join('\r\n')}\r\n`;
   for (const [zone, span] of zoneSpans(events)) head += vtimezone(zone, span);
+  return fold(head);
+}
 
+/** The end of every file. */
+export const ICS_END = 'END:VCALENDAR\r\n';
+
+/**
+ * The VEVENTs of `events`, folded: written by ical-generator, put together here (see
+ * buildIcs). A file can be written in parts: icsHead over all its events, then this for
+ * one batch after another, then ICS_END.
+ */
+export function icsEvents(events: IcsEvent[], opts: IcsOptions): string {
+  const cal = ical({ prodId: { company: 'calendar-service', product: 'events', language: 'EN' } });
+  if (opts.method) cal.method(METHODS[opts.method]);
   // Published (non-iTIP) VEVENTs depend only on the event's values: remember them, so a feed
   // rebuilt after one change re-serializes that one event, not all of them.
   const memo = !opts.method && !opts.organizer && !opts.attendees && opts.stampMs === undefined;
@@ -277,7 +290,17 @@ export function buildIcs(events: IcsEvent[], opts: IcsOptions): string {
     }
     body += text;
   }
-  const unfolded = `${head}${body}END:VCALENDAR`;
-  // Every content line ends with CRLF, the last one too (RFC 5545 §3.1).
-  return `${unfolded.split('\r\n').map(foldLine).join('\r\n')}\r\n`;
+  return fold(body);
+}
+
+/**
+ * RFC 5545 text. ical-generator writes each VEVENT (escaping, dates, RRULE, VALARM, iTIP
+ * ORGANIZER/ATTENDEE); the calendar around them is put together and folded here, because
+ * the library's own calendar.toString() folds with a TextEncoder per character, which made
+ * a 10k-event feed take seconds. Timed events carry TZID plus a VTIMEZONE, so recurrences
+ * keep their wall time across DST; all-day events use VALUE=DATE with the exclusive next
+ * day as DTEND. Every content line ends with CRLF, the last one too (RFC 5545 §3.1).
+ */
+export function buildIcs(events: IcsEvent[], opts: IcsOptions): string {
+  return icsHead(events, opts) + icsEvents(events, opts) + ICS_END;
 }

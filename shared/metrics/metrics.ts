@@ -70,6 +70,7 @@ export const METRIC = {
   jobRetries: 'calendar_job_retries_total',
   emailDeliveries: 'calendar_email_deliveries_total',
   eventLimitRejections: 'calendar_event_limit_rejections_total',
+  feedBuilds: 'calendar_feed_builds_total',
 } as const;
 
 export const eventLimitRejections = (m: Metrics) =>

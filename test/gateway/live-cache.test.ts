@@ -2,7 +2,7 @@ import { LiveCache } from '../../services/gateway/live-cache';
 
 describe('LiveCache', () => {
   it('caches nothing while its invalidation feed is down', () => {
-    const cache = new LiveCache<number>(10_000, 100);
+    const cache = new LiveCache<number>({ ttlMs: 10_000, max: 100 });
     cache.set('a', 1, cache.begin());
     expect(cache.get('a')).toBeUndefined();
     cache.setLive(true);
@@ -13,7 +13,7 @@ describe('LiveCache', () => {
   });
 
   it('never caches a read that started before an invalidation', () => {
-    const cache = new LiveCache<number>(10_000, 100);
+    const cache = new LiveCache<number>({ ttlMs: 10_000, max: 100 });
     cache.setLive(true);
     const started = cache.begin();
     cache.delete('a'); // a change lands while the read is in flight
@@ -22,7 +22,7 @@ describe('LiveCache', () => {
   });
 
   it('drops matching entries only', () => {
-    const cache = new LiveCache<{ user: number }>(10_000, 100);
+    const cache = new LiveCache<{ user: number }>({ ttlMs: 10_000, max: 100 });
     cache.setLive(true);
     cache.set('a', { user: 1 }, cache.begin());
     cache.set('b', { user: 2 }, cache.begin());
@@ -32,7 +32,7 @@ describe('LiveCache', () => {
   });
 
   it('expires entries after the TTL', () => {
-    const cache = new LiveCache<number>(-1, 100);
+    const cache = new LiveCache<number>({ ttlMs: -1, max: 100 });
     cache.setLive(true);
     cache.set('a', 1, cache.begin());
     expect(cache.get('a')).toBeUndefined();
@@ -41,14 +41,14 @@ describe('LiveCache', () => {
 
 describe('LiveCache when full', () => {
   it('makes room by dropping its oldest entry, not everything', () => {
-    const cache = new LiveCache<number>(10_000, 3);
+    const cache = new LiveCache<number>({ ttlMs: 10_000, max: 3 });
     cache.setLive(true);
     for (const [i, key] of ['a', 'b', 'c', 'd'].entries()) cache.set(key, i, cache.begin());
     expect(['a', 'b', 'c', 'd'].map((k) => cache.get(k))).toEqual([undefined, 1, 2, 3]);
   });
 
   it('keeps misses apart: a flood of unknown keys never pushes out a known one', () => {
-    const cache = new LiveCache<{ id: number } | false>(10_000, 100, 10);
+    const cache = new LiveCache<{ id: number } | false>({ ttlMs: 10_000, max: 100, maxMisses: 10 });
     cache.setLive(true);
     cache.set('known', { id: 1 }, cache.begin());
     for (let i = 0; i < 10_000; i++) cache.set(`made-up-${i}`, false, cache.begin());
@@ -59,7 +59,7 @@ describe('LiveCache when full', () => {
   });
 
   it('a key that turns from a miss into a hit is one entry, wherever it was', () => {
-    const cache = new LiveCache<number | false>(10_000, 100);
+    const cache = new LiveCache<number | false>({ ttlMs: 10_000, max: 100 });
     cache.setLive(true);
     cache.set('k', false, cache.begin());
     cache.set('k', 7, cache.begin());

@@ -1,6 +1,7 @@
 import { SCALE_SEARCH_TERM, seedScaleEvents } from '../../bench/lib/scale-seed';
 import { EVENTS_LISTING } from '../../services/gateway/events/events.service';
 import { encodeCursor } from '../../services/gateway/http/cursor';
+import { FEED_WINDOW } from '../../services/gateway/public/calendar-feed';
 import { createDb, dropDatabase } from '../../shared/db/knex';
 import { prepareDatabase } from '../../shared/db/prepare';
 import type { ApiClient, ApiResponse } from '../helpers/api-client';
@@ -145,5 +146,23 @@ describe(`list plans with ${EVENTS} events in one calendar`, () => {
   ])('a search %s reads about its page', async (_name, path) => {
     const { reads } = await listed(() => api.get(path()));
     expectReadsWithin(reads, PER_PAGE);
+  });
+
+  it.each([
+    ['now: upcoming events fill it', 0],
+    ['near the last seeded event: the rest from the past 30 days', 540],
+  ])('the calendar feed reads its window, not the calendar (%s)', async (_name, days) => {
+    gw.clock.set(new Date(NOW.getTime() + days * DAY_MS));
+    gw.caches.feeds.deleteWhere(() => true); // built afresh at the new time, not kept from the last case
+    try {
+      const { result: res, queries } = await captureQueries(gw.db, () => gw.anon.get(`/c/${calendar.uid}.ics`));
+      expect(res.status).toBe(200);
+      expect(res.text.match(/BEGIN:VEVENT/g)).toHaveLength(FEED_WINDOW.maxEvents.default);
+      const windows = queries.filter((q) => q.sql.includes('event_series_end'));
+      expect(windows).toHaveLength(days ? 2 : 1);
+      for (const q of windows) expectReadsWithin(await explainReads(gw.db, q), FEED_WINDOW.maxEvents.default);
+    } finally {
+      gw.clock.set(NOW);
+    }
   });
 });

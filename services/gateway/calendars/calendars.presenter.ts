@@ -17,6 +17,8 @@ export function toCalendarJson(row: CalendarRow, baseUrl: string) {
     week_begins: row.week_begins,
     public_url: calendarPublicUrl(baseUrl, row.uid),
     ask_subscriber_details: row.ask_subscriber_details,
+    feed_past_days: row.feed_past_days,
+    feed_max_events: row.feed_max_events,
     created_at: pgTimestampToIsoMicros(row.created_at),
     updated_at: pgTimestampToIsoMicros(row.updated_at),
   };

@@ -12,6 +12,9 @@ export interface CalendarRow {
   week_begins: number;
   short_link: string | null;
   ask_subscriber_details: boolean;
+  /** The feed's window (null: the defaults; see public/calendar-feed.ts). */
+  feed_past_days: number | null;
+  feed_max_events: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -27,6 +30,8 @@ export const CALENDAR_COLUMNS = [
   'week_begins',
   'short_link',
   'ask_subscriber_details',
+  'feed_past_days',
+  'feed_max_events',
   'created_at',
   'updated_at',
 ] as const;

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { bool, idParam, shortLink, text, timezone } from '../http/validation';
+import { FEED_WINDOW } from '../public/calendar-feed';
 
 const isoMicros = () => Joi.string().description('ISO 8601 UTC with microseconds, e.g. 2026-03-05T10:00:00.123456Z');
 
@@ -11,6 +12,18 @@ const writable = {
   week_begins: Joi.number().integer().min(0).max(6).description('First day of the week: 0 = Sunday … 6 = Saturday'),
   short_link: shortLink().allow(null, '').description('Empty or null: none'),
   ask_subscriber_details: bool().description('Ask people for their name and email before they subscribe'),
+  feed_past_days: Joi.number()
+    .integer()
+    .min(0)
+    .max(FEED_WINDOW.pastDays.max)
+    .allow(null)
+    .description(`How many days of past events the ICS feed keeps; null: the default, ${FEED_WINDOW.pastDays.default}`),
+  feed_max_events: Joi.number()
+    .integer()
+    .min(1)
+    .max(FEED_WINDOW.maxEvents.max)
+    .allow(null)
+    .description(`The most events the ICS feed holds, upcoming ones first; null: the default, ${FEED_WINDOW.maxEvents.default}`),
 };
 
 export const createCalendarBody = Joi.object({
@@ -35,6 +48,8 @@ export const calendarSchema = Joi.object({
   week_begins: Joi.number().integer().min(0).max(6).required(),
   public_url: Joi.string().uri().required(),
   ask_subscriber_details: Joi.boolean().required(),
+  feed_past_days: Joi.number().integer().allow(null).required().description('Days of past events in the feed; null: the default'),
+  feed_max_events: Joi.number().integer().allow(null).required().description('The most events in the feed; null: the default'),
   created_at: isoMicros().required(),
   updated_at: isoMicros().required(),
 }).meta({ title: 'Calendar' });
@@ -47,4 +62,6 @@ export interface CalendarInput {
   week_begins?: number;
   short_link?: string | null;
   ask_subscriber_details?: boolean;
+  feed_past_days?: number | null;
+  feed_max_events?: number | null;
 }

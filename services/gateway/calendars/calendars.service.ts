@@ -43,6 +43,8 @@ export async function createCalendar(db: Knex, teamId: number, input: CalendarIn
       week_begins: input.week_begins ?? 1,
       short_link: emptyToNull(input.short_link) ?? null,
       ask_subscriber_details: input.ask_subscriber_details ?? false,
+      feed_past_days: input.feed_past_days ?? null,
+      feed_max_events: input.feed_max_events ?? null,
     });
     if (input.short_link && !(await claimShortLink(trx, input.short_link, { calendarId: row.id, teamId }))) throw shortLinkTaken();
     return row;
@@ -59,6 +61,8 @@ export async function updateCalendar({ db, caches }: CalendarsDeps, teamId: numb
     if (input.description !== undefined) changes.description = sanitizeDescription(input.description ?? '');
     if (input.week_begins !== undefined) changes.week_begins = input.week_begins;
     if (input.ask_subscriber_details !== undefined) changes.ask_subscriber_details = input.ask_subscriber_details;
+    if (input.feed_past_days !== undefined) changes.feed_past_days = input.feed_past_days;
+    if (input.feed_max_events !== undefined) changes.feed_max_events = input.feed_max_events;
     if (input.short_link !== undefined) {
       const next = emptyToNull(input.short_link) ?? null;
       if (!(await replaceShortLink(trx, { calendarId: current.id, teamId }, current.short_link, next))) throw shortLinkTaken();

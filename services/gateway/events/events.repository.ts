@@ -1,4 +1,5 @@
 import { type Knex, preparedRaw } from '../../../shared/db/knex';
+import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { CALENDAR_COLUMNS, type CalendarRow } from '../calendars/calendars.repository';
 import { retireShortLink } from '../public/short-links.repository';
 
@@ -167,9 +168,50 @@ const published = (q: Knex.QueryBuilder, alias = '') =>
     .whereNull(`${alias}deleted_at`)
     .whereNull(`${alias}access_code_hash`);
 
-/** Every published event of a calendar in date order: the ICS feed. */
-export async function listPublishedEvents(db: Knex, calendarId: number): Promise<EventRow[]> {
-  return published(db('events').select(EVENT_COLUMNS).where({ calendar_id: calendarId })).orderBy([{ column: 'date_start' }, { column: 'id' }]);
+/** When an event's last occurrence ends (migration 0026): what the feed's indexes are built on. */
+const SERIES_END = 'event_series_end(e.recurrence_rule, e.date_start, e.ends_at)';
+
+/** An event of a feed, without its description (read batch by batch: descriptionsOf). */
+export type FeedEvent = Omit<EventRow, 'description'>;
+const FEED_COLUMNS = EVENT_COLUMNS.filter((c) => c !== 'description').map((c) => `e.${c}`);
+
+/**
+ * The published events of a calendar's feed, in (date_start, id) order: first those going
+ * on at `now` or to come (the first `limit`, a series while any of its occurrences is),
+ * then, while there is room, those whose last occurrence ended after `pastFrom`, the most
+ * recent first. Each part walks an index from `now` and stops at the limit (0026), so
+ * the cost is the window's, not the calendar's.
+ */
+export async function feedWindow(db: Knex, calendarId: number, opts: { now: string; pastFrom: string; limit: number }): Promise<FeedEvent[]> {
+  const filtered = () => published(db('events as e').select(FEED_COLUMNS).where('e.calendar_id', calendarId), 'e.');
+  const underWay = db('events as e')
+    .select('e.id')
+    .where('e.calendar_id', calendarId)
+    .whereNull('e.deleted_at')
+    .where('e.date_start', '<', opts.now)
+    .whereRaw(`tstzrange(e.date_start, ${SERIES_END}, '[)') @> ?::timestamptz`, [opts.now]);
+  const starting = filtered().where('e.date_start', '>=', opts.now).orderBy([{ column: 'e.date_start' }, { column: 'e.id' }]).limit(opts.limit);
+  const ongoing = filtered().whereIn('e.id', underWay);
+  const upcoming: FeedEvent[] = await db
+    .select('*')
+    .from(db.raw('((?) UNION ALL (?)) AS u', [starting, ongoing]))
+    .orderBy([{ column: 'u.date_start' }, { column: 'u.id' }])
+    .limit(opts.limit);
+  const room = opts.limit - upcoming.length;
+  const past: FeedEvent[] = room
+    ? await filtered()
+        .whereRaw(`${SERIES_END} > ?::timestamptz AND ${SERIES_END} <= ?::timestamptz`, [opts.pastFrom, opts.now])
+        .orderByRaw(`${SERIES_END} DESC`)
+        .limit(room)
+    : [];
+  const events = [...past, ...upcoming];
+  return events.sort((a, b) => pgTimestampToMillis(a.date_start) - pgTimestampToMillis(b.date_start) || a.id - b.id);
+}
+
+/** The descriptions of these events, by id. */
+export async function descriptionsOf(db: Knex, ids: number[]): Promise<Map<number, string | null>> {
+  const rows: Array<{ id: number; description: string | null }> = await db('events').select('id', 'description').whereIn('id', ids);
+  return new Map(rows.map((r) => [r.id, r.description]));
 }
 
 /**

@@ -12,12 +12,14 @@ export class HttpMetrics {
   private readonly requests: Counter<Labels>;
   private readonly duration: Histogram<Labels>;
   private readonly rejections: Counter<'source'>;
+  private readonly feedBuilds: Counter;
   private readonly children = new Map<string, { count: Counter.Internal; time: Histogram.Internal<Labels> }>();
 
   constructor(metrics: Metrics) {
     this.requests = metrics.counter(METRIC.httpRequests, 'HTTP requests answered, by method, route and status', ['method', 'route', 'status']);
     this.duration = metrics.histogram(METRIC.httpDuration, 'Time to answer HTTP requests, by method, route and status', ['method', 'route', 'status']);
     this.rejections = eventLimitRejections(metrics);
+    this.feedBuilds = metrics.counter(METRIC.feedBuilds, 'Calendar feeds built from Postgres (the others were answered from the feed cache)', []);
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {
@@ -35,5 +37,10 @@ export class HttpMetrics {
   /** An event refused by the monthly event limit on the API (the smart-link worker counts its own). */
   eventLimitRejected(): void {
     this.rejections.inc({ source: 'api' });
+  }
+
+  /** A calendar feed built (not answered from the cache, nor by joining a build under way). */
+  feedBuilt(): void {
+    this.feedBuilds.inc();
   }
 }

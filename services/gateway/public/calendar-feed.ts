@@ -1,64 +1,175 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { constants as zlib, createBrotliCompress, createGunzip, createGzip } from 'node:zlib';
+import type { Request, Response } from 'express';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
+import { ICS_END, icsEvents, icsHead, type IcsOptions } from '../../../shared/calendar/ics';
 import { toIcsEvent } from '../calendar/event-view';
-import { buildIcs } from '../../../shared/calendar/ics';
 import type { CalendarRow } from '../calendars/calendars.repository';
 import type { EventWithCalendar } from '../events/events.repository';
-import { type FileNames, titleFileNames } from '../http/content-disposition';
-import { lastOffFeedChange, listPublishedEvents } from '../events/events.repository';
+import { descriptionsOf, feedWindow, type FeedEvent, lastOffFeedChange } from '../events/events.repository';
+import { contentDisposition, type FileNames, titleFileNames } from '../http/content-disposition';
+import type { AppContext } from '../context';
 import { eventView, type PublicDeps } from './public.service';
+
+type FeedDeps = PublicDeps & Pick<AppContext, 'httpMetrics'>;
+
+/**
+ * What a calendar's feed holds: the events going on or to come, and those that ended in the
+ * last `pastDays` days, at most `maxEvents` in all (upcoming ones first). Calendar apps
+ * poll a subscribed feed every few hours (Outlook) to once a day (Google) and fetch it
+ * whole each time, so a feed stays small enough to fetch and parse on a phone: 1,000
+ * events are about 0.6 MB of ICS (a 10,000-event feed measured 5.5 MB). Each calendar may
+ * set its own window up to the maximums; the whole history stays in the events API.
+ */
+export const FEED_WINDOW = {
+  pastDays: { default: 30, max: 366 },
+  maxEvents: { default: 1000, max: 5000 },
+} as const;
+
+/** Events read and written per step of a build. */
+const BATCH = 250;
+
+/** How often subscribed calendar apps are asked to refresh. */
+const FEED_REFRESH_MINUTES = 60;
+const DAY_MS = 86_400_000;
 
 export interface Feed {
   calendarId: number;
   /** File names for Content-Disposition, from the calendar's name. */
   fileNames: FileNames;
-  body: string;
+  /** The ICS text compressed, in the chunks it was built in: no one string of the whole feed. */
+  gzip: Buffer[];
+  br: Buffer[];
+  /** Bytes of the ICS text itself. */
+  size: number;
   /** Strong validator derived from the content, so every gateway computes the same one. */
   etag: string;
   lastModifiedMs: number;
 }
 
-/** How often subscribed calendar apps are asked to refresh. */
-const FEED_REFRESH_MINUTES = 60;
+/** What a cached feed costs in memory. */
+export const feedBytes = (feed: Feed) => [...feed.gzip, ...feed.br].reduce((n, b) => n + b.length, 0);
+
+const collect = (stream: Readable) => {
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return { chunks, done: once(stream, 'end') };
+};
+
+async function write(stream: Writable, data: Buffer): Promise<void> {
+  if (!stream.write(data)) await once(stream, 'drain');
+}
 
 /**
- * A calendar's ICS feed: every published event. Built once and kept in the feed cache
- * until an event of the calendar (or the calendar) changes, so a conditional request is
- * answered with a 304 without touching Postgres.
+ * Builds the feed: the window's events read from Postgres, their descriptions batch by
+ * batch, each batch written as ICS into gzip and brotli at once. The event loop is free
+ * between batches, and what is kept is the compressed feed.
  */
-export async function calendarFeed(deps: PublicDeps, calendar: CalendarRow): Promise<Feed> {
-  const cached = deps.caches.feeds.get(calendar.uid);
-  if (cached) return cached;
-  const startedAt = deps.caches.feeds.begin();
-  const [rows, lastChange] = await Promise.all([listPublishedEvents(deps.db, calendar.id), lastOffFeedChange(deps.db, calendar.id)]);
+async function buildFeed(deps: FeedDeps, calendar: CalendarRow): Promise<Feed> {
+  const now = deps.clock.now().getTime();
+  const pastDays = calendar.feed_past_days ?? FEED_WINDOW.pastDays.default;
+  const window = {
+    now: new Date(now).toISOString(),
+    pastFrom: new Date(now - pastDays * DAY_MS).toISOString(),
+    limit: calendar.feed_max_events ?? FEED_WINDOW.maxEvents.default,
+  };
+  const [events, lastChange] = await Promise.all([feedWindow(deps.db, calendar.id, window), lastOffFeedChange(deps.db, calendar.id)]);
   const base = deps.config.publicBaseUrl;
-  const body = buildIcs(
-    rows.map((event) => toIcsEvent(eventView({ event, calendar } as EventWithCalendar, base))),
-    { uidHost: new URL(base).host, calendarName: calendar.name, refreshMinutes: FEED_REFRESH_MINUTES },
-  );
+  const opts: IcsOptions = { uidHost: new URL(base).host, calendarName: calendar.name, refreshMinutes: FEED_REFRESH_MINUTES };
+  const icsOf = (event: FeedEvent, description: string | null) => toIcsEvent(eventView({ event: { ...event, description }, calendar } as EventWithCalendar, base));
+
+  const gzip = createGzip();
+  const br = createBrotliCompress({ params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } });
+  const outputs = [collect(gzip), collect(br)];
+  const hash = createHash('sha1');
+  let size = 0;
+  const append = async (text: string) => {
+    const data = Buffer.from(text);
+    hash.update(data);
+    size += data.length;
+    await Promise.all([write(gzip, data), write(br, data)]);
+  };
+  try {
+    await append(icsHead(events.map((event) => icsOf(event, null)), opts));
+    for (let i = 0; i < events.length; i += BATCH) {
+      const batch = events.slice(i, i + BATCH);
+      const descriptions = await descriptionsOf(deps.db, batch.map((e) => e.id));
+      await append(icsEvents(batch.map((event) => icsOf(event, descriptions.get(event.id) ?? null)), opts));
+    }
+    await append(ICS_END);
+    gzip.end();
+    br.end();
+    await Promise.all(outputs.map((o) => o.done));
+  } catch (err) {
+    gzip.destroy();
+    br.destroy();
+    throw err;
+  }
   // An event leaving the feed changes it too, not only those in it.
   const lastModifiedMs = Math.max(
     pgTimestampToMillis(calendar.updated_at),
     lastChange ? pgTimestampToMillis(lastChange) : 0,
-    ...rows.map((r) => pgTimestampToMillis(r.updated_at)),
+    ...events.map((r) => pgTimestampToMillis(r.updated_at)),
   );
-  const feed: Feed = {
+  deps.httpMetrics.feedBuilt();
+  return {
     calendarId: calendar.id,
     fileNames: titleFileNames(calendar.name, 'ics'),
-    body,
-    etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
+    gzip: outputs[0].chunks,
+    br: outputs[1].chunks,
+    size,
+    etag: hash.digest('base64url'),
     lastModifiedMs: Math.floor(lastModifiedMs / 1000) * 1000,
   };
-  deps.caches.feeds.set(calendar.uid, feed, startedAt);
-  return feed;
 }
 
+/**
+ * A calendar's ICS feed. Built once and kept, compressed, in the feed cache until an event
+ * of the calendar (or the calendar) changes, so a conditional request is answered with a
+ * 304 without touching Postgres; requests that come while it is built share that build.
+ */
+export async function calendarFeed(deps: FeedDeps, calendar: CalendarRow): Promise<Feed> {
+  return deps.caches.feeds.load(calendar.uid, () => buildFeed(deps, calendar));
+}
+
+/** The ETag of each encoding of a feed: the same content, so a validator of any of them matches. */
+const ENCODINGS = { identity: '', gzip: '-gz', br: '-br' } as const;
+const etagOf = (feed: Feed, encoding: keyof typeof ENCODINGS) => `"${feed.etag}${ENCODINGS[encoding]}"`;
+
 /** True when the request's validators show the client already has this feed. */
-export function notModified(feed: Feed, ifNoneMatch: string | undefined, ifModifiedSince: string | undefined): boolean {
-  if (ifNoneMatch) return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === feed.etag || tag.trim() === '*');
+function notModified(feed: Feed, ifNoneMatch: string | undefined, ifModifiedSince: string | undefined): boolean {
+  if (ifNoneMatch) {
+    const tags = (Object.keys(ENCODINGS) as Array<keyof typeof ENCODINGS>).map((e) => etagOf(feed, e));
+    return ifNoneMatch.split(',').some((tag) => tags.includes(tag.trim().replace(/^W\//, '')) || tag.trim() === '*');
+  }
   if (ifModifiedSince) {
     const since = Date.parse(ifModifiedSince);
     return !Number.isNaN(since) && feed.lastModifiedMs <= since;
   }
   return false;
+}
+
+/**
+ * Answers with the feed: 304 when the client has it, else the compressed feed as the
+ * client accepts it (br or gzip, as it was cached), or the text, decompressed as it is sent.
+ */
+export async function sendFeed(req: Request, res: Response, feed: Feed, cacheControl: string): Promise<void> {
+  const encoding = (req.acceptsEncodings('br', 'gzip', 'identity') || 'identity') as keyof typeof ENCODINGS;
+  res.set({ ETag: etagOf(feed, encoding), 'Last-Modified': new Date(feed.lastModifiedMs).toUTCString(), 'Cache-Control': cacheControl, Vary: 'Accept-Encoding' });
+  if (notModified(feed, req.headers['if-none-match'], req.headers['if-modified-since'])) {
+    res.status(304).end();
+    return;
+  }
+  res.status(200).type('text/calendar; charset=utf-8').set('Content-Disposition', contentDisposition('inline', feed.fileNames));
+  if (encoding === 'identity') {
+    res.set('Content-Length', String(feed.size));
+    await pipeline(Readable.from(feed.gzip), createGunzip(), res);
+    return;
+  }
+  const chunks = feed[encoding];
+  res.set({ 'Content-Encoding': encoding, 'Content-Length': String(chunks.reduce((n, b) => n + b.length, 0)) });
+  await pipeline(Readable.from(chunks), res);
 }

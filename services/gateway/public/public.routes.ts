@@ -4,13 +4,12 @@ import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { verifyAccessCode } from '../events/access-code';
 import { listUpcomingPublishedEvents } from '../events/events.repository';
-import { contentDisposition } from '../http/content-disposition';
 import { formOrJsonBody } from '../http/body';
 import { messageSchema, validationErrorSchema } from '../http/responses';
 import { verdictHeaders } from '../http/rate-limits';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { uidParam, validatePart } from '../http/validation';
-import { calendarFeed, notModified } from './calendar-feed';
+import { calendarFeed, FEED_WINDOW, sendFeed } from './calendar-feed';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
 import { forbidden, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
 import { accessTo, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
@@ -214,7 +213,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'calendarFeed',
       summary: "The calendar's ICS subscription feed",
       description:
-        'Every published, unprotected event of the calendar. Conditional requests (`If-None-Match`, `If-Modified-Since`) answer 304. Each request counts as a read of the calendar, per address and per calendar (429 past either limit).',
+        `The published, unprotected events of the calendar that are going on or to come, and those that ended in the last \`feed_past_days\` days (default ${FEED_WINDOW.pastDays.default}), at most \`feed_max_events\` of them (default ${FEED_WINDOW.maxEvents.default}; upcoming ones first). The whole history is in the events API. Sent compressed (br or gzip) when the client accepts it. Conditional requests (\`If-None-Match\`, \`If-Modified-Since\`) answer 304. Each request counts as a read of the calendar, per address and per calendar (429 past either limit).`,
       tags,
       auth: false,
       page: true,
@@ -228,16 +227,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           if (!calendar) throw missing('Calendar');
           feed = await calendarFeed(ctx, calendar);
         }
-        res.set({ ETag: feed.etag, 'Last-Modified': new Date(feed.lastModifiedMs).toUTCString(), 'Cache-Control': 'public, max-age=300' });
-        if (notModified(feed, req.headers['if-none-match'], req.headers['if-modified-since'])) {
-          res.status(304).end();
-          return;
-        }
-        res
-          .status(200)
-          .type('text/calendar; charset=utf-8')
-          .set('Content-Disposition', contentDisposition('inline', feed.fileNames))
-          .send(feed.body);
+        await sendFeed(req, res, feed, 'public, max-age=300');
       },
     }),
     defineRoute<{ uid: string }>({

@@ -6,14 +6,13 @@ import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
-import { contentDisposition } from '../http/content-disposition';
 import { formOrJsonBody } from '../http/body';
 import { limitAddress } from '../http/client-address';
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, uidParam, validatePart } from '../http/validation';
-import { calendarFeed, notModified } from '../public/calendar-feed';
+import { calendarFeed, sendFeed } from '../public/calendar-feed';
 import { missing } from '../public/page-response';
 import { pageCsp, subscribeDetailsPage } from '../public/views';
 import {
@@ -229,12 +228,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
         if (subscriber.status === 'blocked') throw httpError(410, 'This subscription was blocked by the calendar owner.');
         feed ??= await calendarFeed(ctx, calendar as NonNullable<typeof calendar>);
         countSync(ctx, subscriber);
-        res.set({ ETag: feed.etag, 'Last-Modified': new Date(feed.lastModifiedMs).toUTCString(), 'Cache-Control': 'private, max-age=300' });
-        if (notModified(feed, req.headers['if-none-match'], req.headers['if-modified-since'])) {
-          res.status(304).end();
-          return;
-        }
-        res.status(200).type('text/calendar; charset=utf-8').set('Content-Disposition', contentDisposition('inline', feed.fileNames)).send(feed.body);
+        await sendFeed(req, res, feed, 'private, max-age=300');
       },
     }),
   ];

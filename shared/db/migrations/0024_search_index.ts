@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { unbounded } from './unbounded';
 
 /**
  * `search` (the title or internal name contains a term, a page in date order) read every
@@ -27,24 +28,6 @@ export const config = { transaction: false };
 const CREATE = `CREATE INDEX CONCURRENTLY events_search ON events USING gist
   (team_id, calendar_id, date_start, (title || E'\\n' || coalesce(internal_name, '')) gist_trgm_ops (siglen = 256))
   WHERE deleted_at IS NULL`;
-
-/**
- * Runs the statements on one connection with no statement timeout (the migration
- * connection's 15 s would cut an index build on a large table short), then restores it.
- */
-async function unbounded(knex: Knex, statements: string[]): Promise<void> {
-  const connection = (await knex.client.acquireConnection()) as { query(sql: string): Promise<unknown> };
-  try {
-    await connection.query('SET statement_timeout = 0');
-    for (const sql of statements) await connection.query(sql);
-  } finally {
-    try {
-      await connection.query('RESET statement_timeout');
-    } finally {
-      await knex.client.releaseConnection(connection);
-    }
-  }
-}
 
 const STATISTICS = [
   "CREATE STATISTICS IF NOT EXISTS events_search_text ON ((title || E'\\n' || coalesce(internal_name, ''))) FROM events",

@@ -24,6 +24,7 @@ import * as deploymentIdentity from './0022_deployment_identity';
 import * as tokenIds from './0023_token_ids';
 import * as searchIndex from './0024_search_index';
 import * as mailQuotas from './0025_mail_quotas';
+import * as feedWindow from './0026_feed_window';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -63,4 +64,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0023_token_ids', tokenIds],
   ['0024_search_index', searchIndex],
   ['0025_mail_quotas', mailQuotas],
+  ['0026_feed_window', feedWindow],
 ];
