@@ -4,12 +4,16 @@ import path from 'node:path';
 import { load, warm, type LoadOptions, type LoadResult } from './lib/load';
 import { DIST, serviceArgv, startProcess } from './lib/processes';
 import { row, type BenchRow } from './lib/report';
+import { FEED_WINDOW } from '../services/gateway/public/calendar-feed';
 import { benchEnv, benchTeam, freshDatabase, seedEvents } from './lib/setup';
 
-const FEED_EVENTS = Number(process.env.BENCH_FEED_EVENTS ?? 10_000);
+const SEEDED_EVENTS = Number(process.env.BENCH_FEED_EVENTS ?? 10_000);
+/** The feed holds at most this many of them (its window at its widest; most of the seeded events are to come). */
+const FEED_EVENTS = FEED_WINDOW.maxEvents.max;
 
 /**
- * bench/public: the event page, a platform redirect and a 10k-event calendar feed answered
+ * bench/public: the event page, a platform redirect and the feed of a 10k-event calendar (its
+ * widest window, 5,000 events) answered
  * with a 304, each beside a bare Express 5 app answering the same from memory.
  */
 export async function benchPublic(): Promise<BenchRow[]> {
@@ -35,10 +39,10 @@ export async function benchPublic(): Promise<BenchRow[]> {
       location: 'Kulturbrauerei, Berlin',
       description: 'Doors open at 18:00.\n\nDrinks and a demo of everything new.',
     });
-    const feedCal = await post('/api/calendars', { name: 'Big feed', timezone: 'America/New_York' });
+    const feedCal = await post('/api/calendars', { name: 'Big feed', timezone: 'America/New_York', feed_max_events: FEED_EVENTS });
     const feedCalRow = await db('calendars').where({ uid: feedCal.data.uid }).first('id');
-    console.error(`bench/public: seeding ${FEED_EVENTS} events…`);
-    await seedEvents(db, team.teamId, feedCalRow.id, FEED_EVENTS);
+    console.error(`bench/public: seeding ${SEEDED_EVENTS} events…`);
+    await seedEvents(db, team.teamId, feedCalRow.id, SEEDED_EVENTS);
 
     const pageUrl = `/e/${evt.data.uid}`;
     const feedUrl = `/c/${feedCal.data.uid}.ics`;

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { EVENTS_LISTING } from '../services/gateway/events/events.service';
+import { encodeCursor } from '../services/gateway/http/cursor';
 import { createDb } from '../shared/db/knex';
 import { load, warm, BENCH_CONNECTIONS, type LoadOptions, type LoadResult } from './lib/load';
 import { serviceArgv, startProcess } from './lib/processes';
@@ -100,7 +102,7 @@ export async function benchScale(): Promise<BenchRow[]> {
         .orderBy([{ column: 'date_start', order: 'desc' }, { column: 'id', order: 'desc' }])
         .offset(Math.min(Number(count) - 1, PER_PAGE / 2))
         .first('date_start', 'id');
-      return Buffer.from(JSON.stringify([last.date_start, last.id])).toString('base64url');
+      return encodeCursor(benchEnv(url).APP_KEY as string, EVENTS_LISTING, [last.date_start, last.id]);
     }
 
     const rows: BenchRow[] = [];

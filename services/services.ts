@@ -18,6 +18,7 @@ export const SERVICES: ServiceSpec[] = [
   { name: 'smart-link-worker', entry: 'smart-link-worker/main.js', nodeFlags: [] },
   { name: 'extraction-worker', entry: 'extraction-worker/main.js', nodeFlags: [] },
   { name: 'mail-worker', entry: 'mail-worker/main.js', nodeFlags: [] },
+  { name: 'webhook-worker', entry: 'webhook-worker/main.js', nodeFlags: [] },
 ];
 
 /** The process's command line after `node`: its flags, then its entry (relative to the project). */

@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import { accountRoutes } from './account/account.routes';
 import { queueBoard } from './admin/queue-board';
 import { calendarRoutes } from './calendars/calendars.routes';
+import { webhookRoutes } from './webhooks/webhooks.routes';
 import type { AppContext, GatewayDeps } from './context';
 import { docsAssets, docsRoutes } from './docs/docs.routes';
 import { buildOpenApi } from './docs/openapi';
@@ -94,6 +95,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...docsRoutes(() => openapi),
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),
+    ...webhookRoutes(ctx),
     // Before the events routes: /api/events/extract is not an event id.
     ...extractionRoutes(ctx, extractionWaiter),
     ...eventRoutes(ctx),

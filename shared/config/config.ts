@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { parseNetworks } from '../net/outbound';
 import { compile as compileTrustedProxies } from 'proxy-addr';
 import type { RedisTarget } from '../queues/redis';
 import { trimEndOf } from '../text/trim';
@@ -32,6 +33,10 @@ export interface Config {
   httpRequestTimeoutMs: number;
   /** Express's `trust proxy`: a hop count (all digits), addresses or subnet names, or false. */
   trustProxy: string | number | false;
+  /** Webhook endpoints may be http:// (development); otherwise https only. */
+  webhookAllowHttp: boolean;
+  /** Networks webhooks may reach although they are not public (CIDR list; development and tests). */
+  webhookAllowedNetworks: string;
   /** Bearer token for GET /metrics on every service; null: metrics are not served. */
   metricsToken: string | null;
   /** Password of the queue dashboard (/admin/queues); null: no dashboard. */
@@ -134,6 +139,8 @@ const schema = Joi.object({
   HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(3_600_000).default(30_000),
   TRUST_PROXY: Joi.string().allow('').default(''),
+  WEBHOOK_ALLOW_HTTP: Joi.boolean().default(false),
+  WEBHOOK_ALLOWED_NETWORKS: Joi.string().allow('').default(''),
   RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   SUBSCRIBE_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   SMART_LINK_BAD_SIGNATURES_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000).default(120),
@@ -188,6 +195,17 @@ const CHECKS: Check[] = [
         return undefined;
       } catch (err) {
         return `TRUST_PROXY must be a number of proxy hops, or addresses, subnets and loopback/linklocal/uniquelocal, comma-separated (${(err as Error).message})`;
+      }
+    },
+  },
+  {
+    settings: ['WEBHOOK_ALLOWED_NETWORKS'],
+    problem: (env) => {
+      try {
+        parseNetworks(env.WEBHOOK_ALLOWED_NETWORKS as string);
+        return undefined;
+      } catch (err) {
+        return `WEBHOOK_ALLOWED_NETWORKS must be addresses or CIDR ranges, comma-separated (${(err as Error).message})`;
       }
     },
   },
@@ -288,6 +306,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpHeadersTimeoutMs: value.HTTP_HEADERS_TIMEOUT_MS,
     httpRequestTimeoutMs: value.HTTP_REQUEST_TIMEOUT_MS,
     trustProxy: readTrustProxy(value.TRUST_PROXY),
+    webhookAllowHttp: value.WEBHOOK_ALLOW_HTTP,
+    webhookAllowedNetworks: value.WEBHOOK_ALLOWED_NETWORKS,
     workerLockMs: value.WORKER_LOCK_MS,
     submissionRetentionDays: value.SUBMISSION_RETENTION_DAYS,
     extractionRetentionDays: value.EXTRACTION_RETENTION_DAYS,

@@ -13,6 +13,7 @@ export const QUEUES = {
   smartLinkSubmissions: 'smart-link-submissions',
   extractions: 'extractions',
   emails: 'emails',
+  webhooks: 'webhooks',
 } as const;
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { SIGNATURE_TOLERANCE_SECONDS, signPayload, verifyWebhook } from '../../services/gateway/smart-links/ingest/signature';
+import { SIGNATURE_TOLERANCE_SECONDS, signPayload, verifyWebhook } from '../../shared/webhooks/signature';
 
 /**
  * Standard Webhooks known answers: the vector the reference JavaScript library tests against

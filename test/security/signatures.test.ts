@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { signPayload } from '../../services/gateway/smart-links/ingest/signature';
+import { signPayload } from '../../shared/webhooks/signature';
 import { newSigningSecret } from '../../services/gateway/smart-links/secrets';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { signPayload } from '../../services/gateway/smart-links/ingest/signature';
+import { signPayload } from '../../shared/webhooks/signature';
 import { groupJobId, smartLinkJob } from '../../shared/queues/smart-link.job';
 import { indexQueued, queuedEntry } from '../../shared/queues/submission-index';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';

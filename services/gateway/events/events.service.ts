@@ -11,6 +11,8 @@ import { eventLimitErrorFrom, periodOf, usageKey } from '../../../shared/usage/e
 import { type CalendarRow, findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
 import { shortLinkTaken } from '../calendars/calendars.service';
 import type { AppContext } from '../context';
+import { recordWebhookEvent, type WebhookEventType } from '../../../shared/webhooks/outbox';
+import { toEventJson } from './events.presenter';
 import { hasMailAudience, queueInviteMail } from '../invites/invite-mail.queue';
 import { raiseSequence } from '../invites/invites.repository';
 import { reclaimRetiredShortLink, replaceShortLink } from '../public/short-links.repository';
@@ -108,7 +110,11 @@ async function insertNewEvent(
 ): Promise<EventWithCalendar> {
   const period = periodOf(deps.clock.now());
   const insert = (db: Knex) =>
-    insertEventTakingSlot(db, { teamId, calendarUid, period, values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' } });
+    db.transaction(async (trx) => {
+      const row = await insertEventTakingSlot(trx, { teamId, calendarUid, period, values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' } });
+      if (row) await announce(trx, deps, 'event.created', row);
+      return row;
+    });
   try {
     let inserted;
     try {
@@ -133,6 +139,16 @@ async function insertNewEvent(
     throw eventLimitErrorFrom(err) ?? err;
   }
 }
+
+/** Tells the team's webhooks, in the transaction of the change (see shared/webhooks/outbox.ts). */
+const announce = (trx: Knex, deps: EventsDeps, type: WebhookEventType, found: EventWithCalendar) =>
+  recordWebhookEvent(trx, {
+    teamId: found.event.team_id,
+    type,
+    resource: `event:${found.event.uid}`,
+    data: toEventJson(found, deps.config.publicBaseUrl),
+    at: deps.clock.now(),
+  });
 
 export async function createEvent(deps: EventsDeps, teamId: number, calPublicId: string, input: EventInput): Promise<EventWithCalendar> {
   const calendarUid = uidFromPublicId('cal_', calPublicId);
@@ -253,6 +269,7 @@ export async function updateEvent(
     values.sequence = current.event.sequence + 1;
     const event = await updateEventRow(trx, current.event.id, values);
     const found = { event, calendar: current.calendar };
+    await announce(trx, deps, 'event.updated', found);
     // Every update raises SEQUENCE (above), so the update each invitee gets outranks all they had.
     // Those whose yes or maybe put the event in their calendar get it too.
     if (input.send_invite_updates && hasMailAudience(event)) {
@@ -271,8 +288,10 @@ export async function updateEvent(
 export async function setEventStatus(deps: EventsDeps, teamId: number, evtPublicId: string, status: 'approved' | 'rejected'): Promise<EventWithCalendar> {
   const updated = await deps.db.transaction(async (trx) => {
     const current = await requireEvent(trx, teamId, evtPublicId, { lock: true });
-    const event = current.event.status === status ? current.event : await updateEventRow(trx, current.event.id, { status });
-    return { event, calendar: current.calendar };
+    if (current.event.status === status) return current;
+    const found = { event: await updateEventRow(trx, current.event.id, { status }), calendar: current.calendar };
+    await announce(trx, deps, status === 'approved' ? 'event.approved' : 'event.rejected', found);
+    return found;
   });
   await deps.caches.invalidate({ kind: 'event', uid: updated.event.uid }, { kind: 'calendar-events', id: updated.calendar.id });
   return updated;
@@ -299,6 +318,7 @@ export async function deleteEvent(
       inviteesNotified = await queueInviteMail(trx, deps, { found: current, kind: 'cancellation', sequence, withRsvps: true, requestId: opts.requestId });
     }
     await softDeleteEvent(trx, current.event.id);
+    await announce(trx, deps, 'event.deleted', current);
     return { uid: current.event.uid, calendarId: current.calendar.id, inviteesNotified };
   });
   await deps.caches.invalidate({ kind: 'event', uid: result.uid }, { kind: 'calendar-events', id: result.calendarId });

@@ -341,6 +341,8 @@ const ID_PATTERNS: Record<IdPrefix, RegExp> = {
   dk_: /^dk_[0-9A-Za-z]{16}$/,
   team_: /^team_[0-9A-Za-z]{16}$/,
   usr_: /^usr_[0-9A-Za-z]{16}$/,
+  wh_: /^wh_[0-9A-Za-z]{16}$/,
+  whd_: /^whd_[0-9A-Za-z]{16}$/,
 };
 
 export const idParam = (prefix: IdPrefix) => Joi.string().pattern(ID_PATTERNS[prefix]).required().description(`${prefix}… public id`);

@@ -5,7 +5,7 @@ import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { SUBMISSION_LIMIT_BYTES } from './ingest/body';
-import { SIGNATURE_TOLERANCE_SECONDS } from './ingest/signature';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../../../shared/webhooks/signature';
 import {
   createSmartLinkBody,
   type SmartLinkInput,

@@ -25,6 +25,7 @@ import * as tokenIds from './0023_token_ids';
 import * as searchIndex from './0024_search_index';
 import * as mailQuotas from './0025_mail_quotas';
 import * as feedWindow from './0026_feed_window';
+import * as webhooks from './0027_webhooks';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -65,4 +66,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0024_search_index', searchIndex],
   ['0025_mail_quotas', mailQuotas],
   ['0026_feed_window', feedWindow],
+  ['0027_webhooks', webhooks],
 ];

@@ -13,7 +13,7 @@ import { consumePoint, rateLimitHeaders, sharedLimiter, type LimitVerdict, verdi
 import { openSecret } from '../secrets';
 import { findSmartLinkByKey, type IngestLink, type KeyedLink } from '../smart-links.repository';
 import { type BodyProblem, parseFields, readBody } from './body';
-import { verifyWebhook } from './signature';
+import { verifyWebhook } from '../../../../shared/webhooks/signature';
 import { acceptSubmission } from '../accept-submission';
 
 const PATH = /^\/s\/([A-Za-z0-9]{1,64})(?:\/([a-z_0-9]{1,20}))?\/?(?:\?.*)?$/;

@@ -1,0 +1,254 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { BlockedAddressError, parseNetworks, postGuarded } from '../../shared/net/outbound';
+import { webhookWorker } from '../../services/webhook-worker/webhook.worker';
+import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { isolatedPrefix } from '../helpers/service-processes';
+import { waitFor } from '../helpers/wait';
+import { startWorker, type TestWorker } from '../helpers/workers';
+
+/**
+ * Outbound webhooks through the real gateway, webhook worker, Postgres and Redis, to a real
+ * HTTP receiver on loopback (let through by WEBHOOK_ALLOWED_NETWORKS). Every delivery is
+ * verified with the reference Standard Webhooks library (npm `standardwebhooks`), not with
+ * our own code.
+ */
+jest.setTimeout(60_000);
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver: records every request; `answer` decides each reply by path (default 200). */
+class Receiver {
+  readonly received: Received[] = [];
+  answer: (req: Received, nth: number) => { status: number; headers?: Record<string, string>; body?: string } = () => ({ status: 200, body: 'ok' });
+  private server!: http.Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const got = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+        this.received.push(got);
+        const reply = this.answer(got, this.received.filter((r) => r.path === got.path).length);
+        res.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  at(path: string): Received[] {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+const env = { QUEUE_PREFIX: isolatedPrefix('webhooks'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
+let gw: TestGateway;
+let worker: TestWorker<unknown, unknown>;
+let receiver: Receiver;
+let team: TestTeam;
+let calendar: { public_id: string };
+
+beforeAll(async () => {
+  receiver = new Receiver();
+  await receiver.start();
+  gw = await startGateway(env);
+  worker = (await startWorker(webhookWorker, env)) as unknown as TestWorker<unknown, unknown>;
+  team = await gw.newTeam();
+  calendar = (await team.api.post('/api/calendars', { name: 'Hooks', timezone: 'Europe/Paris' })).body.data;
+});
+afterAll(async () => {
+  await worker?.close();
+  await gw?.close();
+  await receiver?.stop();
+});
+
+let paths = 0;
+/** A webhook to its own path on the receiver. */
+async function hook(body: Record<string, unknown> = {}) {
+  const path = `/hook-${++paths}`;
+  const res = await team.api.post('/api/webhooks', { url: `${receiver.url}${path}`, ...body });
+  expect(res.status).toBe(200);
+  return { path, id: res.body.data.id as string, secret: res.body.data.secret as string };
+}
+
+/** The body, verified with the reference library against the secret; throws when it does not verify. */
+const verified = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string; timestamp: string; data: Record<string, unknown> };
+
+const event = (title: string) => ({ title, date_start: '2031-03-01 10:00', date_end: '2031-03-01 11:00', timezone: 'Europe/Paris' });
+
+describe('the webhooks API', () => {
+  it('shows the secret once, lists and updates webhooks, and refuses bad endpoints with the documented errors', async () => {
+    const created = await hook({ description: 'CRM sync', event_types: ['event.created'] });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const got = await team.api.get(`/api/webhooks/${created.id}`);
+    expect(got.body.data).toMatchObject({ id: created.id, description: 'CRM sync', event_types: ['event.created'], is_active: true });
+    expect(got.body.data.secret).toBeUndefined();
+    expect((await team.api.get('/api/webhooks')).body.data.map((w: { id: string }) => w.id)).toContain(created.id);
+    const put = await team.api.put(`/api/webhooks/${created.id}`, { url: `${receiver.url}${created.path}`, event_types: null });
+    expect(put.body.data).toMatchObject({ event_types: null, description: 'CRM sync' });
+
+    for (const [url, message] of [
+      ['ftp://example.com/x', 'The url field must be an http or https URL.'],
+      ['http://10.1.2.3/hook', 'The url field must name a public address.'],
+      ['http://169.254.169.254/latest/meta-data', 'The url field must name a public address.'],
+      ['http://[::1]:8080/hook', 'The url field must name a public address.'],
+      ['https://user:secret@example.com/hook', 'The url field must not carry a user name or password.'],
+    ]) {
+      const res = await team.api.post('/api/webhooks', { url });
+      expect([res.status, res.body.errors]).toEqual([422, { url: [message] }]);
+    }
+    const badType = await team.api.post('/api/webhooks', { url: 'https://example.com/x', event_types: ['event.exploded'] });
+    expect(badType.status).toBe(422);
+    expect(Object.keys(badType.body.errors)).toEqual(['event_types.0']);
+    // Another team's webhook is not found.
+    const other = await gw.newTeam();
+    expect((await other.api.get(`/api/webhooks/${created.id}`)).status).toBe(404);
+  });
+});
+
+describe('deliveries', () => {
+  it('tells of an event created, updated, approved and deleted, in order, each signed as Standard Webhooks', async () => {
+    const h = await hook();
+    const created = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Board meeting'))).body.data;
+    await team.api.put(`/api/calendars/${calendar.public_id}/events/${created.public_id}`, event('Board meeting (moved)'));
+    await team.api.post(`/api/events/${created.public_id}/reject`, {});
+    await team.api.post(`/api/events/${created.public_id}/approve`, {});
+    await team.api.delete(`/api/calendars/${calendar.public_id}/events/${created.public_id}`);
+    await waitFor(() => receiver.at(h.path).length >= 5, { what: 'five deliveries' });
+    const bodies = receiver.at(h.path).map((r) => verified(h.secret, r));
+    expect(bodies.map((b) => b.type)).toEqual(['event.created', 'event.updated', 'event.rejected', 'event.approved', 'event.deleted']);
+    expect(bodies.map((b) => b.data.title)).toEqual(['Board meeting', 'Board meeting (moved)', 'Board meeting (moved)', 'Board meeting (moved)', 'Board meeting (moved)']);
+    expect(bodies.every((b) => b.data.public_id === created.public_id && !Number.isNaN(Date.parse(b.timestamp)))).toBe(true);
+    // Each message has an id of its own.
+    expect(new Set(receiver.at(h.path).map((r) => r.headers['webhook-id'])).size).toBe(5);
+    // A signature made with another secret does not verify.
+    expect(() => verified(`whsec_${Buffer.alloc(24, 7).toString('base64')}`, receiver.at(h.path)[0])).toThrow();
+  });
+
+  it('sends only the types a webhook asked for', async () => {
+    const h = await hook({ event_types: ['event.deleted'] });
+    const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Only deletion'))).body.data;
+    await team.api.delete(`/api/calendars/${calendar.public_id}/events/${e.public_id}`);
+    await waitFor(() => receiver.at(h.path).length >= 1, { what: 'the deletion' });
+    expect(receiver.at(h.path).map((r) => verified(h.secret, r).type)).toEqual(['event.deleted']);
+  });
+
+  it('retries 5xx answers, honouring Retry-After, with the same webhook-id, and records each attempt', async () => {
+    const h = await hook();
+    receiver.answer = (r, nth) => (r.path === h.path && nth <= 2 ? { status: 503, headers: { 'Retry-After': '1' }, body: 'busy, come back' } : { status: 200, body: 'ok' });
+    try {
+      const res = await team.api.post(`/api/webhooks/${h.id}/test`, {});
+      expect(res.status).toBe(202);
+      await waitFor(() => receiver.at(h.path).length >= 3, { what: 'three attempts', timeoutMs: 30_000 });
+    } finally {
+      receiver.answer = () => ({ status: 200, body: 'ok' });
+    }
+    const tries = receiver.at(h.path);
+    expect(new Set(tries.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(tries.map((r) => verified(h.secret, r).type)).toEqual(['webhook.test', 'webhook.test', 'webhook.test']);
+    const deliveries = await waitFor(async () => {
+      const list = (await team.api.get(`/api/webhooks/${h.id}/deliveries`)).body.data;
+      return list[0]?.status === 'succeeded' ? list : undefined;
+    });
+    expect(deliveries[0].attempts.map((a: { status_code: number; response_body: string }) => [a.status_code, a.response_body])).toEqual([
+      [503, 'busy, come back'],
+      [503, 'busy, come back'],
+      [200, 'ok'],
+    ]);
+  });
+
+  it('waits 5 s after a first failure without Retry-After; a retry through the API goes at once', async () => {
+    const h = await hook();
+    receiver.answer = (r) => (r.path === h.path ? { status: 500 } : { status: 200 });
+    const queued = (await team.api.post(`/api/webhooks/${h.id}/test`, {})).body.data.delivery_id;
+    const pending = await waitFor(async () => {
+      const [d] = (await team.api.get(`/api/webhooks/${h.id}/deliveries`)).body.data;
+      return d?.attempts.length === 1 ? d : undefined;
+    });
+    const waited = Date.parse(pending.next_attempt_at) - Date.parse(pending.attempts[0].at);
+    expect(waited).toBeGreaterThan(4000);
+    expect(waited).toBeLessThan(6000);
+    receiver.answer = () => ({ status: 200 });
+    expect((await team.api.post(`/api/webhooks/${h.id}/deliveries/${queued}/retry`, {})).status).toBe(202);
+    await waitFor(async () => (await team.api.get(`/api/webhooks/${h.id}/deliveries`)).body.data[0].status === 'succeeded', { what: 'the retry' });
+    expect((await team.api.post(`/api/webhooks/${h.id}/deliveries/${queued}/retry`, {})).status).toBe(409);
+  });
+
+  it('does not retry other 4xx answers', async () => {
+    const h = await hook();
+    receiver.answer = (r) => (r.path === h.path ? { status: 410, body: 'gone' } : { status: 200 });
+    try {
+      await team.api.post(`/api/webhooks/${h.id}/test`, {});
+      const [d] = await waitFor(async () => {
+        const list = (await team.api.get(`/api/webhooks/${h.id}/deliveries`)).body.data;
+        return list[0]?.status === 'failed' ? list : undefined;
+      });
+      expect(d.attempts).toHaveLength(1);
+      expect(d.next_attempt_at).toBeNull();
+      expect(receiver.at(h.path)).toHaveLength(1);
+    } finally {
+      receiver.answer = () => ({ status: 200 });
+    }
+  });
+
+  it('signs with the old and the new secret for a day after a rotation; each verifies alone', async () => {
+    const h = await hook();
+    const rotated = await team.api.post(`/api/webhooks/${h.id}/rotate-secret`, {});
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.data.secret as string;
+    expect(fresh).not.toBe(h.secret);
+    await team.api.post(`/api/webhooks/${h.id}/test`, {});
+    await waitFor(() => receiver.at(h.path).length >= 1, { what: 'the delivery' });
+    const [r] = receiver.at(h.path);
+    expect(String(r.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verified(fresh, r).type).toBe('webhook.test');
+    expect(verified(h.secret, r).type).toBe('webhook.test');
+  });
+
+  it('sends nothing to a webhook turned off or deleted', async () => {
+    const off = await hook({ is_active: false });
+    const gone = await hook();
+    await team.api.delete(`/api/webhooks/${gone.id}`);
+    const probe = await hook();
+    await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Quiet'));
+    await waitFor(() => receiver.at(probe.path).length >= 1, { what: 'the active webhook' });
+    expect(receiver.at(off.path)).toEqual([]);
+    expect(receiver.at(gone.path)).toEqual([]);
+  });
+});
+
+describe('the address guard', () => {
+  const post = (url: string, allowed = '') => postGuarded(new URL(url), '{}', {}, { timeoutMs: 2000, allowed: parseNetworks(allowed), keepBytes: 10 });
+
+  it.each(['http://127.0.0.1:9/', 'http://localhost:9/', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/', 'http://[::1]:9/', 'http://[::ffff:127.0.0.1]:9/', 'http://100.64.0.1/', 'http://0.0.0.0:9/'])(
+    'refuses %s before connecting',
+    async (url) => {
+      await expect(post(url)).rejects.toBeInstanceOf(BlockedAddressError);
+    },
+  );
+
+  it('reaches a listed network, and follows no redirect', async () => {
+    const h = `${receiver.url}/redirected`;
+    receiver.answer = (r) => (r.path === '/redirected' ? { status: 302, headers: { Location: 'http://169.254.169.254/' } } : { status: 200 });
+    try {
+      const answer = await post(h, '127.0.0.1/32');
+      expect(answer.status).toBe(302);
+      expect(receiver.at('/redirected')).toHaveLength(1);
+    } finally {
+      receiver.answer = () => ({ status: 200 });
+    }
+  });
+});
