@@ -23,6 +23,8 @@ import { answerOptions, apiNotFound, errorHandler, methodNotAllowed, pageNotFoun
 import { requestContext } from './http/request-context';
 import { listenForInvalidations } from '../../shared/cache/invalidation';
 import { BatchedCounter } from './counters';
+import { Analytics } from './analytics/analytics';
+import { analyticsRoutes } from './analytics/analytics.routes';
 import { addUses } from './dynamic-links/dynamic-links.repository';
 import { addSyncs } from './subscribers/subscribers.repository';
 import { addUsage } from '../../shared/usage/event-limit';
@@ -85,7 +87,8 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     eventsCreated: new BatchedCounter<string>((rows) => addUsage(deps.db, rows), 2000, deps.logger),
   };
   const limits = new PlanRateLimits(deps.redis, deps.config.queuePrefix);
-  const ctx: AppContext = { ...deps, caches, queues, counters, limits, metrics, httpMetrics };
+  const analytics = new Analytics(deps.db, deps.logger, deps.clock, deps.config.analyticsEnabled, new URL(deps.config.publicBaseUrl).hostname);
+  const ctx: AppContext = { ...deps, caches, queues, counters, limits, analytics, metrics, httpMetrics };
   queueDepthGauge(metrics, () => queues.all());
   const extractionWaiter = new ExtractionWaiter(deps.config.redis, deps.config.queuePrefix, deps.logger);
 
@@ -96,6 +99,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...accountRoutes(ctx),
     ...calendarRoutes(ctx),
     ...webhookRoutes(ctx),
+    ...analyticsRoutes(ctx),
     // Before the events routes: /api/events/extract is not an event id.
     ...extractionRoutes(ctx, extractionWaiter),
     ...eventRoutes(ctx),
@@ -130,7 +134,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     await stopListening();
     await extractionWaiter.close();
     await queues.close();
-    await Promise.all([counters.dynamicLinkUses.flush(), counters.subscriberSyncs.flush(), counters.eventsCreated.flush()]);
+    await Promise.all([counters.dynamicLinkUses.flush(), counters.subscriberSyncs.flush(), counters.eventsCreated.flush(), analytics.flush()]);
   };
   return { app, handler, routes, openapi, caches, releaseWaits: () => extractionWaiter.release(), close };
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/lifecycle/clock';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
 import type { BatchedCounter } from './counters';
+import type { Analytics } from './analytics/analytics';
 import type { PlanRateLimits } from './http/rate-limits';
 import type { HttpMetrics } from './http/http-metrics';
 import type { Metrics } from '../../shared/metrics/metrics';
@@ -28,6 +29,8 @@ export interface AppContext extends GatewayDeps {
   counters: { dynamicLinkUses: BatchedCounter; subscriberSyncs: BatchedCounter; eventsCreated: BatchedCounter<string> };
   /** The plans' request limits (API, extraction, smart links), shared through Redis. */
   limits: PlanRateLimits;
+  /** Page views, adds to calendars, feed fetches and RSVPs, counted in memory and written every few seconds. */
+  analytics: Analytics;
   metrics: Metrics;
   httpMetrics: HttpMetrics;
 }

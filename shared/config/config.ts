@@ -33,6 +33,8 @@ export interface Config {
   httpRequestTimeoutMs: number;
   /** Express's `trust proxy`: a hop count (all digits), addresses or subnet names, or false. */
   trustProxy: string | number | false;
+  /** Count page views, adds to calendars, feed fetches and RSVPs (see docs/analytics.md). */
+  analyticsEnabled: boolean;
   /** Webhook endpoints may be http:// (development); otherwise https only. */
   webhookAllowHttp: boolean;
   /** Networks webhooks may reach although they are not public (CIDR list; development and tests). */
@@ -140,6 +142,7 @@ const schema = Joi.object({
   HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(3_600_000).default(30_000),
   TRUST_PROXY: Joi.string().allow('').default(''),
   WEBHOOK_ALLOW_HTTP: Joi.boolean().default(false),
+  ANALYTICS_ENABLED: Joi.boolean().default(true),
   WEBHOOK_ALLOWED_NETWORKS: Joi.string().allow('').default(''),
   RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   SUBSCRIBE_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
@@ -307,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs: value.HTTP_REQUEST_TIMEOUT_MS,
     trustProxy: readTrustProxy(value.TRUST_PROXY),
     webhookAllowHttp: value.WEBHOOK_ALLOW_HTTP,
+    analyticsEnabled: value.ANALYTICS_ENABLED,
     webhookAllowedNetworks: value.WEBHOOK_ALLOWED_NETWORKS,
     workerLockMs: value.WORKER_LOCK_MS,
     submissionRetentionDays: value.SUBMISSION_RETENTION_DAYS,

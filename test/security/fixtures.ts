@@ -31,7 +31,7 @@ export function startSecurityGateway(name: string, env: Record<string, string> =
   });
 }
 
-export const ID_KINDS = ['cal', 'evt', 'ext', 'inv', 'sl', 'sls', 'dk', 'sub', 'rsvp'] as const;
+export const ID_KINDS = ['cal', 'evt', 'ext', 'inv', 'sl', 'sls', 'dk', 'sub', 'rsvp', 'wh', 'whd'] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 export type Ids = Record<IdKind, string>;
 
@@ -95,7 +95,9 @@ export async function seedTeam(gw: TestGateway, team: TestTeam, opts: { awaitSub
   });
   if (submitted.status !== 202) throw new Error(`seeding submission: ${submitted.status} ${await submitted.text()}`);
   const submission = ((await submitted.json()) as { data: { id: string } }).data.id;
-  const uids = [calendar.uid, event.uid, event.short_link, feedToken, link.key, ...[invitees[0].id, rsvp.id, subscriber.id, extraction.id, link.id, submission].map(bare)];
+  const webhook = await ok<{ id: string; secret: string }>('webhook', team.api.post('/api/webhooks', { url: `https://hooks.example.com/${mark}` }));
+  const { delivery_id: delivery } = await ok<{ delivery_id: string }>('webhook test', team.api.post(`/api/webhooks/${webhook.id}/test`, {}), 202);
+  const uids = [calendar.uid, event.uid, event.short_link, feedToken, link.key, webhook.secret.slice('whsec_'.length), ...[invitees[0].id, rsvp.id, subscriber.id, extraction.id, link.id, submission, webhook.id, delivery].map(bare)];
   if (opts.awaitSubmission) {
     const outcome = await waitFor(
       async () => {
@@ -113,7 +115,7 @@ export async function seedTeam(gw: TestGateway, team: TestTeam, opts: { awaitSub
   await ok('account', team.api.get('/api/account'));
   return {
     team,
-    ids: { cal: calendar.public_id, evt: event.public_id, ext: extraction.id, inv: invitees[0].id, sl: link.id, sls: submission, dk: key.id, sub: subscriber.id, rsvp: rsvp.id },
+    ids: { cal: calendar.public_id, evt: event.public_id, ext: extraction.id, inv: invitees[0].id, sl: link.id, sls: submission, dk: key.id, sub: subscriber.id, rsvp: rsvp.id, wh: webhook.id, whd: delivery },
     calendar,
     event,
     link,

@@ -97,6 +97,7 @@ const TAGS = [
   { name: 'Smart links', description: 'URLs that turn form posts and webhooks into events, and their submissions.' },
   { name: 'Extraction', description: 'Free text (a sentence, an email) read into event fields.' },
   { name: 'Webhooks', description: 'Endpoints told what happens (events created, changed, approved, deleted), signed as Standard Webhooks and retried for days.' },
+  { name: 'Analytics', description: 'Page views, adds to calendars by platform, feed fetches and RSVPs, per day; nothing that identifies a visitor is kept.' },
   { name: 'Dynamic links', description: 'Add-to-calendar links made from query parameters, without storing an event.' },
   { name: 'Account', description: 'The caller, its team, plan and usage; browser-extension tokens.' },
   { name: 'Public pages', description: 'What visitors open without a token: event and calendar pages, platform links, .ics files and feeds.' },

@@ -10,6 +10,7 @@ import { verdictHeaders } from '../http/rate-limits';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { uidParam, validatePart } from '../http/validation';
 import { calendarFeed, FEED_WINDOW, sendFeed } from './calendar-feed';
+import { eventTarget } from '../analytics/analytics';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
 import { forbidden, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
 import { accessTo, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
@@ -74,6 +75,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         if (!access.granted) throw locked(params.uid);
         const page = await eventPageHtml(ctx, req, found, access);
         sendHtml(res, 200, page.html, { personal: page.personal });
+        ctx.analytics.view(req, eventTarget(found));
       },
     }),
     defineRoute<{ uid: string; key: string }>({
@@ -117,6 +119,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         }
         if (ICS_KEYS.includes(key)) await readLimits.take(req, res, found.calendar.uid);
         deliver(res, key, view, { uidHost, personal: access.personal, webUrl: (platform) => webUrlOf(found, base, platform) });
+        ctx.analytics.count(req, eventTarget(found), 'add', key);
       },
     }),
     defineRoute<{ uid: string }, Record<string, never>, { access_code?: string }>({
@@ -247,6 +250,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const calendar = await findPublicCalendar(ctx.db, params.uid);
         if (!calendar) throw missing('Calendar');
         const rows = await listUpcomingPublishedEvents(ctx.db, calendar, { now: ctx.clock.now().toISOString(), limit: CALENDAR_PAGE_EVENTS });
+        ctx.analytics.view(req, { teamId: calendar.team_id, calendarId: calendar.id });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
         const feedUrl = `${pageUrl}.ics`;
         // Each button records a subscriber with a personal feed, then goes to the platform.

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { eventTarget } from '../analytics/analytics';
 import { AppError, conflict, forbidden, httpError, notFound, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
@@ -85,6 +86,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         input.key ??= cookiesOf(req)[answerCookieName(params.uid)];
         try {
           const { row, held } = await submitRsvp(ctx, found, input, req.id);
+          if (!held) ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
           res.set('Cache-Control', 'no-store');
           const key = held ? undefined : answerKeyOf(ctx, found.event, row);
           // The browser that gave the answer keeps its key, to change it from the page later.

@@ -228,6 +228,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
         if (subscriber.status === 'blocked') throw httpError(410, 'This subscription was blocked by the calendar owner.');
         feed ??= await calendarFeed(ctx, calendar as NonNullable<typeof calendar>);
         countSync(ctx, subscriber);
+        ctx.analytics.count(req, { teamId: subscriber.team_id, calendarId: subscriber.calendar_id }, 'feed_fetch', subscriber.platform);
         await sendFeed(req, res, feed, 'private, max-age=300');
       },
     }),

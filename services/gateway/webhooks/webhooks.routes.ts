@@ -107,7 +107,7 @@ const writable = {
   description: text(500).allow(null, ''),
   is_active: bool(),
 };
-const webhookBody = Joi.object(writable);
+const webhookBody = Joi.object(writable).unknown(true);
 const whParams = Joi.object({ wh: idParam('wh_') });
 
 type WhParams = { wh: string };

@@ -26,6 +26,7 @@ import * as searchIndex from './0024_search_index';
 import * as mailQuotas from './0025_mail_quotas';
 import * as feedWindow from './0026_feed_window';
 import * as webhooks from './0027_webhooks';
+import * as analytics from './0028_analytics';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -67,4 +68,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0025_mail_quotas', mailQuotas],
   ['0026_feed_window', feedWindow],
   ['0027_webhooks', webhooks],
+  ['0028_analytics', analytics],
 ];

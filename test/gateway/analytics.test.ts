@@ -1,0 +1,126 @@
+import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { crash, isolatedPrefix, spawnGateway } from '../helpers/service-processes';
+import { waitFor } from '../helpers/wait';
+
+/**
+ * Analytics counts what people and bots did, exactly, whichever gateway served them: a known
+ * sequence of visits through real HTTP to two gateways, their counts written when each
+ * shuts down (as SIGTERM does), then read through the API of a third.
+ */
+jest.setTimeout(60_000);
+
+const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+const env = { QUEUE_PREFIX: isolatedPrefix('analytics') };
+let reader: TestGateway;
+let team: TestTeam;
+let calendar: { public_id: string; uid: string };
+let event: { public_id: string; uid: string };
+const today = () => new Date().toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  reader = await startGateway(env);
+  team = await reader.newTeam();
+  calendar = (await team.api.post('/api/calendars', { name: 'Counted', timezone: 'UTC' })).body.data;
+  event = (
+    await team.api.post(`/api/calendars/${calendar.public_id}/events`, {
+      title: 'Launch party',
+      date_start: '2031-05-01 18:00',
+      date_end: '2031-05-01 21:00',
+      timezone: 'UTC',
+      has_rsvp: true,
+    })
+  ).body.data;
+});
+afterAll(() => reader.close());
+
+const visit = (gw: { baseUrl: string }, path: string, headers: Record<string, string> = {}, init: RequestInit = {}) =>
+  fetch(`${gw.baseUrl}${path}`, { redirect: 'manual', ...init, headers: { 'User-Agent': PERSON, Accept: 'text/html', ...headers, ...(init.headers as Record<string, string>) } }).then(async (r) => {
+    await r.arrayBuffer();
+    return r.status;
+  });
+
+const read = async (query: string) => {
+  const res = await team.api.get(`/api/analytics?${query}`);
+  expect(res.status).toBe(200);
+  return res.body as { data: Array<Record<string, string | number>>; meta: { totals: Record<string, number> } };
+};
+
+it('counts views, adds by platform, RSVPs and bots exactly across two gateways, with referrer and UTM', async () => {
+  const a = await startGateway(env);
+  const b = await startGateway(env);
+  const e = `/e/${event.uid}`;
+  // Views: 3 on A (one from a newsletter link), 2 on B, one by a bot; the calendar page once.
+  expect(await visit(a, `${e}?utm_source=newsletter&utm_medium=email&utm_campaign=may`, { Referer: 'https://news.example.com/issue/12' })).toBe(200);
+  expect(await visit(a, e)).toBe(200);
+  expect(await visit(a, e)).toBe(200);
+  expect(await visit(b, e)).toBe(200);
+  expect(await visit(b, e)).toBe(200);
+  expect(await visit(a, e, { 'User-Agent': GOOGLEBOT })).toBe(200);
+  expect(await visit(b, `/c/${calendar.uid}`)).toBe(200);
+  // Adds: Google twice, an .ics download, Apple, and `auto` on an iPhone (counted as what it chose: Apple).
+  expect(await visit(a, `${e}/google`)).toBe(302);
+  expect(await visit(b, `${e}/google`)).toBe(302);
+  expect(await visit(a, `${e}/ics`)).toBe(200);
+  expect(await visit(b, `${e}/apple`)).toBe(200);
+  expect(await visit(a, `${e}/auto`, { 'User-Agent': IPHONE })).toBe(200);
+  // An RSVP.
+  expect(await visit(b, `${e}/rsvp`, { 'Content-Type': 'application/json', Accept: 'application/json' }, { method: 'POST', body: JSON.stringify({ name: 'Ada', email: 'ada@example.com', answer: 'yes' }) })).toBe(200);
+  await Promise.all([a.close(), b.close()]);
+
+  const byDay = await read(`event=${event.public_id}`);
+  expect(byDay.data).toEqual([{ date: today(), views: 5, adds: 5, feed_fetches: 0, rsvps: 1 }]);
+  expect((await read(`calendar=${calendar.public_id}`)).meta.totals).toEqual({ views: 6, adds: 5, feed_fetches: 0, rsvps: 1 });
+  expect((await read(`event=${event.public_id}&bots=true`)).meta.totals).toEqual({ views: 1, adds: 0, feed_fetches: 0, rsvps: 0 });
+
+  const byPlatform = await read(`event=${event.public_id}&group_by=platform`);
+  expect(byPlatform.data.filter((r) => r.adds).map((r) => [r.platform, r.adds])).toEqual([
+    ['apple', 2],
+    ['google', 2],
+    ['ics', 1],
+  ]);
+  expect(byPlatform.data.filter((r) => r.rsvps).map((r) => [r.platform, r.rsvps])).toEqual([['yes', 1]]);
+  const byReferrer = await read(`event=${event.public_id}&group_by=referrer`);
+  expect(byReferrer.data.filter((r) => r.views).map((r) => [r.referrer, r.views])).toEqual([
+    ['', 4],
+    ['news.example.com', 1],
+  ]);
+  const bySource = await read(`event=${event.public_id}&group_by=utm_source`);
+  expect(bySource.data.filter((r) => r.views).map((r) => [r.utm_source, r.views])).toEqual([
+    ['', 4],
+    ['newsletter', 1],
+  ]);
+  // No address is stored: the table has none, only counts.
+  const columns = (await reader.db.raw("SELECT column_name FROM information_schema.columns WHERE table_name = 'analytics_daily'")).rows.map((r: { column_name: string }) => r.column_name);
+  expect(columns.filter((c: string) => /ip|address|cookie|agent/.test(c))).toEqual([]);
+});
+
+it('writes what a gateway counted when it is stopped with SIGTERM', async () => {
+  const gw = await spawnGateway(env);
+  try {
+    for (let i = 0; i < 3; i++) expect(await visit(gw, `/e/${event.uid}/google`)).toBe(302);
+    const before = (await read(`event=${event.public_id}&group_by=platform`)).data.find((r) => r.platform === 'google')?.adds ?? 0;
+    gw.proc.kill('SIGTERM');
+    await gw.exited;
+    await waitFor(async () => (await read(`event=${event.public_id}&group_by=platform`)).data.find((r) => r.platform === 'google')?.adds === Number(before) + 3, { what: 'the three adds' });
+  } finally {
+    await crash(gw);
+  }
+});
+
+it('refuses a span longer than a year and an unknown event, with the documented errors', async () => {
+  const long = await team.api.get('/api/analytics?from=2024-01-01&to=2025-06-01');
+  expect(long.status).toBe(422);
+  expect(Object.keys(long.body.errors)).toEqual(['from']);
+  const backwards = await team.api.get('/api/analytics?from=2025-06-02&to=2025-06-01');
+  expect(backwards.status).toBe(422);
+  const other = await reader.newTeam();
+  expect((await other.api.get(`/api/analytics?event=${event.public_id}`)).status).toBe(404);
+  expect((await other.api.get(`/api/analytics?calendar=${calendar.public_id}`)).status).toBe(404);
+  // Another team reads its own counts only: none of this team's.
+  const theirs = await other.api.get('/api/analytics');
+  expect(theirs.body.meta.totals).toEqual({ views: 0, adds: 0, feed_fetches: 0, rsvps: 0 });
+  expect((await read('')).meta.totals.views).toBeGreaterThan(0);
+});
