@@ -26,6 +26,12 @@ export async function benchPublic(): Promise<BenchRow[]> {
     benchEnv(url, { PUBLIC_READ_RATE_PER_MINUTE: '1000000', PUBLIC_CALENDAR_READ_RATE_PER_MINUTE: '1000000' }),
     '/readyz',
   );
+  // The same gateway with analytics off, for what counting costs the public paths.
+  const uncounted = await startProcess(
+    serviceArgv('gateway'),
+    benchEnv(url, { PUBLIC_READ_RATE_PER_MINUTE: '1000000', PUBLIC_CALENDAR_READ_RATE_PER_MINUTE: '1000000', ANALYTICS_ENABLED: 'false' }),
+    '/readyz',
+  );
   const auth = { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' };
   let baseline: Awaited<ReturnType<typeof startProcess>> | undefined;
   try {
@@ -82,12 +88,28 @@ export async function benchPublic(): Promise<BenchRow[]> {
       rows.push(row('public', `${s.name} req/s`, ours.rps, base.rps, 'req/s', s.goal ? { atLeast: s.goal } : { text: 'reported' }));
       rows.push(row('public', `${s.name} p99`, ours.p99, base.p99, 'ms', { text: 'reported' }));
     }
+    // Analytics on (as `npm start` runs) beside off, on the two counted paths: three rounds,
+    // the two gateways taking turns, medians.
+    for (const s of scenarios.slice(0, 2)) {
+      const on: LoadResult[] = [];
+      const off: LoadResult[] = [];
+      await warm(s.opts(uncounted.url));
+      for (let round = 0; round < 3; round++) {
+        on.push(await load(s.opts(gateway.url)));
+        off.push(await load(s.opts(uncounted.url)));
+      }
+      [...on, ...off].forEach((r) => check(`${s.name} (analytics)`, r, s.status));
+      const median = (rs: LoadResult[], pick: (r: LoadResult) => number) => rs.map(pick).sort((x, y) => x - y)[1];
+      rows.push(row('public', `${s.name} analytics on vs off, req/s`, median(on, (r) => r.rps), median(off, (r) => r.rps), 'req/s', { atLeast: 0.95 }));
+      rows.push(row('public', `${s.name} analytics on vs off, p99`, median(on, (r) => r.p99), median(off, (r) => r.p99), 'ms', { text: 'reported' }));
+    }
     const feedBytes = Buffer.byteLength(feedBody);
     rows.push(row('public', `feed build, ${FEED_EVENTS} events (${Math.round(feedBytes / 1024)} KiB), first request`, coldMs, coldMs, 'ms', { text: 'reported' }));
     fs.rmSync(routesFile, { force: true });
     return rows;
   } finally {
     await gateway.stop();
+    await uncounted.stop();
     await baseline?.stop();
     await db.destroy();
   }

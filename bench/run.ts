@@ -5,6 +5,7 @@ import { benchIngest } from './ingest';
 import { benchPublic } from './public';
 import { benchExtract } from './extract';
 import { benchMail } from './mail';
+import { benchWebhooks } from './webhooks';
 import { type BenchRow, toMarkdown, writeResults } from './lib/report';
 
 /**
@@ -26,6 +27,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   drain: () => benchDrain(ingest),
   extract: benchExtract,
   mail: benchMail,
+  webhooks: benchWebhooks,
 };
 
 async function main(): Promise<void> {

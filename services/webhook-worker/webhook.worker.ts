@@ -1,9 +1,9 @@
 import type { Knex } from '../../shared/db/knex';
 import { deploymentOf } from '../../shared/db/deployment';
-import type { Logger } from '../../shared/logging/logger';
+import { startRetention, WEBHOOK_RECORDS } from '../../shared/db/retention';
 import { BlockedAddressError, parseNetworks, postGuarded } from '../../shared/net/outbound';
 import { Producer } from '../../shared/queues/queues';
-import { type WebhookJob, webhookJob } from '../../shared/queues/webhook.job';
+import { type WebhookJob, webhookJob, WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { signPayload } from '../../shared/webhooks/signature';
 
@@ -15,16 +15,21 @@ const TIMEOUT_MS = 15_000;
 const KEEP_BYTES = 2048;
 /** Attempts at once to one endpoint (its origin), per worker process: a slow one holds only these. */
 const PER_ENDPOINT = 4;
+/** How long an attempt waits for its endpoint's turn before it gives its place up (postponed a second). */
+const TURN_WAIT_MS = 100;
 /** An endpoint that failed every attempt for this long is turned off. */
 const DISABLE_AFTER = '5 days';
 const RELAY_EVERY_MS = 500;
-const RELAY_BATCH = 500;
+/** Due deliveries looked at per relay, oldest first. */
+const RELAY_SCAN = 2000;
+/** Deliveries of one webhook relayed and not yet done, at most. */
+const IN_FLIGHT_PER_WEBHOOK = 200;
+/** Jobs waiting in the queue beyond which the relay waits for the next tick. */
+const RELAY_BACKLOG = 200;
 /** A relayed delivery whose job has not run after this is relayed again (its job was lost with Redis). */
 const RELAY_AGAIN_AFTER = '2 minutes';
 /** The longest Retry-After honoured. */
 const MAX_RETRY_AFTER_MS = 24 * 3600_000;
-
-type Outcome = 'succeeded' | 'retry' | 'failed' | 'waiting' | 'stale';
 
 interface Due {
   id: number;
@@ -44,6 +49,55 @@ interface Due {
   previous_valid: boolean;
   is_active: boolean;
   deleted: boolean;
+  /** An earlier message about the same resource, pending and not in this job: this one waits for it. */
+  blocked_until: string | null;
+}
+
+/** What became of one delivery of a job, recorded with the others in one transaction. */
+type Result =
+  | { d: Due; kind: 'attempt'; outcome: 'succeeded' | 'retry' | 'failed'; status: number | null; body: string | null; error: string | null; durationMs: number; delayMs: number }
+  | { d: Due; kind: 'drop'; error: string }
+  | { d: Due; kind: 'wait'; ms: number; after?: string | null };
+
+/**
+ * At most `limit` attempts at once per endpoint. An attempt waits a moment for a turn (a fast
+ * endpoint frees one within milliseconds), then gives its place in the worker up, so a slow
+ * endpoint's deliveries never fill the worker and hold up other endpoints'.
+ */
+class EndpointTurns {
+  private readonly taken = new Map<string, number>();
+  private readonly waiting = new Map<string, Array<() => void>>();
+
+  constructor(private readonly limit: number) {}
+
+  async take(origin: string, waitMs: number): Promise<boolean> {
+    if ((this.taken.get(origin) ?? 0) < this.limit) {
+      this.taken.set(origin, (this.taken.get(origin) ?? 0) + 1);
+      return true;
+    }
+    return new Promise((resolve) => {
+      const queue = this.waiting.get(origin) ?? [];
+      this.waiting.set(origin, queue);
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true); // the turn is handed over: `taken` stays as it is
+      };
+      const timer = setTimeout(() => {
+        queue.splice(queue.indexOf(wake), 1);
+        resolve(false);
+      }, waitMs);
+      queue.push(wake);
+    });
+  }
+
+  give(origin: string): void {
+    const next = this.waiting.get(origin)?.shift();
+    if (next) return next();
+    const left = (this.taken.get(origin) ?? 1) - 1;
+    if (left > 0) this.taken.set(origin, left);
+    else this.taken.delete(origin);
+    if (!this.waiting.get(origin)?.length) this.waiting.delete(origin);
+  }
 }
 
 /** Seconds or an HTTP date, as milliseconds from now; null when absent or unreadable. */
@@ -57,108 +111,168 @@ function retryAfterMs(value: string | string[] | undefined, nowMs: number): numb
 
 /**
  * The webhooks queue's worker, and the relay that feeds it from the outbox: due deliveries
- * are claimed from Postgres (SKIP LOCKED: several workers share them) and queued; each job
- * makes one signed attempt and records it. See docs/webhooks.md.
+ * are claimed from Postgres (SKIP LOCKED: several workers share them) and queued, up to 50
+ * of one webhook per job; a job makes each one's signed attempt (in order per resource, at
+ * most 4 at once per endpoint) and records them all in one transaction. See docs/webhooks.md.
  */
-export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, Outcome> {
+export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, number> {
   const { db, config, logger } = ctx;
   const allowed = parseNetworks(config.webhookAllowedNetworks);
   const producer = new Producer(webhookJob, ctx.redis, config.queuePrefix, logger, deploymentOf(db));
-  const inFlight = new Map<string, number>();
+  const turns = new EndpointTurns(PER_ENDPOINT);
+  const retention = startRetention(ctx, WEBHOOK_RECORDS, config.deliveryRetentionDays);
 
   let relaying: Promise<void> | null = null;
-  const relay = async () => {
+  const relay = async (): Promise<void> => {
+    // The queue holds what the workers will take soon, not the whole outbox: Redis stays small
+    // and no job waits there long enough to be relayed again. Each webhook has at most
+    // IN_FLIGHT_PER_WEBHOOK deliveries relayed and not yet done, so one busy endpoint's
+    // backlog never fills the queue ahead of the others'.
+    if ((await producer.queue.getWaitingCount()) >= RELAY_BACKLOG) return;
+    const { rows: candidates } = await db.raw(
+      `WITH in_flight AS (
+         SELECT webhook_id, count(*) AS n FROM webhook_deliveries
+          WHERE status = 'pending' AND relayed_at IS NOT NULL AND relayed_at >= now() - interval '${RELAY_AGAIN_AFTER}' GROUP BY webhook_id),
+       due AS (
+         SELECT id, webhook_id, row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS rank
+           FROM (SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
+                  WHERE status = 'pending' AND next_attempt_at <= now()
+                    AND (relayed_at IS NULL OR relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
+                  ORDER BY next_attempt_at LIMIT ${RELAY_SCAN}) AS oldest)
+       SELECT due.id FROM due LEFT JOIN in_flight USING (webhook_id)
+        WHERE due.rank + coalesce(in_flight.n, 0) <= ${IN_FLIGHT_PER_WEBHOOK}`,
+    );
+    const ids = (candidates as Array<{ id: number }>).map((c) => c.id);
+    if (!ids.length) return;
+    // Claimed only if still due and unclaimed: a relay in another worker that took a row
+    // first makes this one's condition false once its lock is released.
     const { rows } = await db.raw(
       `UPDATE webhook_deliveries SET relayed_at = now(), relays = relays + 1
-        WHERE id IN (SELECT id FROM webhook_deliveries
-                      WHERE status = 'pending' AND next_attempt_at <= now()
-                        AND (relayed_at IS NULL OR relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
-                      ORDER BY next_attempt_at LIMIT ${RELAY_BATCH} FOR UPDATE SKIP LOCKED)
-        RETURNING uid, relays`,
+        WHERE id = ANY (?::bigint[]) AND status = 'pending' AND next_attempt_at <= now()
+          AND (relayed_at IS NULL OR relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
+        RETURNING uid, relays, webhook_id, message_id`,
+      [`{${ids.join(',')}}`],
     );
-    const due = rows as Array<{ uid: string; relays: number }>;
+    const due = (rows as Array<{ uid: string; relays: number; webhook_id: number; message_id: number }>).sort((a, b) => a.message_id - b.message_id);
     if (!due.length) return;
-    await producer.addBulk(due.map((d) => ({ name: 'deliver', data: { delivery: d.uid, relay: d.relays }, opts: { jobId: `${d.uid}-${d.relays}` } })));
+    const byWebhook = new Map<number, typeof due>();
+    for (const d of due) byWebhook.set(d.webhook_id, [...(byWebhook.get(d.webhook_id) ?? []), d]);
+    const jobs = [...byWebhook.values()].flatMap((list) =>
+      Array.from({ length: Math.ceil(list.length / WEBHOOK_JOB_DELIVERIES) }, (_, i) => list.slice(i * WEBHOOK_JOB_DELIVERIES, (i + 1) * WEBHOOK_JOB_DELIVERIES)),
+    );
+    await producer.addBulk(
+      jobs.map((list) => ({ name: 'deliver', data: { deliveries: list.map((d) => ({ delivery: d.uid, relay: d.relays })) }, opts: { jobId: `${list[0].uid}-${list[0].relays}` } })),
+    );
   };
-  const timer = setInterval(() => {
+  /** Relays now unless a relay is under way; every tick, and as soon as a job is done (its webhook has room again). */
+  const relaySoon = () => {
     relaying ??= relay()
       .catch((err) => logger.warn({ err: (err as Error).message }, 'could not relay webhook deliveries; trying again'))
       .finally(() => {
         relaying = null;
       });
-  }, RELAY_EVERY_MS);
+  };
+  const timer = setInterval(relaySoon, RELAY_EVERY_MS);
 
   return {
     contract: webhookJob,
-    concurrency: 32,
-    process: (job, c, log) => attempt(c.db, job.data, { allowed, inFlight, log }),
+    concurrency: 16,
+    process: async (job, c, log) => {
+      const results = await deliverAll(c.db, job.data, { allowed, turns });
+      const recorded = await record(c.db, results);
+      log.info({ deliveries: job.data.deliveries.length, attempts: results.filter((r) => r.kind === 'attempt').length, recorded }, 'webhook deliveries');
+      relaySoon();
+      return recorded;
+    },
     close: async () => {
       clearInterval(timer);
+      await retention.stop();
       await relaying;
       await producer.close();
     },
   };
 }
 
-/** Puts a delivery back to wait (a busy endpoint) without spending an attempt. */
-const postpone = (db: Knex, id: number, ms: number) =>
-  db('webhook_deliveries').where({ id }).update({ next_attempt_at: db.raw(`now() + interval '${ms} milliseconds'`), relayed_at: null, updated_at: db.fn.now() });
-
-async function attempt(
-  db: Knex,
-  job: WebhookJob,
-  opts: { allowed: ReturnType<typeof parseNetworks>; inFlight: Map<string, number>; log: Logger },
-): Promise<Outcome> {
+/** The job's deliveries still as they were relayed, with what sending them needs, in message order. */
+async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
+  const uids = job.deliveries.map((d) => d.delivery);
   const { rows } = await db.raw(
     `SELECT d.id, d.uid, d.webhook_id, d.message_id, d.resource, d.status, d.attempts, d.relays,
             m.uid AS message_uid, m.type, m.payload,
             w.url, w.secret, w.previous_secret, coalesce(w.previous_secret_expires_at > now(), false) AS previous_valid,
-            w.is_active, w.deleted_at IS NOT NULL AS deleted
+            w.is_active, w.deleted_at IS NOT NULL AS deleted,
+            (SELECT max(e.next_attempt_at) FROM webhook_deliveries e
+              WHERE e.webhook_id = d.webhook_id AND e.resource = d.resource AND e.status = 'pending'
+                AND e.message_id < d.message_id AND e.uid <> ALL (:uids)) AS blocked_until
        FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id JOIN webhooks w ON w.id = d.webhook_id
-      WHERE d.uid = ?`,
-    [job.delivery],
+      WHERE d.uid = ANY (:uids)
+      ORDER BY d.message_id`,
+    { uids },
   );
-  const d = rows[0] as Due | undefined;
-  if (!d || d.status !== 'pending' || d.relays !== job.relay) return 'stale';
-  if (d.deleted || (!d.is_active && d.type !== 'webhook.test')) {
-    await db('webhook_deliveries')
-      .where({ id: d.id })
-      .update({ status: 'failed', last_error: d.deleted ? 'the webhook was deleted' : 'the webhook is turned off', next_attempt_at: null, updated_at: db.fn.now() });
-    return 'failed';
+  const relays = new Map(job.deliveries.map((d) => [d.delivery, d.relay]));
+  return (rows as Due[]).filter((d) => d.status === 'pending' && relays.get(d.uid) === d.relays);
+}
+
+/**
+ * Sends the job's deliveries: those about one resource one after the other, in order (one
+ * that is to be tried again holds the ones after it), the resources side by side as the
+ * endpoint's turns allow.
+ */
+async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType<typeof parseNetworks>; turns: EndpointTurns }): Promise<Result[]> {
+  const results: Result[] = [];
+  const chains = new Map<string, Due[]>();
+  for (const d of await load(db, job)) {
+    if (d.deleted || (!d.is_active && d.type !== 'webhook.test')) results.push({ d, kind: 'drop', error: d.deleted ? 'the webhook was deleted' : 'the webhook is turned off' });
+    // Behind an earlier message about it: looked at again a second after that one's next attempt.
+    else if (d.blocked_until) results.push({ d, kind: 'wait', ms: 1000, after: d.blocked_until });
+    else chains.set(d.resource, [...(chains.get(d.resource) ?? []), d]);
   }
-  // In order per resource: an earlier message about it, still pending, goes first.
-  // It is looked at again a second after that one's next attempt, not every second meanwhile.
-  const earlier = await db('webhook_deliveries')
-    .first('next_attempt_at')
-    .where({ webhook_id: d.webhook_id, resource: d.resource, status: 'pending' })
-    .where('message_id', '<', d.message_id)
-    .orderBy('message_id');
-  if (earlier) {
-    await db('webhook_deliveries')
-      .where({ id: d.id })
-      .update({ next_attempt_at: db.raw("greatest(?::timestamptz, now()) + interval '1 second'", [earlier.next_attempt_at]), relayed_at: null, updated_at: db.fn.now() });
-    return 'waiting';
-  }
-  const url = new URL(d.url);
-  const busy = opts.inFlight.get(url.origin) ?? 0;
-  if (busy >= PER_ENDPOINT) {
-    await postpone(db, d.id, 1000);
-    return 'waiting';
-  }
-  opts.inFlight.set(url.origin, busy + 1);
+  // The job's deliveries all go to one endpoint: PER_ENDPOINT chains at a time.
+  const queue = [...chains.values()];
+  const runChain = async (chain: Due[]) => {
+      for (const [i, d] of chain.entries()) {
+        const origin = new URL(d.url).origin;
+        if (!(await opts.turns.take(origin, TURN_WAIT_MS))) {
+          for (const rest of chain.slice(i)) results.push({ d: rest, kind: 'wait', ms: 1000 });
+          return;
+        }
+        let result: Result;
+        try {
+          result = await attempt(d, opts.allowed);
+        } finally {
+          opts.turns.give(origin);
+        }
+        results.push(result);
+        if (result.kind === 'attempt' && result.outcome === 'retry') {
+          for (const rest of chain.slice(i + 1)) results.push({ d: rest, kind: 'wait', ms: result.delayMs + 1000 });
+          return;
+        }
+      }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(PER_ENDPOINT, queue.length) }, async () => {
+      for (let chain = queue.shift(); chain; chain = queue.shift()) await runChain(chain);
+    }),
+  );
+  return results;
+}
+
+/** One signed POST and what it means for the delivery. */
+async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>): Promise<Result> {
   const number = d.attempts + 1;
   const started = Date.now();
   let status: number | null = null;
   let body: string | null = null;
   let error: string | null = null;
   let waitMs: number | null = null;
+  let blocked = false;
   try {
     const text = JSON.stringify(d.payload);
     const id = `msg_${d.message_uid}`;
     const timestamp = Math.floor(Date.now() / 1000);
     const signatures = [signPayload(d.secret, id, timestamp, text), ...(d.previous_valid && d.previous_secret ? [signPayload(d.previous_secret, id, timestamp, text)] : [])];
     const answer = await postGuarded(
-      url,
+      new URL(d.url),
       text,
       {
         'Content-Type': 'application/json',
@@ -167,57 +281,98 @@ async function attempt(
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatures.join(' '),
       },
-      { timeoutMs: TIMEOUT_MS, allowed: opts.allowed, keepBytes: KEEP_BYTES },
+      { timeoutMs: TIMEOUT_MS, allowed, keepBytes: KEEP_BYTES },
     );
     status = answer.status;
     body = answer.body;
     waitMs = retryAfterMs(answer.headers['retry-after'], Date.now());
   } catch (err) {
-    error = err instanceof BlockedAddressError ? err.message : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${(err as Error).message}`;
-    if (err instanceof BlockedAddressError) waitMs = -1;
-  } finally {
-    opts.inFlight.set(url.origin, (opts.inFlight.get(url.origin) ?? 1) - 1);
+    blocked = err instanceof BlockedAddressError;
+    error = blocked ? (err as Error).message : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${(err as Error).message}`;
   }
-  const durationMs = Date.now() - started;
   const succeeded = status !== null && status >= 200 && status < 300;
-  // Retried: no answer (timeout, connection), 429 and 5xx. Not: other answers, a refused address.
-  const retryable = !succeeded && waitMs !== -1 && (status === null || status === 429 || status >= 500);
-  const last = number > RETRY_SCHEDULE_MS.length;
-  const outcome: Outcome = succeeded ? 'succeeded' : retryable && !last ? 'retry' : 'failed';
-  const delayMs = outcome === 'retry' ? Math.min(MAX_RETRY_AFTER_MS, waitMs !== null && waitMs >= 0 ? Math.max(waitMs, 1000) : RETRY_SCHEDULE_MS[number - 1]) : 0;
-  await db.transaction(async (trx) => {
-    await trx('webhook_attempts').insert({ delivery_id: d.id, attempt: number, status_code: status, duration_ms: durationMs, response_body: body, error });
-    await trx('webhook_deliveries')
-      .where({ id: d.id })
-      .update({
-        status: outcome === 'retry' ? 'pending' : outcome,
-        attempts: number,
-        next_attempt_at: outcome === 'retry' ? trx.raw(`now() + interval '${delayMs} milliseconds'`) : null,
-        relayed_at: null,
-        last_status_code: status,
-        last_error: error,
-        updated_at: trx.fn.now(),
-      });
-    if (outcome !== 'retry') {
-      // The next message about the same resource, waiting for this one, may go now.
+  // Tried again: no answer (timeout, connection), 429 and 5xx. Not: other answers, a refused address.
+  const retryable = !succeeded && !blocked && (status === null || status === 429 || status >= 500);
+  const outcome = succeeded ? 'succeeded' : retryable && number <= RETRY_SCHEDULE_MS.length ? 'retry' : 'failed';
+  const delayMs = outcome === 'retry' ? Math.min(MAX_RETRY_AFTER_MS, waitMs !== null ? Math.max(waitMs, 1000) : RETRY_SCHEDULE_MS[number - 1]) : 0;
+  return { d, kind: 'attempt', outcome, status, body, error, durationMs: Date.now() - started, delayMs };
+}
+
+/**
+ * Records a job's results in one transaction. Each row is changed only from the state its
+ * job started from (pending, the same relay): a delivery changed meanwhile (retried through
+ * the API, relayed again) keeps its new state, and an attempt on it is not recorded.
+ */
+async function record(db: Knex, results: Result[]): Promise<number> {
+  if (!results.length) return 0;
+  const attempts = results.filter((r): r is Extract<Result, { kind: 'attempt' }> => r.kind === 'attempt');
+  const json = (rows: unknown[]) => JSON.stringify(rows);
+  return db.transaction(async (trx) => {
+    const { rows: done } = await trx.raw(
+      `WITH r AS (SELECT * FROM json_to_recordset(?::json) AS r(id bigint, relays int, status text, attempt int, delay_ms bigint, code int, body text, error text, duration_ms int)),
+       updated AS (
+         UPDATE webhook_deliveries d
+            SET status = CASE WHEN r.status = 'retry' THEN 'pending' ELSE r.status END, attempts = r.attempt,
+                next_attempt_at = CASE WHEN r.status = 'retry' THEN now() + r.delay_ms * interval '1 millisecond' END,
+                relayed_at = NULL, last_status_code = r.code, last_error = r.error, updated_at = now()
+           FROM r WHERE d.id = r.id AND d.status = 'pending' AND d.relays = r.relays
+         RETURNING d.id)
+       INSERT INTO webhook_attempts (delivery_id, attempt, status_code, duration_ms, response_body, error)
+       SELECT r.id, r.attempt, r.code, r.duration_ms, r.body, r.error FROM r JOIN updated ON updated.id = r.id
+       RETURNING delivery_id`,
+      [
+        json(
+          attempts.map((a) => ({ id: a.d.id, relays: a.d.relays, status: a.outcome, attempt: a.d.attempts + 1, delay_ms: a.delayMs, code: a.status, body: a.body, error: a.error, duration_ms: a.durationMs })),
+        ),
+      ],
+    );
+    const recorded = new Set((done as Array<{ delivery_id: string | number }>).map((r) => Number(r.delivery_id)));
+    const drops = results.filter((r): r is Extract<Result, { kind: 'drop' }> => r.kind === 'drop');
+    if (drops.length) {
       await trx.raw(
-        `UPDATE webhook_deliveries SET next_attempt_at = now(), relayed_at = NULL
-          WHERE id = (SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND resource = ? AND status = 'pending' AND message_id > ? ORDER BY message_id LIMIT 1)`,
-        [d.webhook_id, d.resource, d.message_id],
+        `UPDATE webhook_deliveries d SET status = 'failed', last_error = r.error, next_attempt_at = NULL, updated_at = now()
+           FROM json_to_recordset(?::json) AS r(id bigint, relays int, error text)
+          WHERE d.id = r.id AND d.status = 'pending' AND d.relays = r.relays`,
+        [json(drops.map((r) => ({ id: r.d.id, relays: r.d.relays, error: r.error })))],
       );
     }
-    if (succeeded) {
-      await trx('webhooks').where({ id: d.webhook_id }).whereNotNull('failing_since').update({ failing_since: null });
-    } else if (d.type !== 'webhook.test') {
+    const waits = results.filter((r): r is Extract<Result, { kind: 'wait' }> => r.kind === 'wait');
+    if (waits.length) {
+      await trx.raw(
+        `UPDATE webhook_deliveries d SET next_attempt_at = greatest(coalesce(r.after, now()), now()) + r.ms * interval '1 millisecond', relayed_at = NULL, updated_at = now()
+           FROM json_to_recordset(?::json) AS r(id bigint, relays int, ms bigint, after timestamptz)
+          WHERE d.id = r.id AND d.status = 'pending' AND d.relays = r.relays`,
+        [json(waits.map((r) => ({ id: r.d.id, relays: r.d.relays, ms: r.ms, after: r.after ?? null })))],
+      );
+    }
+    // A resource whose last message here is done: the next one about it, waiting, may go now.
+    const finished = [...attempts.filter((a) => a.outcome !== 'retry' && recorded.has(a.d.id)), ...drops];
+    const touched = results.map((r) => r.d.id);
+    if (finished.length) {
+      await trx.raw(
+        `UPDATE webhook_deliveries SET next_attempt_at = now(), relayed_at = NULL
+          WHERE id IN (SELECT DISTINCT ON (e.webhook_id, e.resource) e.id
+                         FROM webhook_deliveries e JOIN json_to_recordset(?::json) AS r(webhook_id bigint, resource text, message_id bigint)
+                           ON e.webhook_id = r.webhook_id AND e.resource = r.resource AND e.message_id > r.message_id
+                        WHERE e.status = 'pending' AND e.id <> ALL (?::bigint[])
+                        ORDER BY e.webhook_id, e.resource, e.message_id)`,
+        [json(finished.map((r) => ({ webhook_id: r.d.webhook_id, resource: r.d.resource, message_id: r.d.message_id }))), `{${touched.join(',')}}`],
+      );
+    }
+    // The endpoint answers: it is not failing. Else, with only failures, it may be turned off.
+    const mine = attempts.filter((a) => recorded.has(a.d.id) && a.d.type !== 'webhook.test');
+    const webhookId = results[0].d.webhook_id;
+    if (attempts.some((a) => recorded.has(a.d.id) && a.outcome === 'succeeded')) {
+      await trx('webhooks').where({ id: webhookId }).whereNotNull('failing_since').update({ failing_since: null });
+    } else if (mine.length) {
       await trx.raw(
         `UPDATE webhooks SET failing_since = coalesce(failing_since, now()),
                 is_active = CASE WHEN failing_since < now() - interval '${DISABLE_AFTER}' THEN false ELSE is_active END,
                 disabled_reason = CASE WHEN failing_since < now() - interval '${DISABLE_AFTER}' THEN 'Every delivery failed for ${DISABLE_AFTER}.' ELSE disabled_reason END
           WHERE id = ?`,
-        [d.webhook_id],
+        [webhookId],
       );
     }
+    return recorded.size;
   });
-  opts.log.info({ delivery: d.uid, attempt: number, status, durationMs, outcome }, 'webhook attempt');
-  return outcome;
 }

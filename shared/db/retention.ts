@@ -38,6 +38,15 @@ export const DELIVERY_RECORDS: RetentionTarget = {
   lockKey: 0x646c7672,
 };
 
+/** Webhook messages with their deliveries and attempts (deleted with them), once none is pending. */
+export const WEBHOOK_RECORDS: RetentionTarget = {
+  what: 'webhook deliveries',
+  table: 'webhook_messages',
+  column: 'created_at',
+  onlyWhere: "NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = webhook_messages.id AND d.status = 'pending')",
+  lockKey: 0x77686b72,
+};
+
 export const EXTRACTION_RECORDS: RetentionTarget = {
   what: 'extractions',
   table: 'extractions',

@@ -2,7 +2,17 @@ import type { Knex } from '../db/knex';
 import { newUid } from '../ids/ids';
 
 /** What a webhook can be told about. `webhook.test` is sent only by the test endpoint, to that webhook alone. */
-export const WEBHOOK_EVENT_TYPES = ['event.created', 'event.updated', 'event.deleted', 'event.approved', 'event.rejected'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'event.created',
+  'event.updated',
+  'event.deleted',
+  'event.approved',
+  'event.rejected',
+  'rsvp.created',
+  'rsvp.updated',
+  'rsvp.deleted',
+  'subscriber.created',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** The body every delivery of a message carries. */

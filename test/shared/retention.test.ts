@@ -1,5 +1,5 @@
 import { extractionWorker } from '../../services/extraction-worker/extraction.worker';
-import { DELIVERY_RECORDS, EXTRACTION_RECORDS, pruneOlderThan, startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
+import { DELIVERY_RECORDS, EXTRACTION_RECORDS, pruneOlderThan, startRetention, SUBMISSION_RECORDS, WEBHOOK_RECORDS } from '../../shared/db/retention';
 import { createLogger } from '../../shared/logging/logger';
 import { startGateway, TestClock, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
@@ -136,5 +136,23 @@ describe('email delivery records', () => {
     const left = await gw.db('deliveries').whereIn('event_id', [ended, repeating, deletedRepeating, ahead]).orderBy('email').pluck('email');
     expect(left).toEqual(['ahead@example.test', 'repeats@example.test', 'unsent@example.test']);
     await gw.db('deliveries').whereIn('event_id', [ended, repeating, deletedRepeating, ahead]).delete();
+  });
+});
+
+describe('webhook deliveries', () => {
+  it('go with their message once none is pending; a pending one keeps its message', async () => {
+    const hook = (await team.api.post('/api/webhooks', { url: 'https://hooks.example.com/retention' })).body.data;
+    // No webhook worker runs here: both stay pending until one is marked done.
+    const done = (await team.api.post(`/api/webhooks/${hook.id}/test`, {})).body.data.delivery_id as string;
+    const pending = (await team.api.post(`/api/webhooks/${hook.id}/test`, {})).body.data.delivery_id as string;
+    const uids = [done, pending].map((id) => id.slice(4));
+    await gw.db('webhook_deliveries').where({ uid: uids[0] }).update({ status: 'succeeded' });
+    const messages = gw.db('webhook_deliveries').whereIn('uid', uids).select('message_id');
+    await gw.db('webhook_messages').whereIn('id', messages).update({ created_at: LONG_AGO });
+
+    expect(await pruneOlderThan(gw.db, WEBHOOK_RECORDS, CUTOFF)).toBe(1);
+    const left = (await team.api.get(`/api/webhooks/${hook.id}/deliveries`)).body.data.map((d: { id: string }) => d.id);
+    expect(left).toEqual([pending]);
+    await gw.db('webhook_deliveries').where({ uid: uids[1] }).update({ status: 'failed' }); // not to be sent by another suite's worker
   });
 });

@@ -138,6 +138,29 @@ describe('deliveries', () => {
     expect(() => verified(`whsec_${Buffer.alloc(24, 7).toString('base64')}`, receiver.at(h.path)[0])).toThrow();
   });
 
+  it('tells of RSVPs given, changed and removed, and of subscribers', async () => {
+    const h = await hook({ event_types: ['rsvp.created', 'rsvp.updated', 'rsvp.deleted', 'subscriber.created'] });
+    const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, { ...event('Open day'), has_rsvp: true })).body.data;
+    const first = await gw.anon.post(`/e/${e.uid}/rsvp`, { name: 'Ada', email: 'ada@example.com', answer: 'yes' }, { headers: { Accept: 'application/json' } });
+    expect(first.status).toBe(200);
+    const again = await gw.anon.post(`/e/${e.uid}/rsvp`, { name: 'Ada', email: 'ada@example.com', answer: 'maybe', key: first.body.data.key }, { headers: { Accept: 'application/json' } });
+    expect(again.status).toBe(200);
+    expect((await team.api.delete(`/api/calendars/${calendar.public_id}/events/${e.public_id}/rsvps/${first.body.data.id}`)).status).toBe(200);
+    const cal = (await team.api.get(`/api/calendars/${calendar.public_id}`)).body.data;
+    const subscribed = await fetch(`${cal.public_url}/subscribe/google`, { method: 'POST', redirect: 'manual', headers: { 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' } });
+    expect(subscribed.status).toBe(303);
+    await waitFor(() => receiver.at(h.path).length >= 4, { what: 'four deliveries' });
+    const bodies = receiver.at(h.path).map((r) => verified(h.secret, r));
+    // In order about the one answer; the subscriber, another resource, in no order with them.
+    expect(bodies.filter((b) => b.type.startsWith('rsvp.')).map((b) => [b.type, b.data.answer])).toEqual([
+      ['rsvp.created', 'yes'],
+      ['rsvp.updated', 'maybe'],
+      ['rsvp.deleted', 'maybe'],
+    ]);
+    expect(bodies.filter((b) => b.type === 'subscriber.created').map((b) => b.data.platform)).toEqual(['google']);
+    expect(bodies.find((b) => b.type === 'rsvp.created')?.data).toMatchObject({ id: first.body.data.id, email: 'ada@example.com', event_id: e.public_id });
+  });
+
   it('sends only the types a webhook asked for', async () => {
     const h = await hook({ event_types: ['event.deleted'] });
     const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Only deletion'))).body.data;

@@ -1,3 +1,4 @@
+import { recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { applyMailQuota } from '../invites/mail-quota';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
@@ -45,6 +46,16 @@ export function toRsvpJson(row: RsvpRow) {
     updated_at: pgTimestampToIsoMicros(row.updated_at),
   };
 }
+
+/** Tells the team's webhooks of an answer, with the event it answers, in the transaction of the change. */
+const announceRsvp = (trx: Knex, deps: Pick<AppContext, 'clock'>, type: 'rsvp.created' | 'rsvp.updated' | 'rsvp.deleted', found: EventWithCalendar, row: RsvpRow) =>
+  recordWebhookEvent(trx, {
+    teamId: found.event.team_id,
+    type,
+    resource: `rsvp:${row.uid}`,
+    data: { ...toRsvpJson(row), event_id: `evt_${found.event.uid}` },
+    at: deps.clock.now(),
+  });
 
 /**
  * Whether this answer is what put the event in the person's calendar: a yes or maybe was
@@ -138,6 +149,7 @@ export async function submitRsvp(
       ? await updateRsvp(trx, existing.id, { name: input.name, answer: input.answer })
       : await insertRsvp(trx, { uid: newUid(), event_id: event.id, team_id: found.event.team_id, name: input.name, email: input.email, answer: input.answer });
     await adjustCounts(trx, event.id, existing?.answer ?? null, input.answer);
+    await announceRsvp(trx, deps, existing ? 'rsvp.updated' : 'rsvp.created', found, row);
 
     const tell = (kind: MailKind, sequence: number) => tellPerson(trx, deps, { found, rsvp: row, kind, sequence, requestId });
     if (input.answer !== 'no') {
@@ -186,6 +198,7 @@ export async function deleteRsvp(
       (await tellPerson(trx, deps, { found, rsvp: existing, kind: 'removal', sequence: await raiseSequence(trx, found.event.id), requestId }));
     await deleteRow(trx, existing.id);
     await adjustCounts(trx, found.event.id, existing.answer, null);
+    await announceRsvp(trx, deps, 'rsvp.deleted', found, existing);
     return { row: existing, queued };
   });
   await deps.caches.invalidate({ kind: 'event', uid: found.event.uid });

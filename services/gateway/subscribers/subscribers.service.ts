@@ -1,3 +1,4 @@
+import { recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { subscribeUrls } from '../calendar/platform-urls';
@@ -19,7 +20,7 @@ import {
   type SubscriberRow,
 } from './subscribers.repository';
 
-type Deps = Pick<AppContext, 'db' | 'caches' | 'config' | 'counters'>;
+type Deps = Pick<AppContext, 'db' | 'caches' | 'config' | 'counters' | 'clock'>;
 
 const SUBSCRIBERS_LISTING = 'subscribers';
 const isIdKey = (v: unknown[]): v is [number] => v.length === 1 && isRowId(v[0]);
@@ -50,15 +51,25 @@ export function toSubscriberJson(row: SubscriberRow, calendarUid: string, baseUr
 /** Records a subscriber with a personal feed address; answers where to send the browser. */
 export async function subscribe(deps: Deps, calendar: CalendarRow, platform: SubscribePlatform, details: { name?: string; email?: string } = {}) {
   const feedToken = randomBase62(32);
-  const row = await insertSubscriber(deps.db, {
-    uid: newUid(),
-    feed_token: feedToken,
-    feed_token_hash: sha256Hex(feedToken),
-    calendar_id: calendar.id,
-    team_id: calendar.team_id,
-    platform,
-    name: details.name ?? null,
-    email: details.email ?? null,
+  const row = await deps.db.transaction(async (trx) => {
+    const inserted = await insertSubscriber(trx, {
+      uid: newUid(),
+      feed_token: feedToken,
+      feed_token_hash: sha256Hex(feedToken),
+      calendar_id: calendar.id,
+      team_id: calendar.team_id,
+      platform,
+      name: details.name ?? null,
+      email: details.email ?? null,
+    });
+    await recordWebhookEvent(trx, {
+      teamId: calendar.team_id,
+      type: 'subscriber.created',
+      resource: `subscriber:${inserted.uid}`,
+      data: toSubscriberJson(inserted, calendar.uid, deps.config.publicBaseUrl),
+      at: deps.clock.now(),
+    });
+    return inserted;
   });
   const feed = personalFeedUrl(deps.config.publicBaseUrl, calendar.uid, row.feed_token);
   return { subscriber: row, redirect: platformSubscribeUrl(platform, feed, calendar.name) };

@@ -37,6 +37,7 @@ export async function up(knex: Knex): Promise<void> {
     payload jsonb NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now()
   )`);
+  await knex.raw('CREATE INDEX webhook_messages_created_brin ON webhook_messages USING brin (created_at)');
   await knex.raw(`CREATE TABLE webhook_deliveries (
     id bigserial PRIMARY KEY,
     uid text NOT NULL UNIQUE,
@@ -54,9 +55,9 @@ export async function up(knex: Knex): Promise<void> {
     updated_at timestamptz NOT NULL DEFAULT now()
   )`);
   await knex.raw("CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'");
+  await knex.raw("CREATE INDEX webhook_deliveries_in_flight ON webhook_deliveries (webhook_id) WHERE status = 'pending' AND relayed_at IS NOT NULL");
   await knex.raw("CREATE INDEX webhook_deliveries_resource ON webhook_deliveries (webhook_id, resource, message_id) WHERE status = 'pending'");
   await knex.raw('CREATE INDEX webhook_deliveries_listing ON webhook_deliveries (webhook_id, id DESC)');
-  await knex.raw('CREATE INDEX webhook_deliveries_created_brin ON webhook_deliveries USING brin (created_at)');
   await knex.raw(`CREATE TABLE webhook_attempts (
     id bigserial PRIMARY KEY,
     delivery_id bigint NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,

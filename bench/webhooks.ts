@@ -1,0 +1,125 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serviceArgv, startWorker } from './lib/processes';
+import { row, type BenchRow } from './lib/report';
+import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
+import { signPayload } from '../shared/webhooks/signature';
+import { recordWebhookEvent } from '../shared/webhooks/outbox';
+
+const MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 10_000);
+/** As many requests at once as the worker makes to one endpoint (its per-endpoint limit). */
+const BASELINE_CONCURRENCY = 4;
+
+/** A local endpoint that answers 200 at once and counts what it got. */
+async function receiver(): Promise<{ url: string; count(): number; firstAt(): number; reset(): void; close(): Promise<void> }> {
+  let received = 0;
+  let first = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (!received) first = Date.now();
+      received++;
+      res.writeHead(200).end('ok');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    count: () => received,
+    firstAt: () => first,
+    reset: () => {
+      received = 0;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+const waitUntil = async (done: () => boolean, timeoutMs: number) => {
+  const until = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > until) throw new Error('bench/webhooks: timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+/**
+ * bench/webhooks: 10,000 messages in the outbox of one team with one endpoint (a local
+ * server answering 200), fanned out by one webhook worker process: the rate from its start
+ * to the last delivery received (relay from Postgres, queue, signing, the POST, recording
+ * each attempt). Baseline: a bare script POSTing the same signed bodies over a keep-alive
+ * agent, 4 at a time (the worker's limit per endpoint), to the same server in the same run.
+ */
+export async function benchWebhooks(): Promise<BenchRow[]> {
+  const { url, db } = await freshDatabase('webhooks');
+  const team = await benchTeam(db);
+  const target = await receiver();
+  const prefix = `{bench-webhooks-${process.pid}}`;
+  const env = benchEnv(url, { QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' });
+  try {
+    const secret = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
+    const [hook] = await db('webhooks').insert({ uid: 'benchhook0000001', team_id: team.teamId, url: target.url, secret }).returning('id');
+    console.error(`bench/webhooks: recording ${MESSAGES} messages…`);
+    const bodies: string[] = [];
+    await db.transaction(async (trx) => {
+      for (let i = 0; i < MESSAGES; i++) {
+        const data = { uid: `e${i}`, title: `Event ${i}`, date_start: '2031-01-01T10:00:00Z' };
+        await recordWebhookEvent(trx, { teamId: team.teamId, type: 'event.created', resource: `event:e${i}`, data, at: new Date(), webhookId: hook.id });
+        bodies.push(JSON.stringify({ type: 'event.created', timestamp: new Date().toISOString(), data }));
+      }
+    });
+
+    const started = process.hrtime.bigint();
+    const worker = startWorker(serviceArgv('webhook-worker'), env);
+    try {
+      await waitUntil(() => target.count() >= MESSAGES, 600_000);
+    } finally {
+      await worker.stop();
+    }
+    const oursSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const steadySeconds = (Date.now() - target.firstAt()) / 1000;
+    const pending = await db('webhook_deliveries').where({ status: 'pending' }).count<{ count: string }[]>('* as count');
+    if (Number(pending[0].count) !== 0 || target.count() !== MESSAGES) throw new Error(`bench/webhooks: ${target.count()} received, ${pending[0].count} pending`);
+
+    target.reset();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: BASELINE_CONCURRENCY });
+    const baseStarted = process.hrtime.bigint();
+    let next = 0;
+    const post = (body: string, i: number) =>
+      new Promise<void>((resolve, reject) => {
+        const id = `msg_${i}`;
+        const timestamp = Math.floor(Date.now() / 1000);
+        const req = http.request(target.url, {
+          method: 'POST',
+          agent,
+          headers: { 'Content-Type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signPayload(secret, id, timestamp, body) },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', resolve);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    await Promise.all(
+      Array.from({ length: BASELINE_CONCURRENCY }, async () => {
+        while (next < bodies.length) {
+          const i = next++;
+          await post(bodies[i], i);
+        }
+      }),
+    );
+    const baseSeconds = Number(process.hrtime.bigint() - baseStarted) / 1e9;
+    agent.destroy();
+    const ours = MESSAGES / oursSeconds;
+    const base = MESSAGES / baseSeconds;
+    console.error(`bench/webhooks: worker ${ours.toFixed(0)}/s (${(MESSAGES / steadySeconds).toFixed(0)}/s from its first delivery), bare script ${base.toFixed(0)}/s`);
+    return [row('webhooks', `${MESSAGES} deliveries to one endpoint, from the outbox, per second`, ours, base, 'deliveries/s', { atLeast: 0.7 })];
+  } finally {
+    await target.close();
+    await db.destroy();
+  }
+}
