@@ -25,6 +25,8 @@ const DIMENSION_CHARS = 100;
  */
 const DISTINCT_PER_HOUR = 5000;
 const OTHER = '(other)';
+/** User-Agents whose bot test is remembered. */
+const KNOWN_AGENTS = 2000;
 
 /** The host of a Referer header, lower case; '' when there is none or it is not a URL. */
 function referrerHost(referer: string | undefined): string {
@@ -47,6 +49,7 @@ const dimension = (value: unknown) => (typeof value === 'string' ? value.trim().
 export class Analytics {
   private readonly counts: BatchedCounter<string>;
   private readonly seen = new Set<string>();
+  private readonly bots = new Map<string, boolean>();
   private seenHour = -1;
 
   constructor(
@@ -82,8 +85,19 @@ export class Analytics {
 
   private add(req: Request, target: Target, metric: Metric, detail: string, dims: string[]): void {
     const day = this.clock.now().toISOString().slice(0, 10);
-    const bot = isbot(req.headers['user-agent'] ?? '');
+    const bot = this.isBot(req.headers['user-agent'] ?? '');
     this.counts.add(JSON.stringify([day, target.teamId, target.calendarId, target.eventId ?? 0, metric, detail, bot, ...dims]));
+  }
+
+  /** isbot's answer, remembered per User-Agent (a few hundred browsers send most requests; its pattern is long). */
+  private isBot(userAgent: string): boolean {
+    let bot = this.bots.get(userAgent);
+    if (bot === undefined) {
+      bot = isbot(userAgent);
+      if (this.bots.size >= KNOWN_AGENTS) this.bots.clear();
+      this.bots.set(userAgent, bot);
+    }
+    return bot;
   }
 
   private bounded(dims: string[]): string[] {
