@@ -1,4 +1,6 @@
 import type { Knex } from '../../shared/db/knex';
+import { EXTRACTION_COLUMNS, type ExtractionRow, toExtractionJson } from '../../shared/extractions/extraction-json';
+import { recordWebhookEvent } from '../../shared/webhooks/outbox';
 import type { ExtractionResult } from './extractor/extractor';
 
 interface PendingExtractionRow {
@@ -22,13 +24,25 @@ export async function findExtraction(db: Knex, uid: string): Promise<PendingExtr
  * Returns false when the row was finished already.
  */
 export async function finishExtraction(db: Knex, id: number, outcome: Outcome): Promise<boolean> {
-  const count = await db('extractions')
-    .where({ id, status: 'pending' })
-    .update({
-      status: outcome.status,
-      result: outcome.status === 'completed' ? JSON.stringify(outcome.result) : null,
-      error: outcome.status === 'failed' ? outcome.error : null,
-      completed_at: db.fn.now(),
+  return db.transaction(async (trx) => {
+    const [row] = (await trx('extractions')
+      .where({ id, status: 'pending' })
+      .update({
+        status: outcome.status,
+        result: outcome.status === 'completed' ? JSON.stringify(outcome.result) : null,
+        error: outcome.status === 'failed' ? outcome.error : null,
+        completed_at: trx.fn.now(),
+      })
+      .returning(EXTRACTION_COLUMNS)) as ExtractionRow[];
+    if (!row) return false;
+    // The team's webhooks hear of it in the same transaction (see shared/webhooks/outbox.ts).
+    await recordWebhookEvent(trx, {
+      teamId: row.team_id,
+      type: row.status === 'completed' ? 'extraction.completed' : 'extraction.failed',
+      resource: `extraction:${row.uid}`,
+      data: toExtractionJson(row),
+      at: new Date(),
     });
-  return count > 0;
+    return true;
+  });
 }

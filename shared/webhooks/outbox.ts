@@ -12,6 +12,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'rsvp.updated',
   'rsvp.deleted',
   'subscriber.created',
+  'extraction.completed',
+  'extraction.failed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -92,6 +92,10 @@ it('counts views, adds by platform, RSVPs and bots exactly across two gateways, 
     ['', 4],
     ['newsletter', 1],
   ]);
+  // The event's own read carries the same figures when asked.
+  const withStats = await team.api.get(`/api/calendars/${calendar.public_id}/events/${event.public_id}?with_stats=true`);
+  expect(withStats.body.stats).toEqual({ views: 5, adds: { apple: 2, google: 2, ics: 1 }, rsvps: { yes: 1 } });
+  expect((await team.api.get(`/api/events/${event.public_id}`)).body.stats).toBeUndefined();
   // No address is stored: the table has none, only counts.
   const columns = (await reader.db.raw("SELECT column_name FROM information_schema.columns WHERE table_name = 'analytics_daily'")).rows.map((r: { column_name: string }) => r.column_name);
   expect(columns.filter((c: string) => /ip|address|cookie|agent/.test(c))).toEqual([]);

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { BlockedAddressError, parseNetworks, postGuarded } from '../../shared/net/outbound';
+import { extractionWorker } from '../../services/extraction-worker/extraction.worker';
 import { webhookWorker } from '../../services/webhook-worker/webhook.worker';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { isolatedPrefix } from '../helpers/service-processes';
@@ -57,6 +58,7 @@ class Receiver {
 const env = { QUEUE_PREFIX: isolatedPrefix('webhooks'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
 let gw: TestGateway;
 let worker: TestWorker<unknown, unknown>;
+let extractor: TestWorker<unknown, unknown>;
 let receiver: Receiver;
 let team: TestTeam;
 let calendar: { public_id: string };
@@ -66,11 +68,13 @@ beforeAll(async () => {
   await receiver.start();
   gw = await startGateway(env);
   worker = (await startWorker(webhookWorker, env)) as unknown as TestWorker<unknown, unknown>;
+  extractor = (await startWorker((ctx) => extractionWorker(ctx), env)) as unknown as TestWorker<unknown, unknown>;
   team = await gw.newTeam();
   calendar = (await team.api.post('/api/calendars', { name: 'Hooks', timezone: 'Europe/Paris' })).body.data;
 });
 afterAll(async () => {
   await worker?.close();
+  await extractor?.close();
   await gw?.close();
   await receiver?.stop();
 });
@@ -159,6 +163,17 @@ describe('deliveries', () => {
     ]);
     expect(bodies.filter((b) => b.type === 'subscriber.created').map((b) => b.data.platform)).toEqual(['google']);
     expect(bodies.find((b) => b.type === 'rsvp.created')?.data).toMatchObject({ id: first.body.data.id, email: 'ada@example.com', event_id: e.public_id });
+  });
+
+  it('tells of extractions finished by the extraction worker, as the API shows them', async () => {
+    const h = await hook({ event_types: ['extraction.completed', 'extraction.failed'] });
+    const asked = await team.api.post('/api/events/extract', { text: 'Team lunch on 2031-05-01 at noon at Cafe Luna', timezone: 'UTC' });
+    expect(asked.status).toBe(202);
+    await waitFor(() => receiver.at(h.path).length >= 1, { what: 'the extraction to be told of' });
+    const [told] = receiver.at(h.path).map((r) => verified(h.secret, r));
+    const shown = (await team.api.get(`/api/events/extract/${asked.body.data.id}`)).body.data;
+    expect(told.type).toBe('extraction.completed');
+    expect(told.data).toEqual(shown);
   });
 
   it('sends only the types a webhook asked for', async () => {

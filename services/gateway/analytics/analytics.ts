@@ -168,3 +168,13 @@ export async function readAnalytics(
 
 /** What an event's counts are kept under. */
 export const eventTarget = (found: EventWithCalendar): Target => ({ teamId: found.event.team_id, calendarId: found.calendar.id, eventId: found.event.id });
+
+/** An event's figures of all time, people only: views, adds by platform, RSVPs by answer. */
+export async function eventStats(db: Knex, teamId: number, eventId: number) {
+  const rows: Array<{ metric: Metric; platform: string; n: number }> = await db('analytics_daily')
+    .select('metric', 'platform', db.raw('sum(count)::int AS n'))
+    .where({ event_id: eventId, team_id: teamId, bot: false })
+    .groupBy('metric', 'platform');
+  const of = (metric: Metric) => Object.fromEntries(rows.filter((r) => r.metric === metric).map((r) => [r.platform, r.n]));
+  return { views: rows.filter((r) => r.metric === 'view').reduce((n, r) => n + r.n, 0), adds: of('add'), rsvps: of('rsvp') };
+}

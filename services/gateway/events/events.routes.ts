@@ -1,3 +1,4 @@
+import { eventStats } from '../analytics/analytics';
 import { parseDateInput } from '../../../shared/calendar/dates';
 import { resolveEventTimes } from '../calendar/event-times';
 import { isValidTimeZone } from '../../../shared/calendar/time-zones';
@@ -26,6 +27,7 @@ import {
   singleEventSchema,
   updateEventBody,
   withHtmlQuery,
+  eventReadQuery,
   type DeleteEventFlags,
   type EventInput,
   type ListEventsQuery,
@@ -37,6 +39,7 @@ type CalParams = { cal: string };
 type CalEvtParams = { cal: string; evt: string };
 type EvtParams = { evt: string };
 type WithHtml = { with_html?: boolean };
+type EventRead = WithHtml & { with_stats?: boolean };
 
 /**
  * date_end on or after date_start, checked with the other fields so one 422 lists every
@@ -71,6 +74,11 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
   const { config, db, clock } = deps;
   const base = config.publicBaseUrl;
   const single = (found: EventWithCalendar, withHtml?: boolean) => ok(toSingleEventJson(found, base, withHtml === true));
+  /** A read: with `stats` when asked. */
+  const read = async (found: EventWithCalendar, query: EventRead) => {
+    const body = toSingleEventJson(found, base, query.with_html === true);
+    return ok(query.with_stats ? { ...body, stats: await eventStats(deps.db, found.event.team_id, found.event.id) } : body);
+  };
   const tags = ['Events'];
   const single200 = { description: 'The event with its links and HTML variants', body: singleEventSchema };
   const limit409 = { description: "The team's monthly event limit is reached", body: eventLimitSchema };
@@ -113,18 +121,18 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       responses: { 200: single200, 409: limit409, ...errors(400, 401, 413, 415, 422, 503) },
       handler: async ({ body, query }, req) => single(await createSimpleEvent(deps, authOf(req).teamId, body), query.with_html),
     }),
-    defineRoute<EvtParams, WithHtml>({
+    defineRoute<EvtParams, EventRead>({
       method: 'get',
       path: '/api/events/:evt',
       operationId: 'getEvent',
       summary: 'Get an event by its public id',
-      description: 'One event of the team, with its platform links and snippets; `with_html=true` adds ready-to-paste markup.',
+      description: 'One event of the team, with its platform links and snippets; `with_html=true` adds ready-to-paste markup, `with_stats=true` its figures (views, adds by platform, RSVPs).',
       tags,
       auth: true,
       params: eventParams,
-      query: withHtmlQuery,
+      query: eventReadQuery,
       responses: { 200: single200, ...errors(401, 404, 503) },
-      handler: async ({ params, query }, req) => single(await readEvent(deps, authOf(req).teamId, params.evt), query.with_html),
+      handler: async ({ params, query }, req) => read(await readEvent(deps, authOf(req).teamId, params.evt), query),
     }),
     defineRoute<EvtParams, DeleteEventFlags, DeleteEventFlags>({
       method: 'delete',
@@ -195,19 +203,18 @@ export function eventRoutes(deps: AppContext): RouteSpec[] {
       responses: { 200: single200, 409: limit409, ...errors(400, 401, 404, 413, 415, 422, 503) },
       handler: async ({ params, body, query }, req) => single(await createEvent(deps, authOf(req).teamId, params.cal, body), query.with_html),
     }),
-    defineRoute<CalEvtParams, WithHtml>({
+    defineRoute<CalEvtParams, EventRead>({
       method: 'get',
       path: '/api/calendars/:cal/events/:evt',
       operationId: 'getCalendarEvent',
       summary: 'Get an event',
-      description: 'One event of the calendar, with its platform links and snippets; `with_html=true` adds ready-to-paste markup.',
+      description: 'One event of the calendar, with its platform links and snippets; `with_html=true` adds ready-to-paste markup, `with_stats=true` its figures (views, adds by platform, RSVPs).',
       tags,
       auth: true,
       params: calendarEventParams,
-      query: withHtmlQuery,
+      query: eventReadQuery,
       responses: { 200: single200, ...errors(401, 404, 503) },
-      handler: async ({ params, query }, req) =>
-        single(await readEvent(deps, authOf(req).teamId, params.evt, params.cal), query.with_html),
+      handler: async ({ params, query }, req) => read(await readEvent(deps, authOf(req).teamId, params.evt, params.cal), query),
     }),
     defineRoute<CalEvtParams, WithHtml, EventInput>({
       method: 'put',

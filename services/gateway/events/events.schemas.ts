@@ -1,3 +1,4 @@
+import { PLATFORM_KEYS } from '../public/deliver';
 import Joi from 'joi';
 import { calendarSchema } from '../calendars/calendars.schemas';
 import { bool, cursorParam, dateInput, httpUrl, idParam, rrule, shortLink, text, timezone } from '../http/validation';
@@ -51,6 +52,9 @@ export const simpleEventBody = Joi.object({
 
 export const withHtmlQuery = Joi.object({ with_html: bool().description('Add html_snippets to the response') }).unknown(true);
 
+/** A single event's read: also `with_stats`. */
+export const eventReadQuery = withHtmlQuery.keys({ with_stats: bool().description('Add `stats`: page views, adds to calendars by platform and RSVPs by answer, of all time (people, not bots)') });
+
 const notifyInvitees = () =>
   bool().description('Email a cancellation to every invitee and to everyone whose RSVP is yes or maybe (default false)');
 
@@ -91,6 +95,8 @@ const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{
 const LINK_KEYS = ['event_page', 'auto', 'google', 'apple', 'outlook', 'outlook_web', 'yahoo', 'office365', 'ics'] as const;
 const HTML_KEYS = ['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep'] as const;
 
+/** Counts under some of these keys. */
+const counts = (keys: readonly string[]) => Joi.object(Object.fromEntries(keys.map((k) => [k, Joi.number().integer()])));
 const keyed = (keys: readonly string[]) => Joi.object(Object.fromEntries(keys.map((k) => [k, Joi.string().required()])));
 
 export const eventSchema = Joi.object({
@@ -138,6 +144,11 @@ export const singleEventSchema = Joi.object({
   links: keyed(LINK_KEYS).required(),
   html: keyed(HTML_KEYS).required(),
   html_snippets: keyed(HTML_KEYS),
+  stats: Joi.object({
+    views: Joi.number().integer().required(),
+    adds: counts(PLATFORM_KEYS).required().description('By platform (those with none left out)'),
+    rsvps: counts(['yes', 'maybe', 'no']).required().description('By answer (those with none left out)'),
+  }).description('With with_stats=true (see docs/analytics.md)'),
 });
 
 export const eventListSchema = Joi.object({

@@ -1,17 +1,7 @@
+import { EXTRACTION_COLUMNS, type ExtractionRow } from '../../../shared/extractions/extraction-json';
 import type { Knex } from '../../../shared/db/knex';
 
-export interface ExtractionRow {
-  id: number;
-  uid: string;
-  team_id: number;
-  status: 'pending' | 'completed' | 'failed';
-  result: Record<string, unknown> | null;
-  error: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
-
-const COLUMNS = ['id', 'uid', 'team_id', 'status', 'result', 'error', 'created_at', 'completed_at'] as const;
+const COLUMNS = EXTRACTION_COLUMNS;
 
 interface NewExtraction {
   uid: string;

@@ -3,7 +3,7 @@ import { authOf } from '../http/auth';
 import { dataOf, errors } from '../http/responses';
 import { accepted, defineRoute, ok, type RouteSpec } from '../http/route';
 import type { ExtractionWaiter } from './extraction-waiter';
-import { toExtractionJson } from './extractions.presenter';
+import { toExtractionJson } from '../../../shared/extractions/extraction-json';
 import { awaitExtraction, readExtraction, requestExtraction } from './extractions.service';
 import {
   type ExtractInput,

@@ -7,7 +7,8 @@ import type { AppContext } from '../context';
 import type { AuthContext } from '../http/auth';
 import type { ExtractionWaiter } from './extraction-waiter';
 import type { ExtractInput } from './extractions.schemas';
-import { deleteExtraction, type ExtractionRow, findTeamExtraction, insertExtraction } from './extractions.repository';
+import type { ExtractionRow } from '../../../shared/extractions/extraction-json';
+import { deleteExtraction, findTeamExtraction, insertExtraction } from './extractions.repository';
 
 /*
  * Extraction requests never create an event and never touch the monthly event counter:

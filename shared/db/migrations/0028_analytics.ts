@@ -22,6 +22,8 @@ export async function up(knex: Knex): Promise<void> {
     count bigint NOT NULL,
     PRIMARY KEY (team_id, day, calendar_id, event_id, metric, platform, bot, referrer_host, utm_source, utm_medium, utm_campaign)
   )`);
+  // An event's figures of all time (GET …/events/{evt}?with_stats=true).
+  await knex.raw('CREATE INDEX analytics_daily_event ON analytics_daily (event_id) WHERE event_id <> 0');
 }
 
 export async function down(knex: Knex): Promise<void> {
