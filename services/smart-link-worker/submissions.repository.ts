@@ -1,3 +1,4 @@
+import type { SubmissionRow } from '../../shared/smart-links/submission-json';
 import type { Knex } from '../../shared/db/knex';
 import type { SmartLinkSubmission, SubmissionOutcome } from '../../shared/queues/smart-link.job';
 
@@ -48,6 +49,12 @@ export interface SubmissionInsert {
   received_at: string;
 }
 
-export async function insertSubmissions(trx: Knex, rows: SubmissionInsert[]): Promise<void> {
-  if (rows.length) await trx('smart_link_submissions').insert(rows).onConflict('uid').ignore();
+/** Records the outcomes; answers the rows written (one recorded already, by a job run before, is left as it was). */
+export async function insertSubmissions(trx: Knex, rows: SubmissionInsert[]): Promise<Array<Omit<SubmissionRow, 'event_uid'>>> {
+  if (!rows.length) return [];
+  return trx('smart_link_submissions')
+    .insert(rows)
+    .onConflict('uid')
+    .ignore()
+    .returning(['uid', 'smart_link_id', 'team_id', 'status', 'error', 'received_at', 'processed_at']);
 }

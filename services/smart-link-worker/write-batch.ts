@@ -1,4 +1,6 @@
 import { sanitizeDescription } from '../../shared/calendar/html';
+import { toSubmissionJson } from '../../shared/smart-links/submission-json';
+import { recordWebhookEvents } from '../../shared/webhooks/outbox';
 import type { Knex } from '../../shared/db/knex';
 import type { SmartLinkSubmission, SubmissionOutcome } from '../../shared/queues/smart-link.job';
 import { reserveEventSlots } from '../../shared/usage/event-limit';
@@ -114,7 +116,18 @@ export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Da
         received_at: j.receivedAt,
       });
     }
-    await insertSubmissions(trx, submissions);
+    const recorded = await insertSubmissions(trx, submissions);
+    // The teams' webhooks hear of each outcome in the same transaction (see shared/webhooks/outbox.ts).
+    await recordWebhookEvents(
+      trx,
+      recorded.map((row) => ({
+        teamId: row.team_id,
+        type: row.status === 'failed' ? 'smart_link.submission_failed' : 'smart_link.submission_processed',
+        resource: `submission:${row.uid}`,
+        data: toSubmissionJson({ ...row, event_uid: outcomes.get(row.uid)?.event ?? null }),
+        at: new Date(),
+      })),
+    );
     return { outcomes, calendarsChanged };
   });
 }

@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'subscriber.created',
   'extraction.completed',
   'extraction.failed',
+  'smart_link.submission_processed',
+  'smart_link.submission_failed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -26,42 +28,59 @@ interface WebhookPayload {
   data: Record<string, unknown>;
 }
 
+/** A message to record: what happened, to which team, about what. */
+export interface WebhookMessage {
+  teamId: number;
+  type: WebhookPayload['type'];
+  /** What it is about (`event:<uid>`): deliveries to one webhook about one resource are made in the order recorded. */
+  resource: string;
+  /** The resource as the API shows it. */
+  data: Record<string, unknown>;
+  at: Date;
+  /** To this webhook alone, whatever its types and even when it is off (`webhook.test`). */
+  webhookId?: number;
+}
+
 /**
  * Records that something happened, for every active webhook of the team that listens for
  * it: one message (its uid is the `webhook-id` of every delivery, retries included) and a
  * pending delivery per webhook, in one statement. Call it inside the transaction that makes
  * the change, so both commit or neither does. A team without such webhooks writes nothing.
  * Answers the uids of the deliveries made.
- * `resource` names what the message is about (`event:<uid>`): deliveries to one webhook
- * about one resource are made in the order they were recorded.
  */
-export async function recordWebhookEvent(
-  trx: Knex,
-  message: { teamId: number; type: WebhookPayload['type']; resource: string; data: Record<string, unknown>; at: Date; webhookId?: number },
-): Promise<string[]> {
-  const payload: WebhookPayload = { type: message.type, timestamp: message.at.toISOString(), data: message.data };
+export async function recordWebhookEvent(trx: Knex, message: WebhookMessage): Promise<string[]> {
+  return recordWebhookEvents(trx, [message]);
+}
+
+/** Many messages in one statement (a worker's batch), in the order given. */
+export async function recordWebhookEvents(trx: Knex, messages: WebhookMessage[]): Promise<string[]> {
+  if (!messages.length) return [];
+  const input = messages.map((m, ord) => ({
+    ord,
+    uid: newUid(),
+    team_id: m.teamId,
+    type: m.type,
+    resource: m.resource,
+    webhook_id: m.webhookId ?? null,
+    payload: { type: m.type, timestamp: m.at.toISOString(), data: m.data } satisfies WebhookPayload,
+  }));
   const { rows } = await trx.raw(
-    `WITH targets AS (
-       SELECT id FROM webhooks
-        WHERE team_id = :teamId AND is_active AND deleted_at IS NULL
-          AND (:webhookId::bigint IS NULL OR id = :webhookId::bigint)
-          AND (:webhookId::bigint IS NOT NULL OR event_types IS NULL OR :type = ANY (event_types))
+    `WITH input AS (
+       SELECT * FROM json_to_recordset(?::json) AS r(ord int, uid text, team_id bigint, type text, resource text, webhook_id bigint, payload jsonb)
+     ), targets AS (
+       SELECT i.uid AS message_uid, w.id AS webhook_id FROM input i JOIN webhooks w ON w.team_id = i.team_id AND w.deleted_at IS NULL
+        WHERE (i.webhook_id IS NOT NULL AND w.id = i.webhook_id)
+           OR (i.webhook_id IS NULL AND w.is_active AND (w.event_types IS NULL OR i.type = ANY (w.event_types)))
      ), message AS (
        INSERT INTO webhook_messages (uid, team_id, type, resource, payload)
-       SELECT :uid, :teamId, :type, :resource, :payload::jsonb WHERE EXISTS (SELECT 1 FROM targets)
-       RETURNING id
+       SELECT uid, team_id, type, resource, payload FROM input i WHERE EXISTS (SELECT 1 FROM targets t WHERE t.message_uid = i.uid) ORDER BY ord
+       RETURNING id, uid, resource
      )
      INSERT INTO webhook_deliveries (uid, webhook_id, message_id, resource, next_attempt_at)
-     SELECT substr(md5(gen_random_uuid()::text), 1, 16), targets.id, message.id, :resource, now() FROM targets, message
+     SELECT substr(md5(gen_random_uuid()::text), 1, 16), t.webhook_id, message.id, message.resource, now()
+       FROM targets t JOIN message ON message.uid = t.message_uid
      RETURNING uid`,
-    {
-      teamId: message.teamId,
-      webhookId: message.webhookId ?? null,
-      type: message.type,
-      uid: newUid(),
-      resource: message.resource,
-      payload: JSON.stringify(payload),
-    },
+    [JSON.stringify(input)],
   );
   return (rows as Array<{ uid: string }>).map((r) => r.uid);
 }

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { BlockedAddressError, parseNetworks, postGuarded } from '../../shared/net/outbound';
 import { extractionWorker } from '../../services/extraction-worker/extraction.worker';
+import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
+import { newLink, submitForm } from '../smart-links/helpers';
 import { webhookWorker } from '../../services/webhook-worker/webhook.worker';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { isolatedPrefix } from '../helpers/service-processes';
@@ -59,6 +61,7 @@ const env = { QUEUE_PREFIX: isolatedPrefix('webhooks'), WEBHOOK_ALLOW_HTTP: 'tru
 let gw: TestGateway;
 let worker: TestWorker<unknown, unknown>;
 let extractor: TestWorker<unknown, unknown>;
+let smartLinks: TestWorker<unknown, unknown>;
 let receiver: Receiver;
 let team: TestTeam;
 let calendar: { public_id: string };
@@ -69,12 +72,14 @@ beforeAll(async () => {
   gw = await startGateway(env);
   worker = (await startWorker(webhookWorker, env)) as unknown as TestWorker<unknown, unknown>;
   extractor = (await startWorker((ctx) => extractionWorker(ctx), env)) as unknown as TestWorker<unknown, unknown>;
+  smartLinks = (await startWorker(smartLinkWorker, env)) as unknown as TestWorker<unknown, unknown>;
   team = await gw.newTeam();
   calendar = (await team.api.post('/api/calendars', { name: 'Hooks', timezone: 'Europe/Paris' })).body.data;
 });
 afterAll(async () => {
   await worker?.close();
   await extractor?.close();
+  await smartLinks?.close();
   await gw?.close();
   await receiver?.stop();
 });
@@ -174,6 +179,19 @@ describe('deliveries', () => {
     const shown = (await team.api.get(`/api/events/extract/${asked.body.data.id}`)).body.data;
     expect(told.type).toBe('extraction.completed');
     expect(told.data).toEqual(shown);
+  });
+
+  it('tells of smart-link submissions processed or failed, as the API shows them', async () => {
+    const h = await hook({ event_types: ['smart_link.submission_processed', 'smart_link.submission_failed'] });
+    const { link } = await newLink(gw, team);
+    const good = await submitForm(link.url, { title: 'From the form', start: '2031-02-01 09:00' });
+    expect(good.status).toBe(202);
+    await waitFor(() => receiver.at(h.path).length >= 1, { what: 'the submission to be told of' });
+    const [told] = receiver.at(h.path).map((r) => verified(h.secret, r));
+    const shown = (await team.api.get(`/api/smart-link-submissions/${good.body.data.id}`)).body.data;
+    expect(told.type).toBe('smart_link.submission_processed');
+    expect(told.data).toEqual(shown);
+    expect(shown.event_public_id).toMatch(/^evt_/);
   });
 
   it('sends only the types a webhook asked for', async () => {

@@ -1,3 +1,4 @@
+import type { SubmissionRow } from '../../../shared/smart-links/submission-json';
 import type { Knex } from '../../../shared/db/knex';
 
 export interface SmartLinkRow {
@@ -73,17 +74,6 @@ export const findSmartLinkByKey = (db: Knex, key: string): Promise<KeyedLink | u
 
 export async function softDeleteSmartLink(db: Knex, id: number): Promise<void> {
   await db('smart_links').where({ id }).update({ deleted_at: db.fn.now(), is_active: false });
-}
-
-export interface SubmissionRow {
-  uid: string;
-  smart_link_id: number;
-  team_id: number;
-  status: 'processed' | 'duplicate' | 'failed';
-  event_uid: string | null;
-  error: string | null;
-  received_at: string;
-  processed_at: string;
 }
 
 const submissionSelect = (db: Knex) =>

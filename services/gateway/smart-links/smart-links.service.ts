@@ -1,3 +1,4 @@
+import { toSubmissionJson } from '../../../shared/smart-links/submission-json';
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
@@ -18,7 +19,6 @@ import {
   type SmartLinkRow,
   softDeleteSmartLink,
   type SubmissionKey,
-  type SubmissionRow,
   updateSmartLink as updateRow,
 } from './smart-links.repository';
 import type { SmartLinkInput } from './smart-links.schemas';
@@ -113,17 +113,6 @@ export async function rotateSecret(deps: Deps, teamId: number, publicId: string)
   });
   await deps.caches.invalidate({ kind: 'smart-link', key: row.key });
   return { link: row, secret };
-}
-
-function toSubmissionJson(row: SubmissionRow) {
-  return {
-    id: `sls_${row.uid}`,
-    status: row.status,
-    event_public_id: row.event_uid ? `evt_${row.event_uid}` : null,
-    error: row.error,
-    received_at: iso(row.received_at),
-    processed_at: iso(row.processed_at),
-  };
 }
 
 /** A submission known only by its job in Redis: no record yet, so no event or processing time. */
