@@ -29,7 +29,7 @@ interface WebhookPayload {
 }
 
 /** A message to record: what happened, to which team, about what. */
-export interface WebhookMessage {
+interface WebhookMessage {
   teamId: number;
   type: WebhookPayload['type'];
   /** What it is about (`event:<uid>`): deliveries to one webhook about one resource are made in the order recorded. */

@@ -283,6 +283,10 @@ describe('deliveries', () => {
     await waitFor(() => receiver.at(probe.path).length >= 1, { what: 'the active webhook' });
     expect(receiver.at(off.path)).toEqual([]);
     expect(receiver.at(gone.path)).toEqual([]);
+    // A test send reaches a webhook that is off: it is how one checks an endpoint before turning it on.
+    expect((await team.api.post(`/api/webhooks/${off.id}/test`, {})).status).toBe(202);
+    await waitFor(() => receiver.at(off.path).length >= 1, { what: 'the test send' });
+    expect(verified(off.secret, receiver.at(off.path)[0]).type).toBe('webhook.test');
   });
 });
 
