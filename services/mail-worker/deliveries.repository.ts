@@ -1,3 +1,5 @@
+import { INVITEES_WITH_LAST_DELIVERY, type InviteeWithDelivery, toInviteeJson } from '../../shared/invites/invitee-json';
+import { recordWebhookEvent } from '../../shared/webhooks/outbox';
 import type { Knex } from '../../shared/db/knex';
 import type { MailMessage } from '../../shared/queues/mail.job';
 
@@ -75,7 +77,25 @@ export async function markSent(db: Knex, sent: Array<{ id: number; token: string
 
 /** Failed for good: a permanent reply, or the last attempt. */
 export async function markFailed(db: Knex, id: number, token: string, error: string): Promise<void> {
-  await db('deliveries').where({ id, claim_token: token }).update({ status: 'failed', error, claim_token: null, updated_at: db.fn.now() });
+  await db.transaction(async (trx) => {
+    const [row] = (await trx('deliveries')
+      .where({ id, claim_token: token })
+      .update({ status: 'failed', error, claim_token: null, updated_at: trx.fn.now() })
+      .returning(['invitee_id', 'team_id'])) as Array<{ invitee_id: number | null; team_id: number }>;
+    if (!row?.invitee_id) return;
+    // An invitee's message failed for good: the team's webhooks hear of it in this transaction.
+    const { rows } = await trx.raw(`${INVITEES_WITH_LAST_DELIVERY} WHERE i.id = ?`, [row.invitee_id]);
+    const invitee = rows[0] as InviteeWithDelivery | undefined;
+    if (!invitee) return;
+    const event = await trx('events').first('uid').where({ id: invitee.event_id });
+    await recordWebhookEvent(trx, {
+      teamId: row.team_id,
+      type: 'invitee.delivery_failed',
+      resource: `invitee:${invitee.uid}`,
+      data: { ...toInviteeJson(invitee), event_id: event ? `evt_${event.uid}` : null },
+      at: new Date(),
+    });
+  });
 }
 
 /** A temporary failure: nothing was delivered, the row waits for the next attempt. */

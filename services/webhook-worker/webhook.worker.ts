@@ -1,7 +1,7 @@
 import type { Knex } from '../../shared/db/knex';
 import { deploymentOf } from '../../shared/db/deployment';
 import { startRetention, WEBHOOK_RECORDS } from '../../shared/db/retention';
-import { BlockedAddressError, parseNetworks, postGuarded } from '../../shared/net/outbound';
+import { parseNetworks, postGuarded } from '../../shared/net/outbound';
 import { Producer } from '../../shared/queues/queues';
 import { type WebhookJob, webhookJob, WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
@@ -287,7 +287,7 @@ async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>): Promi
     body = answer.body;
     waitMs = retryAfterMs(answer.headers['retry-after'], Date.now());
   } catch (err) {
-    blocked = err instanceof BlockedAddressError;
+    blocked = (err as NodeJS.ErrnoException).code === 'EADDRBLOCKED';
     error = blocked ? (err as Error).message : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${(err as Error).message}`;
   }
   const succeeded = status !== null && status >= 200 && status < 300;
@@ -345,7 +345,8 @@ async function record(db: Knex, results: Result[]): Promise<number> {
         [json(waits.map((r) => ({ id: r.d.id, relays: r.d.relays, ms: r.ms, after: r.after ?? null })))],
       );
     }
-    // A resource whose last message here is done: the next one about it, waiting, may go now.
+    // A resource whose last message here is done: the next one about it, waiting, may go now
+    // (one relayed already is on its way: touching it would have it relayed and sent twice).
     const finished = [...attempts.filter((a) => a.outcome !== 'retry' && recorded.has(a.d.id)), ...drops];
     const touched = results.map((r) => r.d.id);
     if (finished.length) {
@@ -354,7 +355,7 @@ async function record(db: Knex, results: Result[]): Promise<number> {
           WHERE id IN (SELECT DISTINCT ON (e.webhook_id, e.resource) e.id
                          FROM webhook_deliveries e JOIN json_to_recordset(?::json) AS r(webhook_id bigint, resource text, message_id bigint)
                            ON e.webhook_id = r.webhook_id AND e.resource = r.resource AND e.message_id > r.message_id
-                        WHERE e.status = 'pending' AND e.id <> ALL (?::bigint[])
+                        WHERE e.status = 'pending' AND e.relayed_at IS NULL AND e.id <> ALL (?::bigint[])
                         ORDER BY e.webhook_id, e.resource, e.message_id)`,
         [json(finished.map((r) => ({ webhook_id: r.d.webhook_id, resource: r.d.resource, message_id: r.d.message_id }))), `{${touched.join(',')}}`],
       );

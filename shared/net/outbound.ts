@@ -18,6 +18,7 @@ export class BlockedAddressError extends Error {
   readonly code = 'EADDRBLOCKED';
   constructor(address: string) {
     super(`the address ${address} is not a public one`);
+    this.name = 'BlockedAddressError';
   }
 }
 

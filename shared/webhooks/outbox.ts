@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'rsvp.updated',
   'rsvp.deleted',
   'subscriber.created',
+  'invitee.delivery_failed',
   'extraction.completed',
   'extraction.failed',
   'smart_link.submission_processed',

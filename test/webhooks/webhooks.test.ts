@@ -4,6 +4,8 @@ import { Webhook } from 'standardwebhooks';
 import { BlockedAddressError, parseNetworks, postGuarded } from '../../shared/net/outbound';
 import { extractionWorker } from '../../services/extraction-worker/extraction.worker';
 import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
+import { mailWorker } from '../../services/mail-worker/mail.worker';
+import { type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { newLink, submitForm } from '../smart-links/helpers';
 import { webhookWorker } from '../../services/webhook-worker/webhook.worker';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
@@ -62,6 +64,8 @@ let gw: TestGateway;
 let worker: TestWorker<unknown, unknown>;
 let extractor: TestWorker<unknown, unknown>;
 let smartLinks: TestWorker<unknown, unknown>;
+let mailer: TestWorker<unknown, unknown>;
+let sink: SmtpSink;
 let receiver: Receiver;
 let team: TestTeam;
 let calendar: { public_id: string };
@@ -73,6 +77,8 @@ beforeAll(async () => {
   worker = (await startWorker(webhookWorker, env)) as unknown as TestWorker<unknown, unknown>;
   extractor = (await startWorker((ctx) => extractionWorker(ctx), env)) as unknown as TestWorker<unknown, unknown>;
   smartLinks = (await startWorker(smartLinkWorker, env)) as unknown as TestWorker<unknown, unknown>;
+  sink = await startSmtpSink({ answer: ({ to }) => (to.some((r) => r.startsWith('bounce')) ? { code: 550, message: '5.1.1 Recipient address rejected: User unknown' } : 'accept') });
+  mailer = (await startWorker((ctx) => mailWorker(ctx), { ...env, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0' })) as unknown as TestWorker<unknown, unknown>;
   team = await gw.newTeam();
   calendar = (await team.api.post('/api/calendars', { name: 'Hooks', timezone: 'Europe/Paris' })).body.data;
 });
@@ -80,6 +86,8 @@ afterAll(async () => {
   await worker?.close();
   await extractor?.close();
   await smartLinks?.close();
+  await mailer?.close();
+  await sink?.close();
   await gw?.close();
   await receiver?.stop();
 });
@@ -194,6 +202,19 @@ describe('deliveries', () => {
     expect(shown.event_public_id).toMatch(/^evt_/);
   });
 
+  it("tells of an invitee's message refused for good, with the invitee as the API shows it", async () => {
+    const h = await hook({ event_types: ['invitee.delivery_failed'] });
+    const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Board dinner'))).body.data;
+    const invited = await team.api.post(`/api/calendars/${calendar.public_id}/events/${e.public_id}/invites`, { invitees: [{ email: 'bounce@example.test' }, { email: 'fine@example.test' }] });
+    expect(invited.status).toBe(200);
+    await waitFor(() => receiver.at(h.path).length >= 1, { what: 'the failure to be told of' });
+    const told = receiver.at(h.path).map((r) => verified(h.secret, r));
+    expect(told.map((b) => b.type)).toEqual(['invitee.delivery_failed']);
+    const listed = (await team.api.get(`/api/calendars/${calendar.public_id}/events/${e.public_id}/invites`)).body.data.find((i: { email: string }) => i.email === 'bounce@example.test');
+    expect(told[0].data).toEqual({ ...listed, event_id: e.public_id });
+    expect(told[0].data).toMatchObject({ last_delivery: { status: 'failed', error: expect.stringContaining('550') } });
+  });
+
   it('sends only the types a webhook asked for', async () => {
     const h = await hook({ event_types: ['event.deleted'] });
     const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Only deletion'))).body.data;
@@ -296,7 +317,8 @@ describe('the address guard', () => {
   it.each(['http://127.0.0.1:9/', 'http://localhost:9/', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/', 'http://[::1]:9/', 'http://[::ffff:127.0.0.1]:9/', 'http://100.64.0.1/', 'http://0.0.0.0:9/'])(
     'refuses %s before connecting',
     async (url) => {
-      await expect(post(url)).rejects.toBeInstanceOf(BlockedAddressError);
+      // The code names the guard's refusal (a connection attempt would be ECONNREFUSED: nothing listens there).
+      await expect(post(url)).rejects.toMatchObject({ code: 'EADDRBLOCKED', name: BlockedAddressError.name });
     },
   );
 

@@ -1,28 +1,6 @@
 import type { Knex } from '../../../shared/db/knex';
 import type { MailKind } from '../../../shared/queues/mail.job';
-
-export interface InviteeRow {
-  id: number;
-  uid: string;
-  team_id: number;
-  event_id: number;
-  email: string;
-  name: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-interface LastDelivery {
-  kind: MailKind;
-  status: 'queued' | 'sent' | 'failed';
-  attempts: number;
-  error: string | null;
-  sent_at: string | null;
-}
-
-export interface InviteeWithDelivery extends InviteeRow {
-  last_delivery: LastDelivery | null;
-}
+import { INVITEE_COLUMNS, INVITEES_WITH_LAST_DELIVERY, type InviteeRow, type InviteeWithDelivery, type LastDelivery } from '../../../shared/invites/invitee-json';
 
 /** A delivery row just made, with whom it goes to (and their RSVP answer, if they gave one). */
 export interface NewDelivery {
@@ -34,7 +12,6 @@ export interface NewDelivery {
   answer?: 'yes' | 'maybe' | null;
 }
 
-const INVITEE_COLUMNS = ['id', 'uid', 'team_id', 'event_id', 'email', 'name', 'created_at', 'updated_at'] as const;
 
 /** Inserts invitees; an email already invited to the event (any case) is skipped. */
 export async function insertInvitees(
@@ -140,15 +117,7 @@ export async function insertDeliveriesFor(
  */
 export async function listInvitees(db: Knex, eventId: number, opts: { afterId?: number; limit: number }): Promise<InviteeWithDelivery[]> {
   const { rows } = await db.raw(
-    `SELECT ${INVITEE_COLUMNS.map((c) => `i.${c}`).join(', ')},
-            CASE WHEN d.id IS NULL THEN NULL ELSE json_build_object(
-              'kind', d.kind, 'status', d.status, 'attempts', d.attempts, 'error', d.error, 'sent_at', d.sent_at::text
-            ) END AS last_delivery
-       FROM invitees i
-       LEFT JOIN LATERAL (
-         SELECT id, kind, status, attempts, error, sent_at FROM deliveries
-          WHERE invitee_id = i.id ORDER BY id DESC LIMIT 1
-       ) d ON true
+    `${INVITEES_WITH_LAST_DELIVERY}
       WHERE i.event_id = ? AND i.id > ?
       ORDER BY i.id
       LIMIT ?`,

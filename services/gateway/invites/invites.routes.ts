@@ -2,7 +2,7 @@ import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { errors, mailQuota429 } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { toInviteeJson } from './invites.presenter';
+import { toInviteeJson } from '../../../shared/invites/invitee-json';
 import {
   addedInviteesSchema,
   addInviteesBody,

@@ -1,3 +1,4 @@
+import type { InviteeRow, InviteeWithDelivery } from '../../../shared/invites/invitee-json';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
@@ -10,8 +11,6 @@ import {
   findInviteesByEmail,
   hasInvitees,
   insertInvitees,
-  type InviteeRow,
-  type InviteeWithDelivery,
   lastDeliveries,
   listInvitees,
   maxSentSequence,

@@ -1,0 +1,54 @@
+import { pgTimestampToIsoMicros } from '../calendar/dates';
+import { publicId } from '../ids/ids';
+import type { MailKind } from '../queues/mail.job';
+
+export interface InviteeRow {
+  id: number;
+  uid: string;
+  team_id: number;
+  event_id: number;
+  email: string;
+  name: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LastDelivery {
+  kind: MailKind;
+  status: 'queued' | 'sent' | 'failed';
+  attempts: number;
+  error: string | null;
+  sent_at: string | null;
+}
+
+export interface InviteeWithDelivery extends InviteeRow {
+  last_delivery: LastDelivery | null;
+}
+
+export const INVITEE_COLUMNS = ['id', 'uid', 'team_id', 'event_id', 'email', 'name', 'created_at', 'updated_at'] as const;
+
+/** Invitees (`i`) with their newest message; the caller adds WHERE, ORDER BY, LIMIT. */
+export const INVITEES_WITH_LAST_DELIVERY = `SELECT ${INVITEE_COLUMNS.map((c) => `i.${c}`).join(', ')},
+            CASE WHEN d.id IS NULL THEN NULL ELSE json_build_object(
+              'kind', d.kind, 'status', d.status, 'attempts', d.attempts, 'error', d.error, 'sent_at', d.sent_at::text
+            ) END AS last_delivery
+       FROM invitees i
+       LEFT JOIN LATERAL (
+         SELECT id, kind, status, attempts, error, sent_at FROM deliveries
+          WHERE invitee_id = i.id ORDER BY id DESC LIMIT 1
+       ) d ON true`;
+
+
+/** An invitee with its newest message (docs/email.md), as the API shows it and webhooks are told of it. */
+export function toInviteeJson(row: InviteeWithDelivery) {
+  const d = row.last_delivery;
+  return {
+    id: publicId('inv_', row.uid),
+    email: row.email,
+    name: row.name,
+    created_at: pgTimestampToIsoMicros(row.created_at),
+    last_delivery: d
+      ? { kind: d.kind, status: d.status, attempts: d.attempts, error: d.error, sent_at: d.sent_at ? pgTimestampToIsoMicros(d.sent_at) : null }
+      : null,
+  };
+}
