@@ -295,6 +295,27 @@ describe('deliveries', () => {
     expect(verified(h.secret, r).type).toBe('webhook.test');
   });
 
+  it('turns off an endpoint that has failed every attempt for 5 days, and says why', async () => {
+    const h = await hook();
+    receiver.answer = (r) => (r.path === h.path ? { status: 500 } : { status: 200 });
+    try {
+      // Failing for six days already (as if every attempt since had failed).
+      await gw.db('webhooks').where({ uid: h.id.slice(3) }).update({ failing_since: gw.db.raw("now() - interval '6 days'") });
+      // A test send does not count (it checks an endpoint); a real message does.
+      await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Never heard of'));
+      const off = await waitFor(async () => {
+        const got = (await team.api.get(`/api/webhooks/${h.id}`)).body.data;
+        return got.is_active === false ? got : undefined;
+      }, { what: 'the webhook to be turned off' });
+      expect(off.disabled_reason).toBe('Every delivery failed for 5 days.');
+      // Turned on again by its owner, it starts afresh.
+      const on = await team.api.put(`/api/webhooks/${h.id}`, { url: `${receiver.url}${h.path}`, is_active: true });
+      expect(on.body.data).toMatchObject({ is_active: true, disabled_reason: null, failing_since: null });
+    } finally {
+      receiver.answer = () => ({ status: 200 });
+    }
+  });
+
   it('sends nothing to a webhook turned off or deleted', async () => {
     const off = await hook({ is_active: false });
     const gone = await hook();
