@@ -25,15 +25,22 @@ export async function messageFactory(
   from: Sender,
   nowMs: number,
 ): Promise<(message: MailMessage) => MailComposer.Options> {
-  const { event, kind } = job;
+  const { event: snapshot, kind } = job;
+  const { organizer: named, ...event } = snapshot;
   const cancel = isCancelKind(kind);
   const method = cancel ? 'CANCEL' : 'REQUEST';
   // A cancelled event's page is gone and its reminder moot: neither goes into the CANCEL.
   // STATUS:CANCELLED only when the event itself is cancelled, not when one person is taken off it.
+  // The calendar's organizer, whom calendar apps send an answer to (the sender for jobs queued without one).
+  const organizer = named ?? { name: from.mailbox.name, email: from.mailbox.email };
   const ics = icsPerAttendee(
     { ...event, cancelled: cancelsEvent(kind), url: cancel ? null : event.url, reminderBefore: cancel ? null : event.reminderBefore },
-    { uidHost: event.uidHost, method, organizer: { name: paramSafe(from.mailbox.name), email: from.mailbox.email }, stampMs: event.stampMs },
+    { uidHost: event.uidHost, method, organizer: { name: paramSafe(organizer.name), email: organizer.email }, stampMs: event.stampMs },
   );
+  // From stays the service's address (its SPF and DKIM), named for the organizer; replies go to them.
+  const sender = named
+    ? { from: { name: `${named.name} via ${from.mailbox.name || 'Calendar'}`, address: from.mailbox.email }, replyTo: { name: named.name, address: named.email } }
+    : { from: from.header };
   const answer = ATTENDEE_ANSWER[kind];
   const content = messageContent(kind, event, job.answerUrl);
   const withCalendar = hasCalendarPart(kind);
@@ -43,7 +50,7 @@ export async function messageFactory(
   // Boundaries from one random base per job instead of fresh random bytes for every MIME part.
   const baseBoundary = randomBytes(8).toString('hex');
   return ({ deliveryId, to, answer: own }) => ({
-    from: from.header,
+    ...sender,
     to: to.name ? { name: to.name, address: to.email } : to.email,
     subject: content.subject,
     text,

@@ -55,6 +55,11 @@ export interface EventSnapshot extends Omit<IcsEvent, 'url' | 'createdMs' | 'can
   createdMs: number;
   /** When the change was made and the message decided: its DTSTAMP (RFC 5546). */
   stampMs: number;
+  /**
+   * The calendar's organizer: the ORGANIZER calendar apps send an invitee's answer to, and
+   * the Reply-To. Absent in jobs queued before it was known: the sender is named then.
+   */
+  organizer?: { name: string; email: string };
 }
 
 /** One message of a job: to whom, and the delivery row that records its fate. */
@@ -108,6 +113,7 @@ const snapshotSchema = Joi.object({
   updatedMs: Joi.number().integer().required(),
   createdMs: Joi.number().integer().required(),
   stampMs: Joi.number().integer().required(),
+  organizer: Joi.object({ name: Joi.string().allow('').max(255).required(), email: Joi.string().max(254).required() }),
 });
 
 export const mailJob = defineJob<MailJob>({

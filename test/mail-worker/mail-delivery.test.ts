@@ -81,6 +81,17 @@ async function delivered(kind: string, outcome: string): Promise<number> {
 const calendarContentType = (mail: ReceivedMail) => /^Content-Type: (text\/calendar[^\r\n]*)/m.exec(mail.raw)?.[1];
 
 describe('invitation, update and cancellation', () => {
+  it("names the calendar's own organizer when it has one: ORGANIZER, From's name and Reply-To", async () => {
+    const own = (await team.api.post('/api/calendars', { name: 'Board', timezone: 'UTC', organizer_name: 'Dana Board', organizer_email: 'dana@board.example' })).body.data;
+    expect(own).toMatchObject({ organizer_name: 'Dana Board', organizer_email: 'dana@board.example' });
+    const evt = (await team.api.post(`/api/calendars/${own.public_id}/events`, { title: 'Board meeting', date_start: '2030-03-01 10:00', date_end: '2030-03-01 11:00', timezone: 'UTC' })).body.data;
+    await team.api.post(`/api/calendars/${own.public_id}/events/${evt.public_id}/invites`, { invitees: [{ email: 'member@board.example' }] });
+    const mail = await nth('member@board.example', 1, 'the invitation');
+    expect(prop(mail, 'ORGANIZER')).toBe('CN="Dana Board":mailto:dana@board.example');
+    expect(mail.parsed.from).toMatchObject({ value: [{ address: 'events@acme.test', name: 'Dana Board via Acme Events' }] });
+    expect(mail.parsed.replyTo).toMatchObject({ value: [{ address: 'dana@board.example', name: 'Dana Board' }] });
+  });
+
   it('delivers each as an iTIP message with the event UID and a rising SEQUENCE', async () => {
     const evt = await newEvent();
     const uid = icsUid(evt.uid, new URL(gw.baseUrl).host);
@@ -89,7 +100,10 @@ describe('invitation, update and cancellation', () => {
 
     const invitation = await nth(ann, 1, 'the invitation');
     expect(invitation.parsed.to).toMatchObject({ value: [{ address: ann, name: 'Ann Lee' }] });
-    expect(invitation.parsed.from).toMatchObject({ value: [{ address: 'events@acme.test', name: 'Acme Events' }] });
+    // From is the service's address, named for the organizer (the team's owner: the calendar names none); replies go to them.
+    const owner = await gw.db('users').first('name', 'email').where({ team_id: team.teamId }).orderBy('id');
+    expect(invitation.parsed.from).toMatchObject({ value: [{ address: 'events@acme.test', name: `${owner.name} via Acme Events` }] });
+    expect(invitation.parsed.replyTo).toMatchObject({ value: [{ address: owner.email, name: owner.name }] });
     expect(invitation.parsed.subject).toBe('Invitation: Quarterly review @ Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
     expect(calendarContentType(invitation)).toBe('text/calendar; charset=utf-8; method=REQUEST');
     expect(prop(invitation, 'METHOD')).toBe('REQUEST');
@@ -99,7 +113,8 @@ describe('invitation, update and cancellation', () => {
     expect(prop(invitation, 'DTSTART')).toBe('TZID=America/New_York:20260714T130000');
     expect(prop(invitation, 'DTEND')).toBe('TZID=America/New_York:20260714T143000');
     expect(prop(invitation, 'DTSTAMP')).toMatch(/^\d{8}T\d{6}Z$/);
-    expect(prop(invitation, 'ORGANIZER')).toBe('CN="Acme Events":mailto:events@acme.test');
+    // The ORGANIZER a calendar app sends an Accept or Decline to: a person, not the service's sending address.
+    expect(prop(invitation, 'ORGANIZER')).toBe(`CN="${owner.name}":mailto:${owner.email}`);
     expect(prop(invitation, 'ATTENDEE')).toBe('ROLE=REQ-PARTICIPANT;RSVP=TRUE;CN="Ann Lee":MAILTO:ann@example.test');
     // Only the recipient is listed: invitees never see each other's addresses.
     expect(invitation.calendar).not.toContain('bo@example.test');

@@ -19,6 +19,8 @@ export function toCalendarJson(row: CalendarRow, baseUrl: string) {
     ask_subscriber_details: row.ask_subscriber_details,
     feed_past_days: row.feed_past_days,
     feed_max_events: row.feed_max_events,
+    organizer_name: row.organizer_name,
+    organizer_email: row.organizer_email,
     created_at: pgTimestampToIsoMicros(row.created_at),
     updated_at: pgTimestampToIsoMicros(row.updated_at),
   };

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { bool, idParam, shortLink, text, timezone } from '../http/validation';
+import { bool, emailAddress, idParam, shortLink, text, timezone } from '../http/validation';
 import { FEED_WINDOW } from '../public/calendar-feed';
 
 const isoMicros = () => Joi.string().description('ISO 8601 UTC with microseconds, e.g. 2026-03-05T10:00:00.123456Z');
@@ -12,6 +12,8 @@ const writable = {
   week_begins: Joi.number().integer().min(0).max(6).description('First day of the week: 0 = Sunday … 6 = Saturday'),
   short_link: shortLink().allow(null, '').description('Empty or null: none'),
   ask_subscriber_details: bool().description('Ask people for their name and email before they subscribe'),
+  organizer_name: text(255).allow(null, '').description("Shown as the organizer of the calendar's invitations; empty: the organizer's own name"),
+  organizer_email: emailAddress().allow(null, '').description("Whom invitees' calendar apps send their answers to (the invitations' ORGANIZER and the emails' Reply-To); empty: the team's owner"),
   feed_past_days: Joi.number()
     .integer()
     .min(0)
@@ -48,6 +50,8 @@ export const calendarSchema = Joi.object({
   week_begins: Joi.number().integer().min(0).max(6).required(),
   public_url: Joi.string().uri().required(),
   ask_subscriber_details: Joi.boolean().required(),
+  organizer_name: Joi.string().allow(null).required(),
+  organizer_email: Joi.string().allow(null).required().description("null: the team's owner"),
   feed_past_days: Joi.number().integer().allow(null).required().description('Days of past events in the feed; null: the default'),
   feed_max_events: Joi.number().integer().allow(null).required().description('The most events in the feed; null: the default'),
   created_at: isoMicros().required(),
@@ -64,4 +68,6 @@ export interface CalendarInput {
   ask_subscriber_details?: boolean;
   feed_past_days?: number | null;
   feed_max_events?: number | null;
+  organizer_name?: string | null;
+  organizer_email?: string | null;
 }

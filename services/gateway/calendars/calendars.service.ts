@@ -45,6 +45,8 @@ export async function createCalendar(db: Knex, teamId: number, input: CalendarIn
       ask_subscriber_details: input.ask_subscriber_details ?? false,
       feed_past_days: input.feed_past_days ?? null,
       feed_max_events: input.feed_max_events ?? null,
+      organizer_name: emptyToNull(input.organizer_name) ?? null,
+      organizer_email: emptyToNull(input.organizer_email) ?? null,
     });
     if (input.short_link && !(await claimShortLink(trx, input.short_link, { calendarId: row.id, teamId }))) throw shortLinkTaken();
     return row;
@@ -63,6 +65,8 @@ export async function updateCalendar({ db, caches }: CalendarsDeps, teamId: numb
     if (input.ask_subscriber_details !== undefined) changes.ask_subscriber_details = input.ask_subscriber_details;
     if (input.feed_past_days !== undefined) changes.feed_past_days = input.feed_past_days;
     if (input.feed_max_events !== undefined) changes.feed_max_events = input.feed_max_events;
+    if (input.organizer_name !== undefined) changes.organizer_name = emptyToNull(input.organizer_name) ?? null;
+    if (input.organizer_email !== undefined) changes.organizer_email = emptyToNull(input.organizer_email) ?? null;
     if (input.short_link !== undefined) {
       const next = emptyToNull(input.short_link) ?? null;
       if (!(await replaceShortLink(trx, { calendarId: current.id, teamId }, current.short_link, next))) throw shortLinkTaken();

@@ -1,3 +1,4 @@
+import { organizerOf } from '../calendars/calendars.repository';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { applyMailQuota } from './mail-quota';
 import { toIcsEvent } from '../calendar/event-view';
@@ -44,7 +45,13 @@ function recipientPageUrl(found: EventWithCalendar, pageUrl: string, deps: { app
  * fields as its public .ics (a location given only as a URL included), at the SEQUENCE
  * this message carries, with the page address its recipient can open.
  */
-function eventSnapshot(found: EventWithCalendar, deps: { appKey: string; publicBaseUrl: string }, sequence: number, stampMs: number): EventSnapshot {
+function eventSnapshot(
+  found: EventWithCalendar,
+  deps: { appKey: string; publicBaseUrl: string },
+  sequence: number,
+  stampMs: number,
+  organizer: { name: string; email: string },
+): EventSnapshot {
   const view = eventView(found, deps.publicBaseUrl);
   return {
     ...toIcsEvent(view),
@@ -53,6 +60,7 @@ function eventSnapshot(found: EventWithCalendar, deps: { appKey: string; publicB
     url: recipientPageUrl(found, view.pageUrl, deps, stampMs),
     createdMs: pgTimestampToMillis(found.event.created_at),
     stampMs,
+    organizer,
   };
 }
 
@@ -82,16 +90,17 @@ export async function queueInviteMail(
   });
   // Over the team's quota the call is refused (the transaction rolls back): see mail-quota.ts.
   const deliveries = await applyMailQuota(trx, event.team_id, inserted, deps.clock.now(), 'refuse');
-  await queueDeliveries(deps, { ...p, deliveries });
+  await queueDeliveries(trx, deps, { ...p, deliveries });
   return deliveries.length;
 }
 
 /**
  * Queues messages for delivery rows just made (in the caller's transaction, which holds
- * the event row lock: see queueInviteMail), MAIL_BATCH_SIZE per job, the n-th batch at
- * priority n.
+ * the event row lock: see queueInviteMail; what it reads, it reads there), MAIL_BATCH_SIZE
+ * per job, the n-th batch at priority n.
  */
 export async function queueDeliveries(
+  trx: Knex,
   deps: MailDeps,
   p: { found: EventWithCalendar; kind: MailKind; sequence: number; deliveries: NewDelivery[]; requestId?: string; answerUrl?: string },
 ): Promise<void> {
@@ -99,7 +108,7 @@ export async function queueDeliveries(
   const { deliveries } = p;
   if (!deliveries.length) return;
   if (p.answerUrl && deliveries.length !== 1) throw new Error('an answer link is for one message to one person');
-  const snapshot = eventSnapshot(p.found, deps.config, p.sequence, deps.clock.now().getTime());
+  const snapshot = eventSnapshot(p.found, deps.config, p.sequence, deps.clock.now().getTime(), await organizerOf(trx, p.found.calendar));
   const { maxAttempts, backoffMs, batchSize } = deps.config.mail;
   const jobs = [];
   for (let i = 0; i < deliveries.length; i += batchSize) {

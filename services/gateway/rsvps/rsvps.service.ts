@@ -104,7 +104,7 @@ async function tellPerson(
   const current = (await findEvent(trx, null, p.found.event.uid)) ?? p.found;
   // Messages about their own answer carry its link; a removal (the answer is gone) does not.
   const link = isRsvpKind(p.kind) ? answerUrl(deps, p.found.event, p.rsvp) : undefined;
-  await queueDeliveries(deps, { found: current, kind: p.kind, sequence: p.sequence, deliveries, requestId: p.requestId, answerUrl: link });
+  await queueDeliveries(trx, deps, { found: current, kind: p.kind, sequence: p.sequence, deliveries, requestId: p.requestId, answerUrl: link });
   return true;
 }
 

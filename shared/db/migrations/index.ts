@@ -27,6 +27,7 @@ import * as mailQuotas from './0025_mail_quotas';
 import * as feedWindow from './0026_feed_window';
 import * as webhooks from './0027_webhooks';
 import * as analytics from './0028_analytics';
+import * as calendarOrganizer from './0029_calendar_organizer';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -69,4 +70,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0026_feed_window', feedWindow],
   ['0027_webhooks', webhooks],
   ['0028_analytics', analytics],
+  ['0029_calendar_organizer', calendarOrganizer],
 ];
