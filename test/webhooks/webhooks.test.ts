@@ -158,9 +158,9 @@ describe('deliveries', () => {
   it('tells of RSVPs given, changed and removed, and of subscribers', async () => {
     const h = await hook({ event_types: ['rsvp.created', 'rsvp.updated', 'rsvp.deleted', 'subscriber.created'] });
     const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, { ...event('Open day'), has_rsvp: true })).body.data;
-    const first = await gw.anon.post(`/e/${e.uid}/rsvp`, { name: 'Ada', email: 'ada@example.com', answer: 'yes' }, { headers: { Accept: 'application/json' } });
+    const first = await gw.anon.post(`/e/${e.uid}/rsvp`, { name: 'Ada', email: 'ada-hooks@example.com', answer: 'yes' }, { headers: { Accept: 'application/json' } });
     expect(first.status).toBe(200);
-    const again = await gw.anon.post(`/e/${e.uid}/rsvp`, { name: 'Ada', email: 'ada@example.com', answer: 'maybe', key: first.body.data.key }, { headers: { Accept: 'application/json' } });
+    const again = await gw.anon.post(`/e/${e.uid}/rsvp`, { name: 'Ada', email: 'ada-hooks@example.com', answer: 'maybe', key: first.body.data.key }, { headers: { Accept: 'application/json' } });
     expect(again.status).toBe(200);
     expect((await team.api.delete(`/api/calendars/${calendar.public_id}/events/${e.public_id}/rsvps/${first.body.data.id}`)).status).toBe(200);
     const cal = (await team.api.get(`/api/calendars/${calendar.public_id}`)).body.data;
@@ -175,7 +175,7 @@ describe('deliveries', () => {
       ['rsvp.deleted', 'maybe'],
     ]);
     expect(bodies.filter((b) => b.type === 'subscriber.created').map((b) => b.data.platform)).toEqual(['google']);
-    expect(bodies.find((b) => b.type === 'rsvp.created')?.data).toMatchObject({ id: first.body.data.id, email: 'ada@example.com', event_id: e.public_id });
+    expect(bodies.find((b) => b.type === 'rsvp.created')?.data).toMatchObject({ id: first.body.data.id, email: 'ada-hooks@example.com', event_id: e.public_id });
   });
 
   it('tells of extractions finished by the extraction worker, as the API shows them', async () => {
@@ -205,12 +205,12 @@ describe('deliveries', () => {
   it("tells of an invitee's message refused for good, with the invitee as the API shows it", async () => {
     const h = await hook({ event_types: ['invitee.delivery_failed'] });
     const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Board dinner'))).body.data;
-    const invited = await team.api.post(`/api/calendars/${calendar.public_id}/events/${e.public_id}/invites`, { invitees: [{ email: 'bounce@example.test' }, { email: 'fine@example.test' }] });
+    const invited = await team.api.post(`/api/calendars/${calendar.public_id}/events/${e.public_id}/invites`, { invitees: [{ email: 'bounce-hooks@example.test' }, { email: 'fine-hooks@example.test' }] });
     expect(invited.status).toBe(200);
     await waitFor(() => receiver.at(h.path).length >= 1, { what: 'the failure to be told of' });
     const told = receiver.at(h.path).map((r) => verified(h.secret, r));
     expect(told.map((b) => b.type)).toEqual(['invitee.delivery_failed']);
-    const listed = (await team.api.get(`/api/calendars/${calendar.public_id}/events/${e.public_id}/invites`)).body.data.find((i: { email: string }) => i.email === 'bounce@example.test');
+    const listed = (await team.api.get(`/api/calendars/${calendar.public_id}/events/${e.public_id}/invites`)).body.data.find((i: { email: string }) => i.email === 'bounce-hooks@example.test');
     expect(told[0].data).toEqual({ ...listed, event_id: e.public_id });
     expect(told[0].data).toMatchObject({ last_delivery: { status: 'failed', error: expect.stringContaining('550') } });
   });
