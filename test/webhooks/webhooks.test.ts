@@ -333,7 +333,8 @@ describe('deliveries', () => {
 });
 
 describe('the address guard', () => {
-  const post = (url: string, allowed = '') => postGuarded(new URL(url), '{}', {}, { timeoutMs: 2000, allowed: parseNetworks(allowed), keepBytes: 10 });
+  // A long timeout: the name lookup runs in libuv's thread pool, which a busy test process can keep waiting for seconds.
+  const post = (url: string, allowed = '') => postGuarded(new URL(url), '{}', {}, { timeoutMs: 15_000, allowed: parseNetworks(allowed), keepBytes: 10 });
 
   it.each(['http://127.0.0.1:9/', 'http://localhost:9/', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/', 'http://[::1]:9/', 'http://[::ffff:127.0.0.1]:9/', 'http://100.64.0.1/', 'http://0.0.0.0:9/'])(
     'refuses %s before connecting',

@@ -167,10 +167,19 @@ export async function sendFeed(req: Request, res: Response, feed: Feed, cacheCon
   res.status(200).type('text/calendar; charset=utf-8').set('Content-Disposition', contentDisposition('inline', feed.fileNames));
   if (encoding === 'identity') {
     res.set('Content-Length', String(feed.size));
-    await pipeline(Readable.from(feed.gzip), createGunzip(), res);
+    await streamed(pipeline(Readable.from(feed.gzip), createGunzip(), res));
     return;
   }
   const chunks = feed[encoding];
   res.set({ 'Content-Encoding': encoding, 'Content-Length': String(chunks.reduce((n, b) => n + b.length, 0)) });
-  await pipeline(Readable.from(chunks), res);
+  await streamed(pipeline(Readable.from(chunks), res));
+}
+
+/** A client that goes away while its feed is sent is no error of ours. */
+async function streamed(sending: Promise<void>): Promise<void> {
+  try {
+    await sending;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
+  }
 }
