@@ -5,6 +5,7 @@ import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
 import { signPayload } from '../shared/webhooks/signature';
 import { recordWebhookEvent } from '../shared/webhooks/outbox';
+import { sealSecret } from '../shared/webhooks/secrets';
 
 const MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 10_000);
 /** As many requests at once as the worker makes to one endpoint (its per-endpoint limit). */
@@ -61,7 +62,7 @@ export async function benchWebhooks(): Promise<BenchRow[]> {
   const env = benchEnv(url, { QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' });
   try {
     const secret = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
-    const [hook] = await db('webhooks').insert({ uid: 'benchhook0000001', team_id: team.teamId, url: target.url, secret }).returning('id');
+    const [hook] = await db('webhooks').insert({ uid: 'benchhook0000001', team_id: team.teamId, url: target.url, secret_enc: sealSecret(env.APP_KEY as string, secret) }).returning('id');
     console.error(`bench/webhooks: recording ${MESSAGES} messages…`);
     const bodies: string[] = [];
     await db.transaction(async (trx) => {

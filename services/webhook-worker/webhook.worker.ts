@@ -5,6 +5,7 @@ import { parseNetworks, postGuarded } from '../../shared/net/outbound';
 import { Producer } from '../../shared/queues/queues';
 import { type WebhookJob, webhookJob, WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
+import { openSecret } from '../../shared/webhooks/secrets';
 import { signPayload } from '../../shared/webhooks/signature';
 
 /** Waits after each failed attempt (the 1st to the 7th); the 8th failure is the last. */
@@ -44,8 +45,8 @@ interface Due {
   type: string;
   payload: unknown;
   url: string;
-  secret: string;
-  previous_secret: string | null;
+  secret_enc: string;
+  previous_secret_enc: string | null;
   previous_valid: boolean;
   is_active: boolean;
   deleted: boolean;
@@ -178,7 +179,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
     contract: webhookJob,
     concurrency: 16,
     process: async (job, c, log) => {
-      const results = await deliverAll(c.db, job.data, { allowed, turns });
+      const results = await deliverAll(c.db, job.data, { allowed, turns, appKey: config.appKey });
       const recorded = await record(c.db, results);
       log.info({ deliveries: job.data.deliveries.length, attempts: results.filter((r) => r.kind === 'attempt').length, recorded }, 'webhook deliveries');
       relaySoon();
@@ -199,7 +200,7 @@ async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
   const { rows } = await db.raw(
     `SELECT d.id, d.uid, d.webhook_id, d.message_id, d.resource, d.status, d.attempts, d.relays,
             m.uid AS message_uid, m.type, m.payload,
-            w.url, w.secret, w.previous_secret, coalesce(w.previous_secret_expires_at > now(), false) AS previous_valid,
+            w.url, w.secret_enc, w.previous_secret_enc, coalesce(w.previous_secret_expires_at > now(), false) AS previous_valid,
             w.is_active, w.deleted_at IS NOT NULL AS deleted,
             (SELECT max(e.next_attempt_at) FROM webhook_deliveries e
               WHERE e.webhook_id = d.webhook_id AND e.resource = d.resource AND e.status = 'pending'
@@ -218,7 +219,7 @@ async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
  * that is to be tried again holds the ones after it), the resources side by side as the
  * endpoint's turns allow.
  */
-async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType<typeof parseNetworks>; turns: EndpointTurns }): Promise<Result[]> {
+async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType<typeof parseNetworks>; turns: EndpointTurns; appKey: string }): Promise<Result[]> {
   const results: Result[] = [];
   const chains = new Map<string, Due[]>();
   for (const d of await load(db, job)) {
@@ -238,7 +239,7 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
         }
         let result: Result;
         try {
-          result = await attempt(d, opts.allowed);
+          result = await attempt(d, opts.allowed, opts.appKey);
         } finally {
           opts.turns.give(origin);
         }
@@ -258,7 +259,7 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
 }
 
 /** One signed POST and what it means for the delivery. */
-async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>): Promise<Result> {
+async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>, appKey: string): Promise<Result> {
   const number = d.attempts + 1;
   const started = Date.now();
   let status: number | null = null;
@@ -270,7 +271,8 @@ async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>): Promi
     const text = JSON.stringify(d.payload);
     const id = `msg_${d.message_uid}`;
     const timestamp = Math.floor(Date.now() / 1000);
-    const signatures = [signPayload(d.secret, id, timestamp, text), ...(d.previous_valid && d.previous_secret ? [signPayload(d.previous_secret, id, timestamp, text)] : [])];
+    const secrets = [d.secret_enc, ...(d.previous_valid && d.previous_secret_enc ? [d.previous_secret_enc] : [])].map((sealed) => openSecret(appKey, sealed));
+    const signatures = secrets.map((secret) => signPayload(secret, id, timestamp, text));
     const answer = await postGuarded(
       new URL(d.url),
       text,

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { signPayload } from '../../shared/webhooks/signature';
-import { newSigningSecret } from '../../services/gateway/smart-links/secrets';
+import { newSigningSecret } from '../../shared/webhooks/secrets';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import type { TestGateway, TestTeam } from '../helpers/gateway';

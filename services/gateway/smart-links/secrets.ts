@@ -1,31 +1,7 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { randomBase62 } from '../../../shared/ids/ids';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/**
- * Webhook signing secrets (Standard Webhooks: `whsec_` + base64 of 24 random bytes). They
- * are needed in plain to verify signatures, so they are stored sealed with AES-256-GCM
- * under a key derived from APP_KEY rather than hashed.
- */
-export const newSigningSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
-
-const sealKey = (appKey: string) => createHash('sha256').update(`smart-link-secrets:${appKey}`).digest();
-
-export function sealSecret(appKey: string, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', sealKey(appKey), iv);
-  const data = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
-}
-
-export function openSecret(appKey: string, sealed: string): string {
-  const [version, iv, tag, data] = sealed.split('.');
-  if (version !== 'v1') throw new Error('unknown sealed secret version');
-  const decipher = createDecipheriv('aes-256-gcm', sealKey(appKey), Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
-}
 
 /** Smart-link keys go in public form actions: 24 base62 characters (~143 bits). */
 export const newSmartLinkKey = () => randomBase62(24);

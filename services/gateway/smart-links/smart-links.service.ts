@@ -7,7 +7,8 @@ import { findCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { queuedSubmissionsPage } from './queued-submissions';
 import { queuedEntry, type QueuedKey } from '../../../shared/queues/submission-index';
-import { newSigningSecret, newSmartLinkKey, sealSecret } from './secrets';
+import { newSigningSecret, sealSecret } from '../../../shared/webhooks/secrets';
+import { newSmartLinkKey } from './secrets';
 import {
   findSmartLink,
   findSubmission,

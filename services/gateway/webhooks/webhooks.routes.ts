@@ -137,8 +137,8 @@ export function webhookRoutes(ctx: AppContext): RouteSpec[] {
       body: webhookBody,
       responses: { 200: { description: 'The new webhook and its secret', body: dataOf(withSecret) }, ...errors(400, 401, 409, 413, 415, 422, 503) },
       handler: async ({ body }, req) => {
-        const row = await createWebhook(ctx, authOf(req).teamId, body);
-        return ok({ data: { ...toWebhookJson(row), secret: row.secret } });
+        const { row, secret } = await createWebhook(ctx, authOf(req).teamId, body);
+        return ok({ data: { ...toWebhookJson(row), secret } });
       },
     }),
     defineRoute<WhParams>({
@@ -195,8 +195,8 @@ export function webhookRoutes(ctx: AppContext): RouteSpec[] {
       params: whParams,
       responses: { 200: { description: 'The webhook and its new secret', body: dataOf(withSecret) }, ...errors(401, 404, 503) },
       handler: async ({ params }, req) => {
-        const row = await rotateSecret(ctx, authOf(req).teamId, params.wh);
-        return ok({ data: { ...toWebhookJson(row), secret: row.secret } });
+        const { row, secret } = await rotateSecret(ctx, authOf(req).teamId, params.wh);
+        return ok({ data: { ...toWebhookJson(row), secret } });
       },
     }),
     defineRoute<WhParams>({

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Knex } from '../../../shared/db/knex';
 import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { isAllowedAddress, parseNetworks } from '../../../shared/net/outbound';
 import { recordWebhookEvent } from '../../../shared/webhooks/outbox';
+import { newSigningSecret, sealSecret } from '../../../shared/webhooks/secrets';
 import type { AppContext } from '../context';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 
@@ -18,8 +18,9 @@ export interface WebhookRow {
   event_types: string[] | null;
   description: string | null;
   is_active: boolean;
-  secret: string;
-  previous_secret: string | null;
+  /** Sealed (shared/webhooks/secrets.ts): shown in plain once, when made. */
+  secret_enc: string;
+  previous_secret_enc: string | null;
   previous_secret_expires_at: string | null;
   failing_since: string | null;
   disabled_reason: string | null;
@@ -39,8 +40,6 @@ const WEBHOOKS_PER_TEAM = 20;
 /** How long the secret a rotation replaced still signs beside the new one. */
 const ROTATION_GRACE_HOURS = 24;
 
-/** A signing secret in the Standard Webhooks form: `whsec_` and 24 random bytes in base64. */
-const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 const live = (db: Knex) => db('webhooks').whereNull('deleted_at');
 
@@ -80,8 +79,10 @@ export async function requireWebhook(db: Knex, teamId: number, publicId: string,
   return row;
 }
 
-export async function createWebhook(deps: Deps, teamId: number, input: WebhookInput): Promise<WebhookRow> {
+/** A new webhook, and its secret in plain (answered this once). */
+export async function createWebhook(deps: Deps, teamId: number, input: WebhookInput): Promise<{ row: WebhookRow; secret: string }> {
   checkInput(deps, input);
+  const secret = newSigningSecret();
   return deps.db.transaction(async (trx) => {
     await trx('teams').where({ id: teamId }).forUpdate().first('id'); // one count at a time per team
     const [{ count }] = await live(trx).where({ team_id: teamId }).count<{ count: string }[]>('* as count');
@@ -94,10 +95,10 @@ export async function createWebhook(deps: Deps, teamId: number, input: WebhookIn
         event_types: input.event_types ?? null,
         description: input.description || null,
         is_active: input.is_active ?? true,
-        secret: newSecret(),
+        secret_enc: sealSecret(deps.config.appKey, secret),
       })
       .returning('*');
-    return row as WebhookRow;
+    return { row: row as WebhookRow, secret };
   });
 }
 
@@ -129,19 +130,20 @@ export async function deleteWebhook(deps: Deps, teamId: number, publicId: string
 }
 
 /** A new secret; the one it replaces signs beside it for 24 hours, so receivers can switch without losing a delivery. */
-export async function rotateSecret(deps: Deps, teamId: number, publicId: string): Promise<WebhookRow> {
+export async function rotateSecret(deps: Deps, teamId: number, publicId: string): Promise<{ row: WebhookRow; secret: string }> {
+  const secret = newSigningSecret();
   return deps.db.transaction(async (trx) => {
     const current = await requireWebhook(trx, teamId, publicId, true);
     const [row] = await trx('webhooks')
       .where({ id: current.id })
       .update({
-        secret: newSecret(),
-        previous_secret: current.secret,
+        secret_enc: sealSecret(deps.config.appKey, secret),
+        previous_secret_enc: current.secret_enc,
         previous_secret_expires_at: trx.raw(`now() + interval '${ROTATION_GRACE_HOURS} hours'`),
         updated_at: trx.fn.now(),
       })
       .returning('*');
-    return row as WebhookRow;
+    return { row: row as WebhookRow, secret };
   });
 }
 

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 
 /**
- * Outbound webhooks. `webhooks`: a team's endpoints, each with its signing secret (and the
+ * Outbound webhooks. `webhooks`: a team's endpoints, each with its signing secret, sealed with
+ * APP_KEY (and the
  * previous one while a rotation's grace period lasts). `webhook_messages` is the outbox: a
  * row written in the same transaction as the change it reports, so no change is ever
  * reported without having happened, nor happens without being reported, whatever process
@@ -18,8 +19,8 @@ export async function up(knex: Knex): Promise<void> {
     event_types text[],
     description text,
     is_active boolean NOT NULL DEFAULT true,
-    secret text NOT NULL,
-    previous_secret text,
+    secret_enc text NOT NULL,
+    previous_secret_enc text,
     previous_secret_expires_at timestamptz,
     failing_since timestamptz,
     disabled_reason text,

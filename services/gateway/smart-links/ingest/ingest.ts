@@ -10,7 +10,7 @@ import { isPlatformKey, type PlatformKey } from '../../public/deliver';
 import { beginRequest } from '../../http/request-context';
 import { clientAddress, limitAddress, type TrustProxy } from '../../http/client-address';
 import { consumePoint, rateLimitHeaders, sharedLimiter, type LimitVerdict, verdictHeaders } from '../../http/rate-limits';
-import { openSecret } from '../secrets';
+import { openSecret } from '../../../../shared/webhooks/secrets';
 import { findSmartLinkByKey, type IngestLink, type KeyedLink } from '../smart-links.repository';
 import { type BodyProblem, parseFields, readBody } from './body';
 import { verifyWebhook } from '../../../../shared/webhooks/signature';
