@@ -25,6 +25,7 @@ import { listenForInvalidations } from '../../shared/cache/invalidation';
 import { BatchedCounter } from './counters';
 import { Analytics } from './analytics/analytics';
 import { analyticsRoutes } from './analytics/analytics.routes';
+import { suppressionRoutes } from './invites/suppressions.routes';
 import { addUses } from './dynamic-links/dynamic-links.repository';
 import { addSyncs } from './subscribers/subscribers.repository';
 import { addUsage } from '../../shared/usage/event-limit';
@@ -100,6 +101,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...calendarRoutes(ctx),
     ...webhookRoutes(ctx),
     ...analyticsRoutes(ctx),
+    ...suppressionRoutes(ctx),
     // Before the events routes: /api/events/extract is not an event id.
     ...extractionRoutes(ctx, extractionWaiter),
     ...eventRoutes(ctx),

@@ -81,8 +81,13 @@ export async function markFailed(db: Knex, id: number, token: string, error: str
     const [row] = (await trx('deliveries')
       .where({ id, claim_token: token })
       .update({ status: 'failed', error, claim_token: null, updated_at: trx.fn.now() })
-      .returning(['invitee_id', 'team_id'])) as Array<{ invitee_id: number | null; team_id: number }>;
-    if (!row?.invitee_id) return;
+      .returning(['invitee_id', 'team_id', 'email'])) as Array<{ invitee_id: number | null; team_id: number; email: string }>;
+    if (!row) return;
+    // Refused for good by the recipient's server (5xx): the team's email does not go there again.
+    if (/^5\d\d\b/.test(error)) {
+      await trx.raw('INSERT INTO mail_suppressions (team_id, email, reason) VALUES (?, lower(?), ?) ON CONFLICT DO NOTHING', [row.team_id, row.email, error.slice(0, 500)]);
+    }
+    if (!row.invitee_id) return;
     // An invitee's message failed for good: the team's webhooks hear of it in this transaction.
     const { rows } = await trx.raw(`${INVITEES_WITH_LAST_DELIVERY} WHERE i.id = ?`, [row.invitee_id]);
     const invitee = rows[0] as InviteeWithDelivery | undefined;

@@ -448,6 +448,32 @@ describe('failures', () => {
     expect(await delivered('invitation', 'failed')).toBe(failedBefore + 1);
   });
 
+  it('does not email an address that refused the team for good, until the team lifts it', async () => {
+    const address = 'bounce-twice@example.test';
+    const first = await newEvent();
+    await team.api.post(invitesPath(first), { invitees: [{ email: address }] });
+    await waitFor(async () => (await deliveries(first))[0]?.status === 'failed', { what: 'the first message to bounce' });
+    const listed = (await team.api.get('/api/mail-suppressions')).body.data as Array<{ email: string }>;
+    expect(listed.filter((r) => r.email === address)).toEqual([expect.objectContaining({ email: address, reason: expect.stringMatching(/^550 /) })]);
+
+    // A second invitation (another event) is recorded as skipped: nothing reaches the server.
+    const second = await newEvent();
+    expect((await team.api.post(invitesPath(second), { invitees: [{ email: 'Bounce-Twice@example.test' }] })).status).toBe(200);
+    expect((await deliveries(second))[0]).toMatchObject({ status: 'skipped', error: expect.stringMatching(/^address suppressed: 550 /) });
+    expect(sink.tries(address)).toBe(1);
+    // Another team is not held back by this team's bounce.
+    const other = await gw.newTeam();
+    expect((await other.api.get('/api/mail-suppressions')).body.data).toEqual([]);
+
+    // Lifted, the next message goes out again (and bounces again here).
+    expect((await team.api.delete(`/api/mail-suppressions?email=${encodeURIComponent(address)}`)).body.data).toEqual({ email: address, deleted: true });
+    expect((await team.api.delete(`/api/mail-suppressions?email=${encodeURIComponent(address)}`)).status).toBe(404);
+    const third = await newEvent();
+    await team.api.post(invitesPath(third), { invitees: [{ email: address }] });
+    await waitFor(async () => (await deliveries(third))[0]?.status === 'failed', { what: 'the third message to bounce' });
+    expect(sink.tries(address)).toBe(2);
+  });
+
   it('retries a 4xx answer with backoff until the server accepts', async () => {
     const [retriedBefore, sentBefore] = [await delivered('invitation', 'retry'), await delivered('invitation', 'sent')];
     const evt = await newEvent();

@@ -95,9 +95,12 @@ export async function seedTeam(gw: TestGateway, team: TestTeam, opts: { awaitSub
   });
   if (submitted.status !== 202) throw new Error(`seeding submission: ${submitted.status} ${await submitted.text()}`);
   const submission = ((await submitted.json()) as { data: { id: string } }).data.id;
+  // An address that bounced for good (the mail tests make one through a real SMTP refusal).
+  const suppressed = `bounced-${mark.toLowerCase()}@example.com`;
+  await gw.db('mail_suppressions').insert({ team_id: team.teamId, email: suppressed, reason: '550 5.1.1 User unknown' });
   const webhook = await ok<{ id: string; secret: string }>('webhook', team.api.post('/api/webhooks', { url: `https://hooks.example.com/${mark}` }));
   const { delivery_id: delivery } = await ok<{ delivery_id: string }>('webhook test', team.api.post(`/api/webhooks/${webhook.id}/test`, {}), 202);
-  const uids = [calendar.uid, event.uid, event.short_link, feedToken, link.key, webhook.secret.slice('whsec_'.length), ...[invitees[0].id, rsvp.id, subscriber.id, extraction.id, link.id, submission, webhook.id, delivery].map(bare)];
+  const uids = [calendar.uid, event.uid, event.short_link, feedToken, link.key, suppressed, webhook.secret.slice('whsec_'.length), ...[invitees[0].id, rsvp.id, subscriber.id, extraction.id, link.id, submission, webhook.id, delivery].map(bare)];
   if (opts.awaitSubmission) {
     const outcome = await waitFor(
       async () => {

@@ -43,6 +43,27 @@ const monthStart = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.ge
 const nextDay = (now: Date) => new Date(dayStart(now).getTime() + 86_400_000);
 const nextMonth = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 
+/**
+ * The rows to addresses that refused the team's email for good (mail_suppressions) are
+ * marked skipped, with the reason; answers the others. Skipped rows count against nothing.
+ */
+async function withoutSuppressed(trx: Knex, teamId: number, inserted: NewDelivery[]): Promise<NewDelivery[]> {
+  if (!inserted.length) return inserted;
+  const { rows } = await trx.raw('SELECT email, reason FROM mail_suppressions WHERE team_id = ? AND email = ANY (?::text[])', [
+    teamId,
+    [...new Set(inserted.map((d) => d.email.toLowerCase()))],
+  ]);
+  const suppressed = new Map((rows as Array<{ email: string; reason: string }>).map((r) => [r.email, r.reason]));
+  if (!suppressed.size) return inserted;
+  const skipped = inserted.filter((d) => suppressed.has(d.email.toLowerCase()));
+  await trx.raw(
+    `UPDATE deliveries d SET status = 'skipped', error = 'address suppressed: ' || s.reason, updated_at = now()
+       FROM mail_suppressions s WHERE d.id = ANY (?::bigint[]) AND s.team_id = ? AND s.email = lower(d.email)`,
+    [skipped.map((d) => d.id), teamId],
+  );
+  return inserted.filter((d) => !suppressed.has(d.email.toLowerCase()));
+}
+
 /** The team's quota (its plan's). */
 export async function mailQuotaOf(db: Knex, teamId: number): Promise<MailQuota> {
   const row = await db('teams as t')
@@ -67,7 +88,8 @@ export async function mailUsage(db: Knex, teamId: number, now: Date): Promise<Ma
  * `refuse` throws the 429 (the caller's transaction then rolls the rows back), `skip` marks
  * them skipped.
  */
-export async function applyMailQuota(trx: Knex, teamId: number, inserted: NewDelivery[], now: Date, onOver: 'refuse' | 'skip'): Promise<NewDelivery[]> {
+export async function applyMailQuota(trx: Knex, teamId: number, made: NewDelivery[], now: Date, onOver: 'refuse' | 'skip'): Promise<NewDelivery[]> {
+  const inserted = await withoutSuppressed(trx, teamId, made);
   if (!inserted.length) return inserted;
   const quota = await mailQuotaOf(trx, teamId);
   if (quota.perDay === null && quota.perMonth === null && quota.perRecipientPerDay === null) return inserted;

@@ -28,6 +28,7 @@ import * as feedWindow from './0026_feed_window';
 import * as webhooks from './0027_webhooks';
 import * as analytics from './0028_analytics';
 import * as calendarOrganizer from './0029_calendar_organizer';
+import * as mailSuppressions from './0030_mail_suppressions';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -71,4 +72,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0027_webhooks', webhooks],
   ['0028_analytics', analytics],
   ['0029_calendar_organizer', calendarOrganizer],
+  ['0030_mail_suppressions', mailSuppressions],
 ];

@@ -1,0 +1,65 @@
+import Joi from 'joi';
+import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { notFound } from '../../../shared/errors/app-error';
+import type { AppContext } from '../context';
+import { authOf } from '../http/auth';
+import { dataListOf, dataOf, errors } from '../http/responses';
+import { defineRoute, ok, type RouteSpec } from '../http/route';
+import { emailAddress } from '../http/validation';
+
+const suppressionSchema = Joi.object({
+  email: Joi.string().required(),
+  reason: Joi.string().required().description("The receiving server's refusal"),
+  created_at: Joi.string().required(),
+}).meta({ title: 'MailSuppression' });
+
+/** The most a listing answers (newest first): a team's hard bounces stay few. */
+const LISTED = 500;
+
+/**
+ * Addresses the team's email no longer goes to (their server refused a message for good):
+ * listed, and lifted one at a time (the next message to it is sent again).
+ */
+export function suppressionRoutes(ctx: AppContext): RouteSpec[] {
+  const tags = ['Invites'];
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/mail-suppressions',
+      operationId: 'listMailSuppressions',
+      summary: 'Addresses the team no longer emails',
+      description: `Addresses whose server refused one of the team's messages for good (a 5xx reply): messages to them are recorded as \`skipped\`, not sent. Newest first, at most ${LISTED}.`,
+      tags,
+      auth: true,
+      responses: { 200: { description: 'The suppressed addresses', body: dataListOf(suppressionSchema) }, ...errors(401, 503) },
+      handler: async (_input, req) => {
+        const rows: Array<{ email: string; reason: string; created_at: string }> = await ctx.db('mail_suppressions')
+          .select('email', 'reason', 'created_at')
+          .where({ team_id: authOf(req).teamId })
+          .orderBy('created_at', 'desc')
+          .limit(LISTED);
+        return ok({ data: rows.map((r) => ({ ...r, created_at: pgTimestampToIsoMicros(r.created_at) })) });
+      },
+    }),
+    defineRoute<Record<string, never>, { email: string }>({
+      method: 'delete',
+      path: '/api/mail-suppressions',
+      operationId: 'liftMailSuppression',
+      summary: 'Email an address again',
+      description: 'Lifts the suppression of `email` (the next message to it is sent); an address that is not suppressed is a 404.',
+      tags,
+      auth: true,
+      query: Joi.object({ email: emailAddress().required() }),
+      responses: {
+        200: { description: 'Lifted', body: dataOf(Joi.object({ email: Joi.string().required(), deleted: Joi.boolean().valid(true).required() })) },
+        ...errors(401, 404, 422, 503),
+      },
+      handler: async ({ query }, req) => {
+        const email = query.email.toLowerCase();
+        const removed = await ctx.db('mail_suppressions').where({ team_id: authOf(req).teamId, email }).delete();
+        if (!removed) throw notFound('Suppressed address');
+        return ok({ data: { email, deleted: true } });
+      },
+    }),
+  ];
+}
