@@ -120,6 +120,11 @@ it('refuses a span longer than a year and an unknown event, with the documented 
   expect(Object.keys(long.body.errors)).toEqual(['from']);
   const backwards = await team.api.get('/api/analytics?from=2025-06-02&to=2025-06-01');
   expect(backwards.status).toBe(422);
+  // Days that do not exist: Postgres would refuse them (a 500), and an unreadable one broke the default span.
+  for (const query of ['from=2025-02-30&to=2025-03-01', 'to=2025-13-45', 'to=2025-02-29']) {
+    const res = await team.api.get(`/api/analytics?${query}`);
+    expect([query, res.status, Object.keys(res.body.errors ?? {})]).toEqual([query, 422, [query.startsWith('from') ? 'from' : 'to']]);
+  }
   const other = await reader.newTeam();
   expect((await other.api.get(`/api/analytics?event=${event.public_id}`)).status).toBe(404);
   expect((await other.api.get(`/api/analytics?calendar=${calendar.public_id}`)).status).toBe(404);

@@ -7,13 +7,12 @@ import { requireEvent } from '../events/events.service';
 import { authOf } from '../http/auth';
 import { errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { bool } from '../http/validation';
+import { bool, utcDay } from '../http/validation';
 import { type Figures, GROUP_BYS, type GroupBy, readAnalytics } from './analytics';
 
 const DAY_MS = 86_400_000;
 /** The longest span one request may read. */
 const MAX_DAYS = 366;
-const day = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD').description('A UTC day, YYYY-MM-DD');
 
 const figures = {
   views: Joi.number().integer().required().description('Event and calendar page views'),
@@ -47,8 +46,8 @@ export function analyticsRoutes(ctx: AppContext): RouteSpec[] {
       query: Joi.object({
         calendar: Joi.string().pattern(/^cal_[0-9A-Za-z]{16}$/).description('cal_… public id'),
         event: Joi.string().pattern(/^evt_[0-9A-Za-z]{16}$/).description('evt_… public id'),
-        from: day(),
-        to: day(),
+        from: utcDay(),
+        to: utcDay(),
         group_by: Joi.string()
           .valid(...GROUP_BYS)
           .default('day'),

@@ -279,6 +279,17 @@ export const dateInput = () =>
     .custom((value: string, helpers) => (parseDateInput(value) ? value : helpers.error('date.invalid')))
     .description('ISO 8601 date-time with or without offset, `YYYY-MM-DD HH:mm[:ss]`, or a bare date');
 
+/** A calendar day, `YYYY-MM-DD`, that exists (not 2025-02-30): the value is the same text. */
+export const utcDay = () =>
+  Joi.string()
+    .pattern(/^\d{4}-\d{2}-\d{2}$/, { name: 'a day, YYYY-MM-DD' })
+    .custom((value: string, helpers) => {
+      const at = new Date(`${value}T00:00:00Z`);
+      // Date rolls 2025-02-30 over to 2 March: only a day that reads back the same exists.
+      return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(value) ? value : helpers.error('date.invalid');
+    }, 'a real day')
+    .description('A UTC day, YYYY-MM-DD');
+
 export const rrule = () =>
   Joi.string()
     .max(1000)
