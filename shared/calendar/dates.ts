@@ -115,6 +115,9 @@ export function pgTimestampToIsoMicros(value: string): string {
   return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(6, '0')}Z`;
 }
 
+/** The same for a column that may be null. */
+export const pgTimestampToIsoMicrosOrNull = (value: string | null): string | null => (value === null ? null : pgTimestampToIsoMicros(value));
+
 /** Postgres timestamptz text (`2026-03-05 10:00:00.123456+00`) to epoch milliseconds. */
 export function pgTimestampToMillis(value: string): number {
   const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?)([+-]\d{2}(?::?\d{2})?)?$/.exec(value);

@@ -1,4 +1,4 @@
-import { pgTimestampToIsoMicros } from '../calendar/dates';
+import { pgTimestampToIsoMicros, pgTimestampToIsoMicrosOrNull } from '../calendar/dates';
 import { publicId } from '../ids/ids';
 
 /** An extraction as stored. */
@@ -30,6 +30,6 @@ export function toExtractionJson(row: ExtractionRow) {
     result: result ? Object.fromEntries(RESULT_FIELDS.map((f) => [f, result[f] ?? null])) : null,
     error: row.error,
     created_at: pgTimestampToIsoMicros(row.created_at),
-    completed_at: row.completed_at ? pgTimestampToIsoMicros(row.completed_at) : null,
+    completed_at: pgTimestampToIsoMicrosOrNull(row.completed_at),
   };
 }

@@ -1,4 +1,4 @@
-import { pgTimestampToIsoMicros } from '../calendar/dates';
+import { pgTimestampToIsoMicros, pgTimestampToIsoMicrosOrNull } from '../calendar/dates';
 import { publicId } from '../ids/ids';
 import type { MailKind } from '../queues/mail.job';
 
@@ -48,7 +48,7 @@ export function toInviteeJson(row: InviteeWithDelivery) {
     name: row.name,
     created_at: pgTimestampToIsoMicros(row.created_at),
     last_delivery: d
-      ? { kind: d.kind, status: d.status, attempts: d.attempts, error: d.error, sent_at: d.sent_at ? pgTimestampToIsoMicros(d.sent_at) : null }
+      ? { kind: d.kind, status: d.status, attempts: d.attempts, error: d.error, sent_at: pgTimestampToIsoMicrosOrNull(d.sent_at) }
       : null,
   };
 }

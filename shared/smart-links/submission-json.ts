@@ -1,4 +1,4 @@
-import { pgTimestampToIsoMicros } from '../calendar/dates';
+import { pgTimestampToIsoMicrosOrNull } from '../calendar/dates';
 
 /** A recorded smart-link submission. */
 export interface SubmissionRow {
@@ -12,7 +12,6 @@ export interface SubmissionRow {
   processed_at: string;
 }
 
-const iso = (v: string | null) => (v ? pgTimestampToIsoMicros(v) : null);
 
 /** A recorded submission as the API shows it, and as webhooks are told of it. */
 export function toSubmissionJson(row: SubmissionRow) {
@@ -21,7 +20,7 @@ export function toSubmissionJson(row: SubmissionRow) {
     status: row.status,
     event_public_id: row.event_uid ? `evt_${row.event_uid}` : null,
     error: row.error,
-    received_at: iso(row.received_at),
-    processed_at: iso(row.processed_at),
+    received_at: pgTimestampToIsoMicrosOrNull(row.received_at),
+    processed_at: pgTimestampToIsoMicrosOrNull(row.processed_at),
   };
 }

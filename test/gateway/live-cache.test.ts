@@ -70,3 +70,62 @@ describe('LiveCache when full', () => {
     expect(cache.get('k')).toBeUndefined();
   });
 });
+
+describe('LiveCache with a budget in bytes', () => {
+  const sized = () => new LiveCache<string>({ ttlMs: 10_000, max: 100, weigh: (v) => v.length, maxWeight: 10 });
+
+  it('drops the oldest entries until a new one fits, and never keeps one larger than the budget', () => {
+    const cache = sized();
+    cache.setLive(true);
+    cache.set('a', 'xxxx', cache.begin());
+    cache.set('b', 'xxxx', cache.begin());
+    cache.set('c', 'xxxx', cache.begin());
+    expect(['a', 'b', 'c'].map((k) => cache.get(k))).toEqual([undefined, 'xxxx', 'xxxx']);
+    cache.set('huge', 'x'.repeat(11), cache.begin());
+    expect(cache.get('huge')).toBeUndefined();
+    expect(cache.get('c')).toBe('xxxx');
+  });
+
+  it('gives back the bytes of what it drops: an invalidated entry makes room', () => {
+    const cache = sized();
+    cache.setLive(true);
+    cache.set('a', 'x'.repeat(6), cache.begin());
+    cache.delete('a');
+    cache.set('b', 'x'.repeat(6), cache.begin());
+    cache.set('c', 'xxxx', cache.begin());
+    expect([cache.get('b'), cache.get('c')]).toEqual(['x'.repeat(6), 'xxxx']);
+  });
+});
+
+describe('LiveCache.load', () => {
+  it('shares one read among callers that come while it runs, and caches its answer', async () => {
+    const cache = new LiveCache<number>({ ttlMs: 10_000, max: 10 });
+    cache.setLive(true);
+    let reads = 0;
+    let finish!: (v: number) => void;
+    const read = () => {
+      reads++;
+      return new Promise<number>((resolve) => (finish = resolve));
+    };
+    const both = Promise.all([cache.load('k', read), cache.load('k', read)]);
+    finish(42);
+    expect(await both).toEqual([42, 42]);
+    expect(await cache.load('k', read)).toBe(42);
+    expect(reads).toBe(1);
+  });
+
+  it('reads afresh for a caller that comes after an invalidation, and caches neither stale answer', async () => {
+    const cache = new LiveCache<number>({ ttlMs: 10_000, max: 10 });
+    cache.setLive(true);
+    const finishes: Array<(v: number) => void> = [];
+    const read = () => new Promise<number>((resolve) => finishes.push(resolve));
+    const before = cache.load('k', read);
+    cache.delete('k');
+    const after = cache.load('k', read);
+    expect(finishes).toHaveLength(2);
+    finishes[0](1);
+    finishes[1](2);
+    expect([await before, await after]).toEqual([1, 2]);
+    expect(cache.get('k')).toBe(2);
+  });
+});

@@ -1,5 +1,5 @@
 import { toSubmissionJson } from '../../../shared/smart-links/submission-json';
-import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { pgTimestampToIsoMicrosOrNull } from '../../../shared/calendar/dates';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
@@ -26,7 +26,6 @@ import type { SmartLinkInput } from './smart-links.schemas';
 
 type Deps = Pick<AppContext, 'db' | 'redis' | 'caches' | 'config' | 'clock' | 'queues'>;
 
-const iso = (v: string | null) => (v ? pgTimestampToIsoMicros(v) : null);
 
 export function toSmartLinkJson(row: IngestLink | (SmartLinkRow & { calendar_uid: string }), baseUrl: string, secret?: string) {
   return {
@@ -39,9 +38,9 @@ export function toSmartLinkJson(row: IngestLink | (SmartLinkRow & { calendar_uid
     signed: row.signed,
     is_active: row.is_active,
     default_duration: row.default_duration,
-    previous_secret_expires_at: iso(row.previous_secret_expires_at),
-    created_at: iso(row.created_at) as string,
-    updated_at: iso(row.updated_at) as string,
+    previous_secret_expires_at: pgTimestampToIsoMicrosOrNull(row.previous_secret_expires_at),
+    created_at: pgTimestampToIsoMicrosOrNull(row.created_at) as string,
+    updated_at: pgTimestampToIsoMicrosOrNull(row.updated_at) as string,
     ...(secret ? { signing_secret: secret } : {}),
   };
 }
@@ -118,7 +117,7 @@ export async function rotateSecret(deps: Deps, teamId: number, publicId: string)
 
 /** A submission known only by its job in Redis: no record yet, so no event or processing time. */
 function unrecordedSubmissionJson(uid: string, receivedAt: string | null) {
-  return { id: `sls_${uid}`, status: 'queued' as const, event_public_id: null, error: null, received_at: iso(receivedAt), processed_at: null };
+  return { id: `sls_${uid}`, status: 'queued' as const, event_public_id: null, error: null, received_at: pgTimestampToIsoMicrosOrNull(receivedAt), processed_at: null };
 }
 
 type SubmissionsQuery = { status?: string; per_page: number; cursor?: string };

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
+import { pgTimestampToIsoMicrosOrNull } from '../../../shared/calendar/dates';
 import { WEBHOOK_EVENT_TYPES } from '../../../shared/webhooks/outbox';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
@@ -22,7 +22,6 @@ import {
   type WebhookRow,
 } from './webhooks.service';
 
-const iso = (v: string | null) => (v === null ? null : pgTimestampToIsoMicros(v));
 
 function toWebhookJson(row: WebhookRow) {
   return {
@@ -32,9 +31,9 @@ function toWebhookJson(row: WebhookRow) {
     description: row.description,
     is_active: row.is_active,
     disabled_reason: row.disabled_reason,
-    failing_since: iso(row.failing_since),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    failing_since: pgTimestampToIsoMicrosOrNull(row.failing_since),
+    created_at: pgTimestampToIsoMicrosOrNull(row.created_at),
+    updated_at: pgTimestampToIsoMicrosOrNull(row.updated_at),
   };
 }
 
@@ -44,17 +43,17 @@ function toDeliveryJson({ row, attempts }: { row: DeliveryRow; attempts: Attempt
     message_id: `msg_${row.message_uid}`,
     type: row.type,
     status: row.status,
-    next_attempt_at: row.status === 'pending' ? iso(row.next_attempt_at) : null,
+    next_attempt_at: row.status === 'pending' ? pgTimestampToIsoMicrosOrNull(row.next_attempt_at) : null,
     attempts: attempts.map((a) => ({
       attempt: a.attempt,
       status_code: a.status_code,
       duration_ms: a.duration_ms,
       response_body: a.response_body,
       error: a.error,
-      at: iso(a.created_at),
+      at: pgTimestampToIsoMicrosOrNull(a.created_at),
     })),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    created_at: pgTimestampToIsoMicrosOrNull(row.created_at),
+    updated_at: pgTimestampToIsoMicrosOrNull(row.updated_at),
   };
 }
 
