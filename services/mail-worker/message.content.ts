@@ -19,6 +19,7 @@ const SUBJECT_PREFIX: Record<MailKind, string> = {
   rsvp_maybe: 'You might go',
   rsvp_no: 'Not going',
   rsvp_link: 'Change your answer',
+  reminder: 'Reminder',
 };
 
 const LEAD: Record<MailKind, string> = {
@@ -30,6 +31,7 @@ const LEAD: Record<MailKind, string> = {
   rsvp_maybe: 'Thank you for your answer. You said maybe to',
   rsvp_no: 'Thank you for your answer. You said no to',
   rsvp_link: 'Someone asked to change the answer this address gave to',
+  reminder: 'Coming up soon',
 };
 
 const CALENDAR_NOTE: Record<MailKind, string> = {
@@ -42,6 +44,7 @@ const CALENDAR_NOTE: Record<MailKind, string> = {
   rsvp_no: 'The attached cancellation removes it from your calendar.',
   rsvp_link:
     'Your answer stays as it is unless you change it with the link above, which is only for you: do not pass it on. If it was not you who asked, there is nothing to do.',
+  reminder: 'This reminder changes nothing in your calendar.',
 };
 
 /** The lines of the message that carry facts, in the order a reader looks for them. */

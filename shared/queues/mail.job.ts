@@ -9,12 +9,14 @@ import { defineJob, jobMetaSchema, QUEUES } from './queues';
  * `rsvp_*`: answers given on the event page, confirmed (`rsvp_no` takes back a yes or maybe).
  * `rsvp_link`: the link that changes an address's answer, sent to that address when someone
  * without it tried to change the answer (no calendar part: nothing about the event changed).
+ * `reminder`: the event is about to start (an `email_reminders` offset before an occurrence);
+ * no calendar part either, so it never changes the person's calendar entry.
  */
-export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'removal', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no', 'rsvp_link'] as const;
+export const MAIL_KINDS = ['invitation', 'update', 'cancellation', 'removal', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no', 'rsvp_link', 'reminder'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /** Kinds whose message carries the event as an iTIP calendar part. */
-export const hasCalendarPart = (kind: MailKind) => kind !== 'rsvp_link';
+export const hasCalendarPart = (kind: MailKind) => kind !== 'rsvp_link' && kind !== 'reminder';
 
 /** Kinds sent to one person about their own RSVP, whose job carries that person's change link. */
 export const isRsvpKind = (kind: MailKind) => kind.startsWith('rsvp_');
@@ -74,6 +76,19 @@ export interface MailMessage {
   to: { email: string; name: string | null };
   /** The recipient's own answer (from their RSVP), which wins over the kind's (ATTENDEE_ANSWER). */
   answer?: AttendeeAnswer;
+  /** The recipient's own links, signed for them alone: see RecipientLinks. */
+  links?: RecipientLinks;
+}
+
+/**
+ * Links only one recipient may use, made by the gateway when it queues the message:
+ * `answer`, the Yes / Maybe / No buttons of an event that takes RSVPs (each opens a page
+ * that answers with one click); `unsubscribe`, the one-click opt-out of the event's
+ * reminders (List-Unsubscribe, RFC 8058).
+ */
+export interface RecipientLinks {
+  answer?: { yes: string; maybe: string; no: string };
+  unsubscribe?: string;
 }
 
 /**
@@ -131,6 +146,10 @@ export const mailJob = defineJob<MailJob>({
           key: Joi.string().guid(),
           to: Joi.object({ email: Joi.string().required(), name: Joi.string().allow(null).required() }).required(),
           answer: Joi.string().valid(...Object.values(RSVP_PARTSTAT)),
+          links: Joi.object({
+            answer: Joi.object({ yes: Joi.string().uri().required(), maybe: Joi.string().uri().required(), no: Joi.string().uri().required() }),
+            unsubscribe: Joi.string().uri(),
+          }),
         }),
       )
       .min(1)
