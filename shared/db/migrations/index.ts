@@ -29,6 +29,7 @@ import * as webhooks from './0027_webhooks';
 import * as analytics from './0028_analytics';
 import * as calendarOrganizer from './0029_calendar_organizer';
 import * as mailSuppressions from './0030_mail_suppressions';
+import * as inviteeResponses from './0031_invitee_responses';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -73,4 +74,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0028_analytics', analytics],
   ['0029_calendar_organizer', calendarOrganizer],
   ['0030_mail_suppressions', mailSuppressions],
+  ['0031_invitee_responses', inviteeResponses],
 ];
