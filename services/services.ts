@@ -19,6 +19,7 @@ export const SERVICES: ServiceSpec[] = [
   { name: 'extraction-worker', entry: 'extraction-worker/main.js', nodeFlags: [] },
   { name: 'mail-worker', entry: 'mail-worker/main.js', nodeFlags: [] },
   { name: 'webhook-worker', entry: 'webhook-worker/main.js', nodeFlags: [] },
+  { name: 'inbound-mail', entry: 'inbound-mail/main.js', nodeFlags: [] },
 ];
 
 /** The process's command line after `node`: its flags, then its entry (relative to the project). */

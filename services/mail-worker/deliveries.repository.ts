@@ -1,5 +1,4 @@
-import { INVITEES_WITH_LAST_DELIVERY, type InviteeWithDelivery, toInviteeJson } from '../../shared/invites/invitee-json';
-import { recordWebhookEvent } from '../../shared/webhooks/outbox';
+import { afterDeliveryFailed } from '../../shared/invites/delivery-failures';
 import type { Knex } from '../../shared/db/knex';
 import type { MailMessage } from '../../shared/queues/mail.job';
 
@@ -83,23 +82,8 @@ export async function markFailed(db: Knex, id: number, token: string, error: str
       .update({ status: 'failed', error, claim_token: null, updated_at: trx.fn.now() })
       .returning(['invitee_id', 'team_id', 'email'])) as Array<{ invitee_id: number | null; team_id: number; email: string }>;
     if (!row) return;
-    // Refused for good by the recipient's server (5xx): the team's email does not go there again.
-    if (/^5\d\d\b/.test(error)) {
-      await trx.raw('INSERT INTO mail_suppressions (team_id, email, reason) VALUES (?, lower(?), ?) ON CONFLICT DO NOTHING', [row.team_id, row.email, error.slice(0, 500)]);
-    }
-    if (!row.invitee_id) return;
-    // An invitee's message failed for good: the team's webhooks hear of it in this transaction.
-    const { rows } = await trx.raw(`${INVITEES_WITH_LAST_DELIVERY} WHERE i.id = ?`, [row.invitee_id]);
-    const invitee = rows[0] as InviteeWithDelivery | undefined;
-    if (!invitee) return;
-    const event = await trx('events').first('uid').where({ id: invitee.event_id });
-    await recordWebhookEvent(trx, {
-      teamId: row.team_id,
-      type: 'invitee.delivery_failed',
-      resource: `invitee:${invitee.uid}`,
-      data: { ...toInviteeJson(invitee), event_id: event ? `evt_${event.uid}` : null },
-      at: new Date(),
-    });
+    // Refused for good by the recipient's server (a 5xx reply).
+    await afterDeliveryFailed(trx, row, error, /^5\d\d\b/.test(error), new Date());
   });
 }
 

@@ -49,14 +49,16 @@ export async function messageFactory(
   const html = { raw: await encodedPart('text/html; charset=utf-8', content.html) };
   // Boundaries from one random base per job instead of fresh random bytes for every MIME part.
   const baseBoundary = randomBytes(8).toString('hex');
-  return ({ deliveryId, to, answer: own }) => ({
+  return ({ deliveryId, to, answer: own, replyAddress }) => ({
     ...sender,
     to: to.name ? { name: to.name, address: to.email } : to.email,
+    // An invitee's own reply address is also the envelope sender, so a bounce names them (VERP).
+    ...(replyAddress ? { envelope: { from: replyAddress, to: to.email } } : {}),
     subject: content.subject,
     text,
     html,
     ...(withCalendar
-      ? { icalEvent: { method, filename: cancel ? 'cancel.ics' : 'invite.ics', content: ics({ email: to.email, name: to.name && paramSafe(to.name), answer: own ?? answer }) } }
+      ? { icalEvent: { method, filename: cancel ? 'cancel.ics' : 'invite.ics', content: ics({ email: to.email, name: to.name && paramSafe(to.name), answer: own ?? answer, organizerEmail: replyAddress }) } }
       : {}),
     // The same Message-ID on every attempt of this delivery, so a resend after a crash can
     // be recognised as the same message by the receiving side.

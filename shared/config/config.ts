@@ -25,6 +25,13 @@ export interface Config {
   mailFrom: string;
   outboxDir: string;
   mail: MailSettings;
+  /**
+   * The domain whose MX reaches the inbound-mail service: invitations name
+   * `reply+<token>@REPLY_DOMAIN` as their ORGANIZER (and envelope sender), so answers
+   * from calendar apps and bounces come back to us. Null: the calendar's organizer.
+   */
+  replyDomain: string | null;
+  inboundSmtp: InboundSmtpSettings;
   logLevel: string;
   shutdownTimeoutMs: number;
   /** Slow clients: a request's headers must arrive within this, or it is answered 408 and closed. */
@@ -73,6 +80,16 @@ export interface ExtractLlmConfig {
   model: string;
   apiKey: string | null;
   timeoutMs: number;
+}
+
+/** The inbound-mail service's SMTP server (docs/email.md, "Replies"). */
+interface InboundSmtpSettings {
+  port: number;
+  host: string;
+  /** Largest message taken (SIZE extension; larger ones are refused). */
+  maxBytes: number;
+  /** Key and certificate files for STARTTLS; null: plain SMTP only. */
+  tls: { keyFile: string; certFile: string } | null;
 }
 
 /** How the mail worker sends, and how mail jobs retry (the gateway stamps attempts and backoff on each job). */
@@ -136,6 +153,12 @@ const schema = Joi.object({
   MAIL_RATE_PER_SECOND: Joi.number().integer().min(0).max(100000).default(100),
   MAIL_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
   MAIL_BACKOFF_MS: Joi.number().integer().min(1).max(86400000).default(30000),
+  REPLY_DOMAIN: Joi.string().hostname().lowercase(),
+  INBOUND_SMTP_PORT: Joi.number().integer().min(0).max(65535).default(2525),
+  INBOUND_SMTP_HOST: Joi.string().default('0.0.0.0'),
+  INBOUND_MAX_BYTES: Joi.number().integer().min(10_000).max(50_000_000).default(2_000_000),
+  INBOUND_TLS_KEY_FILE: Joi.string(),
+  INBOUND_TLS_CERT_FILE: Joi.string(),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
   HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(10_000),
@@ -239,6 +262,13 @@ const CHECKS: Check[] = [
         : undefined,
   },
   {
+    settings: ['INBOUND_TLS_KEY_FILE', 'INBOUND_TLS_CERT_FILE'],
+    problem: (env) =>
+      (env.INBOUND_TLS_KEY_FILE === undefined) !== (env.INBOUND_TLS_CERT_FILE === undefined)
+        ? 'INBOUND_TLS_KEY_FILE and INBOUND_TLS_CERT_FILE go together: set both for STARTTLS, or neither'
+        : undefined,
+  },
+  {
     settings: ['MAIL_FROM'],
     problem: (env) => (parseMailbox(env.MAIL_FROM as string) ? undefined : 'MAIL_FROM must be an address, e.g. "Calendar <no-reply@example.com>"'),
   },
@@ -303,6 +333,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ratePerSecond: value.MAIL_RATE_PER_SECOND,
       maxAttempts: value.MAIL_MAX_ATTEMPTS,
       backoffMs: value.MAIL_BACKOFF_MS,
+    },
+    replyDomain: value.REPLY_DOMAIN ?? null,
+    inboundSmtp: {
+      port: value.INBOUND_SMTP_PORT,
+      host: value.INBOUND_SMTP_HOST,
+      maxBytes: value.INBOUND_MAX_BYTES,
+      tls: value.INBOUND_TLS_KEY_FILE ? { keyFile: value.INBOUND_TLS_KEY_FILE, certFile: value.INBOUND_TLS_CERT_FILE } : null,
     },
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,

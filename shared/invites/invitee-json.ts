@@ -11,7 +11,14 @@ export interface InviteeRow {
   name: string | null;
   created_at: string;
   updated_at: string;
+  response: InviteeResponse | null;
+  responded_at: string | null;
+  response_sequence: number | null;
+  response_stale: boolean;
 }
+
+/** An invitee's answer, as calendar apps' PARTSTAT names it (in lower case). */
+export type InviteeResponse = 'accepted' | 'declined' | 'tentative';
 
 export interface LastDelivery {
   kind: MailKind;
@@ -25,7 +32,10 @@ export interface InviteeWithDelivery extends InviteeRow {
   last_delivery: LastDelivery | null;
 }
 
-export const INVITEE_COLUMNS = ['id', 'uid', 'team_id', 'event_id', 'email', 'name', 'created_at', 'updated_at'] as const;
+export const INVITEE_COLUMNS = [
+  'id', 'uid', 'team_id', 'event_id', 'email', 'name', 'created_at', 'updated_at',
+  'response', 'responded_at', 'response_sequence', 'response_stale',
+] as const;
 
 /** Invitees (`i`) with their newest message; the caller adds WHERE, ORDER BY, LIMIT. */
 export const INVITEES_WITH_LAST_DELIVERY = `SELECT ${INVITEE_COLUMNS.map((c) => `i.${c}`).join(', ')},
@@ -50,5 +60,8 @@ export function toInviteeJson(row: InviteeWithDelivery) {
     last_delivery: d
       ? { kind: d.kind, status: d.status, attempts: d.attempts, error: d.error, sent_at: pgTimestampToIsoMicrosOrNull(d.sent_at) }
       : null,
+    response: row.response,
+    responded_at: pgTimestampToIsoMicrosOrNull(row.responded_at),
+    response_stale: row.response_stale,
   };
 }

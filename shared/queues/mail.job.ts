@@ -78,6 +78,12 @@ export interface MailMessage {
   answer?: AttendeeAnswer;
   /** The recipient's own links, signed for them alone: see RecipientLinks. */
   links?: RecipientLinks;
+  /**
+   * The invitee's own reply address (`reply+<token>@REPLY_DOMAIN`): the ORGANIZER their
+   * calendar app answers to and the envelope sender bounces return to. Absent: the
+   * event's organizer is the ORGANIZER, MAIL_FROM the envelope sender.
+   */
+  replyAddress?: string;
 }
 
 /**
@@ -86,7 +92,7 @@ export interface MailMessage {
  * that answers with one click); `unsubscribe`, the one-click opt-out of the event's
  * reminders (List-Unsubscribe, RFC 8058).
  */
-export interface RecipientLinks {
+interface RecipientLinks {
   answer?: { yes: string; maybe: string; no: string };
   unsubscribe?: string;
 }
@@ -150,6 +156,7 @@ export const mailJob = defineJob<MailJob>({
             answer: Joi.object({ yes: Joi.string().uri().required(), maybe: Joi.string().uri().required(), no: Joi.string().uri().required() }),
             unsubscribe: Joi.string().uri(),
           }),
+          replyAddress: Joi.string().email({ tlds: false }),
         }),
       )
       .min(1)

@@ -14,6 +14,7 @@ export const QUEUES = {
   extractions: 'extractions',
   emails: 'emails',
   webhooks: 'webhooks',
+  inboundReplies: 'inbound-replies',
 } as const;
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

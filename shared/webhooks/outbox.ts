@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'rsvp.deleted',
   'subscriber.created',
   'invitee.delivery_failed',
+  'invitee.replied',
   'extraction.completed',
   'extraction.failed',
   'smart_link.submission_processed',

@@ -45,7 +45,7 @@ const fitsGrace = (shutdownMs: number, graceMs: number) => shutdownMs < graceMs 
 describe('docker-compose.yml', () => {
   it('runs postgres, redis (AOF fsynced on every write, noeviction), mailpit, the migration, the gateway and each worker', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['extraction-worker', 'gateway', 'mail-worker', 'mailpit', 'migrate', 'postgres', 'redis', 'smart-link-worker', 'webhook-worker'].sort(),
+      ['extraction-worker', 'gateway', 'inbound-mail', 'mail-worker', 'mailpit', 'migrate', 'postgres', 'redis', 'smart-link-worker', 'webhook-worker'].sort(),
     );
     const redis = compose.services.redis.command?.join(' ') ?? '';
     expect(redis).toContain('--appendonly yes');

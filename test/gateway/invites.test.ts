@@ -53,8 +53,17 @@ describe('adding invitees', () => {
     expect(res.status).toBe(200);
     expect(res.body.meta).toEqual({ added: 2, already_invited: 0 });
     expect(res.body.data).toEqual([
-      { id: expect.stringMatching(/^inv_[0-9A-Za-z]{16}$/), email: 'Ann@Example.test', name: 'Ann', created_at: expect.any(String), last_delivery: { kind: 'invitation', status: 'queued', attempts: 0, error: null, sent_at: null } },
-      { id: expect.stringMatching(/^inv_/), email: 'bob@example.test', name: null, created_at: expect.any(String), last_delivery: expect.objectContaining({ kind: 'invitation', status: 'queued' }) },
+      {
+        id: expect.stringMatching(/^inv_[0-9A-Za-z]{16}$/),
+        email: 'Ann@Example.test',
+        name: 'Ann',
+        created_at: expect.any(String),
+        last_delivery: { kind: 'invitation', status: 'queued', attempts: 0, error: null, sent_at: null },
+        response: null,
+        responded_at: null,
+        response_stale: false,
+      },
+      { id: expect.stringMatching(/^inv_/), email: 'bob@example.test', name: null, created_at: expect.any(String), last_delivery: expect.objectContaining({ kind: 'invitation', status: 'queued' }), response: null, responded_at: null, response_stale: false },
     ]);
     expect((await team.api.get(eventPath(evt))).body.data.has_calendar_invites).toBe(true);
 

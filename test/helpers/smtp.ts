@@ -6,6 +6,8 @@ import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 export type SinkAnswer = 'accept' | 'hold' | { code: number; message: string };
 
 export interface ReceivedMail {
+  /** The envelope sender (MAIL FROM), where bounces go. */
+  from: string;
   to: string[];
   raw: string;
   parsed: ParsedMail;
@@ -79,7 +81,8 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
           open = false;
           if (answer === 'accept') {
             const parsed = await simpleParser(raw);
-            received.push({ to, raw, parsed, calendar: calendarPart(parsed) });
+            const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+            received.push({ from, to, raw, parsed, calendar: calendarPart(parsed) });
             callback();
           } else if (answer !== 'hold') {
             callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));

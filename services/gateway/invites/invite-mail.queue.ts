@@ -9,6 +9,7 @@ import type { EventWithCalendar } from '../events/events.repository';
 import { eventView, isPublished } from '../public/public.service';
 import { signedEventUrl } from '../public/signatures';
 import { insertDeliveriesFor, type NewDelivery } from './invites.repository';
+import { recipientParts } from './recipient-links';
 
 export type MailDeps = Pick<AppContext, 'config' | 'queues' | 'clock'>;
 
@@ -119,7 +120,13 @@ export async function queueDeliveries(
         eventId: event.id,
         kind: p.kind,
         event: snapshot,
-        messages: batch.map((d) => ({ deliveryId: d.id, key: d.key, to: { email: d.email, name: d.name }, ...(d.answer ? { answer: RSVP_PARTSTAT[d.answer] } : {}) })),
+        messages: batch.map((d) => ({
+          deliveryId: d.id,
+          key: d.key,
+          to: { email: d.email, name: d.name },
+          ...(d.answer ? { answer: RSVP_PARTSTAT[d.answer] } : {}),
+          ...recipientParts(deps.config, event, p.kind, d),
+        })),
         ...(p.answerUrl ? { answerUrl: p.answerUrl } : {}),
         meta: p.requestId ? { requestId: p.requestId } : undefined,
       },

@@ -10,6 +10,10 @@ export interface NewDelivery {
   email: string;
   name: string | null;
   answer?: 'yes' | 'maybe' | null;
+  /** Whom the row is for: an invitee (id and uid), or a person known by their RSVP (its uid). */
+  invitee_id?: number | null;
+  invitee_uid?: string | null;
+  rsvp_uid?: string | null;
 }
 
 
@@ -89,12 +93,12 @@ export async function insertDeliveriesFor(
   const only = p.inviteeIds ? 'AND i.id = ANY(?::bigint[])' : '';
   const { rows } = await db.raw(
     `WITH recipients AS (
-       SELECT i.id AS invitee_id, NULL::bigint AS rsvp_id, i.email, i.name, r.answer, 0 AS rank, i.id AS ord
+       SELECT i.id AS invitee_id, i.uid AS invitee_uid, NULL::bigint AS rsvp_id, r.uid AS rsvp_uid, i.email, i.name, r.answer, 0 AS rank, i.id AS ord
          FROM invitees i
          LEFT JOIN rsvps r ON r.event_id = i.event_id AND lower(r.email) = lower(i.email) AND r.answer IN ('yes', 'maybe')
         WHERE i.event_id = ? ${only}
        UNION ALL
-       SELECT NULL, r.id, r.email, r.name, r.answer, 1, r.id
+       SELECT NULL, NULL, r.id, r.uid, r.email, r.name, r.answer, 1, r.id
          FROM rsvps r
         WHERE ?::boolean AND r.event_id = ? AND r.answer IN ('yes', 'maybe')
           AND NOT EXISTS (SELECT 1 FROM invitees i WHERE i.event_id = r.event_id AND lower(i.email) = lower(r.email))
@@ -105,7 +109,7 @@ export async function insertDeliveriesFor(
        ON CONFLICT DO NOTHING
        RETURNING id, key, email
      )
-     SELECT ins.id, ins.key, ins.email, rc.name, rc.answer FROM ins JOIN recipients rc ON lower(rc.email) = lower(ins.email) ORDER BY ins.id`,
+     SELECT ins.id, ins.key, ins.email, rc.name, rc.answer, rc.invitee_id, rc.invitee_uid, rc.rsvp_uid FROM ins JOIN recipients rc ON lower(rc.email) = lower(ins.email) ORDER BY ins.id`,
     [p.eventId, ...(p.inviteeIds ? [p.inviteeIds] : []), p.withRsvps === true, p.eventId, p.teamId, p.eventId, p.kind, p.sequence],
   );
   return rows as NewDelivery[];

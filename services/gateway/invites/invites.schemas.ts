@@ -44,6 +44,15 @@ const inviteeSchema = Joi.object({
   name: Joi.string().allow(null).required(),
   created_at: isoMicros().required(),
   last_delivery: lastDeliverySchema.allow(null).required().description('The newest message made for this invitee'),
+  response: Joi.string()
+    .valid('accepted', 'declined', 'tentative')
+    .allow(null)
+    .required()
+    .description("The invitee's answer: from their calendar app (an iTIP REPLY to their reply address, with REPLY_DOMAIN) or from the answer buttons of their email; null: none yet"),
+  responded_at: isoMicros().allow(null).required(),
+  response_stale: Joi.boolean()
+    .required()
+    .description('The answer was to an earlier version of the event (a lower SEQUENCE): the event has changed since the person answered'),
 }).meta({ title: 'Invitee' });
 
 export const addedInviteesSchema = Joi.object({

@@ -125,3 +125,32 @@ export function answerKeyRsvpUid(key: unknown): string | null {
 /** The answer key cookie: scoped to the event, so each event keeps its own. */
 export const ANSWER_COOKIE_SECONDS = 365 * 86_400;
 export const answerCookieName = (eventUid: string) => `rsvp_${eventUid}`;
+
+/**
+ * The key in an invitee's Yes / Maybe / No email buttons: `i{invitee uid}.{mac}`, signing
+ * the invitee, its address and the event. Like an answer key it only answers (it opens no
+ * protected page), and it stops working when the invitee is removed (a re-added one has a
+ * new uid). It was sent to the address alone, so it speaks for that address.
+ */
+interface InviteeHolder {
+  eventUid: string;
+  inviteeUid: string;
+  email: string;
+}
+
+const inviteeAnswerMac = (appKey: string, h: InviteeHolder) => mac(appKey, `invitee-answer:${h.eventUid}:${h.inviteeUid}:${h.email.toLowerCase()}`);
+
+export const inviteeAnswerKey = (appKey: string, h: InviteeHolder) => `i${h.inviteeUid}.${inviteeAnswerMac(appKey, h)}`;
+
+const INVITEE_KEY = /^i([A-Za-z0-9]{16})\.([A-Za-z0-9_-]{43})$/;
+
+/** The invitee uid an invitee key names (not yet verified), or null (also for an RSVP's answer key). */
+export function inviteeKeyUid(key: unknown): string | null {
+  if (typeof key !== 'string') return null;
+  return INVITEE_KEY.exec(key)?.[1] ?? null;
+}
+
+export function verifyInviteeAnswerKey(appKey: string, h: InviteeHolder, key: unknown): boolean {
+  const m = typeof key === 'string' ? INVITEE_KEY.exec(key) : null;
+  return m !== null && m[1] === h.inviteeUid && sameMac(m[2], inviteeAnswerMac(appKey, h));
+}

@@ -48,6 +48,7 @@ a{color:#0969da}
 form{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:1rem}
 input[type=password],input[type=text],input[type=email]{flex:1 1 12rem;padding:.55rem .7rem;border:1px solid #d0d7de;border-radius:8px;font:inherit}
 button{padding:.55rem 1rem;border:0;border-radius:8px;background:#1f883d;color:#fff;font:inherit;font-weight:600;cursor:pointer}
+button.secondary{background:#fff;color:#1f2328;border:1px solid #d0d7de}
 .error{color:#cf222e}
 .muted{color:#656d76;font-size:.9rem}
 ul.events{list-style:none;margin:0;padding:0}
@@ -338,6 +339,54 @@ export function landingPage(baseUrl: string, status: { ready: boolean; checks: {
 <li>Call the API with the token:<pre><code>curl ${baseUrl}/api/calendars -H "Authorization: Bearer cst_…"</code></pre></li>
 <li>Read the <a href="/docs">API reference</a>, or take the <a href="/docs.openapi">OpenAPI document</a> to your tools.</li>
 </ol>
+</article>`,
+  );
+}
+
+/** The page an email's answer button opens: what it will record, and the button that records it. */
+interface AnswerPageData {
+  title: string;
+  when: string;
+  /** The button that was clicked in the email. */
+  answer: 'yes' | 'maybe' | 'no';
+  action: string;
+  answerKey: string;
+  /** Whose answer it is (the address the email went to). */
+  who: string;
+  /** After the POST: the answer saved. */
+  saved?: boolean;
+  /** Why it could not be saved (the event is full, …). */
+  error?: string;
+  /** The event page, when it has one. */
+  pageUrl?: string | null;
+}
+
+/**
+ * One click from the email records the answer, but only as a POST: opening the link (as
+ * a mail scanner or a link preview does) changes nothing. The clicked answer is the
+ * first, filled button; the others stay a click away.
+ */
+export function answerPage(d: AnswerPageData): string {
+  const button = (answer: 'yes' | 'maybe' | 'no', primary: boolean) =>
+    html`<button type="submit" name="answer" value="${answer}"${primary ? '' : safe(' class="secondary"')}>${primary ? `Answer ${ANSWER_LABEL[answer]}` : ANSWER_LABEL[answer]}</button>`;
+  const others = (['yes', 'maybe', 'no'] as const).filter((a) => a !== d.answer);
+  return layout(
+    { title: `Your answer: ${d.title}` },
+    html`<article class="card">
+<h1>${d.title}</h1>
+<p class="meta"><b>When</b> ${d.when}</p>
+${
+  d.saved
+    ? html`<p role="status" class="ok"><b>Thanks, your answer is saved: ${ANSWER_LABEL[d.answer]}.</b></p><p>You can change it with the buttons of the email at any time.</p>`
+    : html`<p>Answering for <b>${d.who}</b>.</p>
+${d.error ? html`<p class="error" role="alert">${d.error}</p>` : ''}
+<form method="post" action="${d.action}">
+<input type="hidden" name="key" value="${d.answerKey}">
+${button(d.answer, true)}
+${others.map((a) => button(a, false))}
+</form>`
+}
+${d.pageUrl ? html`<p class="muted"><a href="${d.pageUrl}">Open the event page</a></p>` : ''}
 </article>`,
   );
 }

@@ -105,5 +105,5 @@ export async function insertRsvpDelivery(
     .onConflict()
     .ignore()
     .returning(['id', 'key', 'email']);
-  return rows.map((r) => ({ id: r.id, key: r.key, email: r.email, name: p.rsvp.name }));
+  return rows.map((r) => ({ id: r.id, key: r.key, email: r.email, name: p.rsvp.name, rsvp_uid: p.rsvp.uid }));
 }

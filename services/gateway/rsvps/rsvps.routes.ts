@@ -10,19 +10,53 @@ import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/re
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, toFieldErrors, uidParam } from '../http/validation';
-import { accessTo, cookiesOf, eventCookie, findPublishedEvent } from '../public/public.service';
+import { accessTo, cookiesOf, eventCard, eventCookie, eventView, findPublishedEvent } from '../public/public.service';
+import { sendHtml } from '../public/page-response';
+import type { EventWithCalendar } from '../events/events.repository';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../public/signatures';
 import { eventPageHtml } from '../public/event-page';
 import { wantsJson } from '../http/errors';
-import { errorPage, lockedPage } from '../public/views';
-import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
-import { allRsvps, answerKeyOf, answerKeyOpens, csvLine, deleteRsvp, findAnswerByKey, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
+import { answerPage, errorPage, lockedPage } from '../public/views';
+import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpAnswer, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
+import { allRsvps, answerFromEmail, answerKeyOf, answerKeyOpens, csvLine, deleteRsvp, type EmailAnswerer, findAnswerByKey, findEmailAnswerer, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
 
 const RSVP_WINDOW_SECONDS = 10 * 60;
 const NO_RSVPS = 'This event does not take RSVPs.';
 
 
+const emailAnswerBody = Joi.object({
+  key: Joi.string().max(200).required(),
+  answer: Joi.string().valid('yes', 'maybe', 'no').required(),
+}).unknown(true);
+
 export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
+  /** The event and the person an email button's key speaks for; a 404 or 409 page otherwise. */
+  const emailAnswerer = async (uid: string, key: string) => {
+    const found = await findPublishedEvent(ctx, uid);
+    if (!found) throw notFound('Event').withPage(errorPage(404, 'This event does not exist.'));
+    const who = await findEmailAnswerer(ctx, found.event, key);
+    if (!who) {
+      const message = 'This answer link is not valid any more: you may have been taken off the guest list, or your answer removed.';
+      throw httpError(404, message).withPage(errorPage(404, message));
+    }
+    if (!found.event.has_rsvp) throw conflict(NO_RSVPS).withPage(errorPage(409, 'This event does not take answers any more.'));
+    return { found, who };
+  };
+  const answerPageFor = (found: EventWithCalendar, who: EmailAnswerer, key: string, answer: RsvpAnswer, more: { saved?: boolean; error?: string } = {}) => {
+    const view = eventView(found, ctx.config.publicBaseUrl);
+    return answerPage({
+      title: view.title,
+      when: eventCard(view, {}).when,
+      answer,
+      action: `/e/${found.event.uid}/reply`,
+      answerKey: key,
+      who: who.name ? `${who.name} (${who.email})` : who.email,
+      // A protected event's page needs its code: the email has its own signed link to it.
+      pageUrl: found.event.access_code_hash ? null : view.pageUrl,
+      ...more,
+    });
+  };
+
   const tags = ['RSVPs'];
   // Answers one address may send in ten minutes, across events (spam guard).
   const RSVP_ATTEMPTS = ctx.config.rsvpRatePer10Minutes;
@@ -138,6 +172,70 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
           cookies.push(eventCookie(base, params.uid, unlockCookieName(params.uid), value, UNLOCK_COOKIE_SECONDS));
         }
         res.set('Set-Cookie', cookies).redirect(303, `/e/${params.uid}#rsvp-title`);
+      },
+    }),
+    defineRoute<{ uid: string }, { key: string; answer: RsvpAnswer }>({
+      method: 'get',
+      path: '/e/:uid/reply',
+      operationId: 'emailAnswerPage',
+      summary: "An email's answer button: shows the answer, which one more click records",
+      description:
+        'The Yes / Maybe / No buttons of invitations, updates, RSVP confirmations and reminders (events with `has_rsvp`) open this page, signed for the person the email went to (`key`). Opening it changes nothing (mail scanners and link previews open links); its button POSTs the answer. No access code is needed for a protected event: the key is the proof. A key that is not valid any more (the invitee or answer was removed) is a 404 page.',
+      tags,
+      auth: false,
+      page: true,
+      params: Joi.object({ uid: uidParam('event') }),
+      query: Joi.object({ key: Joi.string().max(200).required(), answer: Joi.string().valid('yes', 'maybe', 'no').required() }).unknown(true),
+      responses: {
+        200: { description: 'The page with the answer button', contentType: 'text/html' },
+        404: { description: 'Unknown or unpublished event, or a key that is not valid for it', contentType: 'text/html', body: messageSchema },
+        409: { description: 'The event takes no RSVPs any more', contentType: 'text/html', body: messageSchema },
+      },
+      handler: async ({ params, query }, _req, res) => {
+        const { found, who } = await emailAnswerer(params.uid, query.key);
+        sendHtml(res, 200, answerPageFor(found, who, query.key, query.answer), { personal: true });
+      },
+    }),
+    defineRoute<{ uid: string }>({
+      method: 'post',
+      path: '/e/:uid/reply',
+      operationId: 'emailAnswer',
+      summary: "Record the answer of an email's button",
+      description: `Form fields \`key\` (from the email's link) and \`answer\`. Recorded as the RSVP of the address the email went to (replacing its earlier answer without needing the answer's key: the signed link is the proof), with the same \`rsvp_limit\`, confirmation email and webhooks as the page's form; when that address is invited, also as the invitee's \`response\` (an \`invitee.replied\` webhook). A full event refuses a new yes (409, the page again with the other answers). RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
+      tags,
+      auth: false,
+      page: true,
+      consumes: ['application/x-www-form-urlencoded'],
+      params: Joi.object({ uid: uidParam('event') }),
+      body: emailAnswerBody,
+      bodyCheckedByHandler: true,
+      before: rsvpBodyParsers,
+      responses: {
+        200: { description: 'Saved: a page that says so', contentType: 'text/html' },
+        404: { description: 'Unknown or unpublished event, or a key that is not valid for it', contentType: 'text/html', body: messageSchema },
+        409: { description: 'The event takes no RSVPs any more, or it is full (for a yes)', contentType: 'text/html', body: messageSchema },
+        422: { description: 'Missing key or answer', contentType: 'text/html', body: validationErrorSchema },
+        429: { description: 'Too many answers from this address (`Retry-After`)', contentType: 'text/html', body: messageSchema },
+      },
+      handler: async ({ params }, req, res) => {
+        const { value, error } = emailAnswerBody.validate(req.body ?? {}, { abortEarly: false });
+        if (error) {
+          const fieldErrors = toFieldErrors(error);
+          throw validationFailed(fieldErrors).withPage(errorPage(422, 'The answer could not be read.', fieldErrors));
+        }
+        const input = value as { key: string; answer: RsvpAnswer };
+        const { found, who } = await emailAnswerer(params.uid, input.key);
+        const { state, over } = await consumePoint(limiter, limitAddress(req.ip));
+        rateLimitHeaders(res, RSVP_ATTEMPTS, state, over);
+        if (over) throw tooManyRequests().withPage(errorPage(429, 'Too many answers from here: try again in a few minutes.'));
+        try {
+          const { row } = await answerFromEmail(ctx, found, who, input.answer, req.id);
+          ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
+          sendHtml(res, 200, answerPageFor(found, who, input.key, input.answer, { saved: true }), { personal: true });
+        } catch (err) {
+          if (err instanceof AppError && err.status === 409) err.withPage(answerPageFor(found, who, input.key, input.answer, { error: err.message }));
+          throw err;
+        }
       },
     }),
     defineRoute<{ cal: string; evt: string }, { answer?: string; per_page: number; cursor?: string }>({

@@ -10,8 +10,9 @@ import type { AppContext } from '../context';
 import { type EventWithCalendar, findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
 import { type MailDeps, queueDeliveries } from '../invites/invite-mail.queue';
-import { type AnswerEvent, type AnswerHolder, answerKey, answerKeyRsvpUid, answerKeyUnlocks, verifyAnswerKey } from '../public/signatures';
-import { findInviteesByEmail, raiseSequence } from '../invites/invites.repository';
+import { type AnswerEvent, type AnswerHolder, answerKey, answerKeyRsvpUid, answerKeyUnlocks, inviteeKeyUid, verifyAnswerKey, verifyInviteeAnswerKey } from '../public/signatures';
+import { findInvitee, findInviteesByEmail, raiseSequence } from '../invites/invites.repository';
+import { RESPONSE_OF_ANSWER, recordInviteeResponse } from '../../../shared/invites/responses';
 import {
   adjustCounts,
   answerLinksSent,
@@ -27,7 +28,7 @@ import {
   type RsvpRow,
   updateRsvp,
 } from './rsvps.repository';
-import type { RsvpInput } from './rsvps.schemas';
+import type { RsvpAnswer, RsvpInput } from './rsvps.schemas';
 
 type Deps = Pick<AppContext, 'db' | 'caches' | 'config'>;
 
@@ -130,12 +131,18 @@ export async function submitRsvp(
   found: EventWithCalendar,
   input: RsvpInput,
   requestId?: string,
+  opts: {
+    /** The answer comes with proof that it is the address's own (a signed link sent to it): no key needed. */
+    addressVerified?: boolean;
+    /** Also done in the answer's transaction, once it is saved. */
+    onSaved?: (trx: Knex, row: RsvpRow, event: { sequence: number }) => Promise<void>;
+  } = {},
 ): Promise<{ row: RsvpRow; created: boolean; held: boolean }> {
   const result = await deps.db.transaction(async (trx) => {
     const event = await lockEventForRsvp(trx, found.event.id);
     if (!event || !event.has_rsvp) throw notFound('Event');
     const existing = await findByEmail(trx, event.id, input.email);
-    if (existing && !verifyAnswerKey(deps.config.appKey, holderOf(found.event.uid, existing), input.key)) {
+    if (existing && !opts.addressVerified && !verifyAnswerKey(deps.config.appKey, holderOf(found.event.uid, existing), input.key)) {
       const changes = existing.answer !== input.answer || existing.name !== input.name;
       // At most one an hour: the address cannot be flooded, yet can ask again for a lost one.
       // An answer link changes no calendar, so its `sequence` only numbers the links sent.
@@ -160,6 +167,7 @@ export async function submitRsvp(
     } else if (existing && (await inCalendarByRsvpAlone(trx, existing))) {
       await tell('rsvp_no', await raiseSequence(trx, event.id));
     }
+    if (opts.onSaved) await opts.onSaved(trx, row, event);
     return { row, created: !existing, held: false };
   });
   await deps.caches.invalidate({ kind: 'event', uid: found.event.uid });
@@ -223,3 +231,48 @@ const csvCell = (value: string) => {
 };
 
 export const csvLine = (cells: string[]) => `${cells.map(csvCell).join(',')}\r\n`;
+
+/** Whose answer an email's button carries: an invitee (their key) or the giver of an RSVP (its key), verified. */
+export interface EmailAnswerer {
+  email: string;
+  name: string | null;
+}
+
+/** The person an email button's key speaks for (verified), or undefined. */
+export async function findEmailAnswerer(deps: Pick<AppContext, 'db' | 'config'>, event: { id: number; uid: string }, key: unknown): Promise<EmailAnswerer | undefined> {
+  const inviteeUid = inviteeKeyUid(key);
+  if (inviteeUid) {
+    const invitee = await findInvitee(deps.db, event.id, inviteeUid);
+    const valid = invitee && verifyInviteeAnswerKey(deps.config.appKey, { eventUid: event.uid, inviteeUid, email: invitee.email }, key);
+    return valid ? { email: invitee.email, name: invitee.name } : undefined;
+  }
+  const row = await findAnswerByKey(deps, event, key);
+  return row ? { email: row.email, name: row.name } : undefined;
+}
+
+/**
+ * An answer from an email's Yes / Maybe / No buttons: an RSVP like the page's (the same
+ * `rsvp_limit`, confirmation and webhooks), given by the address the email went to, so it
+ * replaces that address's earlier answer without its key; and, when the address is
+ * invited, that invitee's response (`invitee.replied`), in the same transaction.
+ */
+export async function answerFromEmail(deps: MailingDeps, found: EventWithCalendar, who: EmailAnswerer, answer: RsvpAnswer, requestId?: string) {
+  const earlier = await findByEmail(deps.db, found.event.id, who.email);
+  const name = who.name ?? earlier?.name ?? who.email;
+  return submitRsvp(deps, found, { name, email: who.email, answer }, requestId, {
+    addressVerified: true,
+    onSaved: async (trx, _row, event) => {
+      const [invitee] = await findInviteesByEmail(trx, found.event.id, [who.email]);
+      if (!invitee) return;
+      await recordInviteeResponse(trx, {
+        inviteeId: invitee.id,
+        teamId: found.event.team_id,
+        eventUid: found.event.uid,
+        eventSequence: event.sequence,
+        response: RESPONSE_OF_ANSWER[answer],
+        sequence: event.sequence,
+        at: deps.clock.now(),
+      });
+    },
+  });
+}
