@@ -88,6 +88,11 @@ export function bind(t: Template, values: Values, later: ReadonlySet<string> = n
   return out;
 }
 
+/** The template with `f` applied to its text (not to values filled later). */
+export function mapText(t: Template, f: (text: string) => string): Template {
+  return t.map((n) => (typeof n === 'string' ? f(n) : 'slot' in n ? n : { block: n.block, body: mapText(n.body, f) as Node[] }));
+}
+
 /** The template filled whole. */
 export function render(t: Template, values: Values): string {
   const filled = bind(t, values);

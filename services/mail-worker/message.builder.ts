@@ -50,7 +50,7 @@ export async function messageFactory(
   const bodiesOf = (message: MailMessage) => {
     if (last && content.sameBodies(last.message, message)) return last;
     const bodies = content.bodies(message);
-    last = { message, text: { raw: encodedPart('text/plain; charset=utf-8', bodies.text) }, html: { raw: encodedPart('text/html; charset=utf-8', bodies.html) } };
+    last = { message, text: { raw: encodedPart('text/plain; charset=utf-8', bodies.text) }, html: { raw: encodedPart('text/html; charset=utf-8', bodies.html, true) } };
     return last;
   };
   // Boundaries from one random base per job instead of fresh random bytes for every MIME part.
@@ -100,10 +100,10 @@ const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1f\u0080-\uffff]/;
  * encoded in turn. Text goes in canonical form (CRLF line breaks, RFC 2046), so a 7bit
  * part is right in an .eml file too, not only after SMTP's own line-ending fix-up.
  */
-function encodedPart(contentType: string, content: string): Buffer {
-  const canonical = content.replace(/\r?\n/g, '\r\n');
+function encodedPart(contentType: string, content: string, isCanonical = false): Buffer {
+  const canonical = isCanonical ? content : content.replace(/\r?\n/g, '\r\n');
   const head = `Content-Type: ${contentType}\r\nContent-Transfer-Encoding: `;
-  if (!NOT_PLAIN.test(canonical) && !hasLongLine(canonical, 76)) return Buffer.from(`${head}7bit\r\n\r\n${canonical}\r\n`, 'latin1');
+  if (!hasLongLine(canonical, 76) && !NOT_PLAIN.test(canonical)) return Buffer.from(`${head}7bit\r\n\r\n${canonical}\r\n`, 'latin1');
   const base64 = Buffer.from(canonical, 'utf8').toString('base64');
   const lines: string[] = [];
   for (let i = 0; i < base64.length; i += 76) lines.push(base64.slice(i, i + 76));

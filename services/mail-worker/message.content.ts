@@ -4,10 +4,13 @@ import { escapeHtml, htmlToText } from '../../shared/calendar/html';
 import { PLATFORMS } from '../../shared/calendar/platforms';
 import { recurrenceText } from '../../shared/calendar/recurrence';
 import type { EventSnapshot, MailKind, MailMessage, RecipientLinks } from '../../shared/queues/mail.job';
-import { asHtml, bind, render, type Values } from './mail-template';
+import { asHtml, bind, mapText, render, type Values } from './mail-template';
 import { LATER, layout } from './message.layout';
 
-/** What one recipient reads: the two bodies (the subject is the job's, the calendar part separate). */
+/**
+ * What one recipient reads: the two bodies (the subject is the job's, the calendar part
+ * separate). The HTML comes with CRLF line breaks already, a MIME body's canonical form.
+ */
 interface MessageBodies {
   text: string;
   html: string;
@@ -147,33 +150,38 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
   const organizer = e.organizer?.name.trim() || null;
   const cancelled = kind === 'cancellation';
 
-  const shared = bind(
-    template,
-    {
-      subject,
-      preview: `${LEAD[kind]}: ${e.title}, ${when}`,
-      lead: `${LEAD[kind]}:`,
-      titleHtml: asHtml(cancelled ? `<s>${escapeHtml(e.title)}</s>` : escapeHtml(e.title)),
-      when,
-      organizer: !!organizer,
-      organizerName: organizer ?? '',
-      where: !!place,
-      whereHtml: asHtml(place?.html ?? ''),
-      repeats: !!repeats,
-      repeatsText: repeats ?? '',
-      actions: !!(page || answerUrl),
-      page: !!page,
-      pageUrl: page ?? '',
-      changeAnswer: !!answerUrl,
-      answerUrl: answerUrl ?? '',
-      calendar: !!calendarLinks,
-      pagePath: calendarLinks?.path ?? '',
-      pageQuery: calendarLinks?.query ?? '',
-      description: !!e.descriptionHtml,
-      descriptionHtml: asHtml(e.descriptionHtml ? quietHeadings(e.descriptionHtml) : ''),
-      note: CALENDAR_NOTE[kind],
-    },
-    LATER,
+  // What every recipient's HTML shares, its line breaks made CRLF once for all of them
+  // (the description may have its own); what is filled per recipient has none.
+  const shared = mapText(
+    bind(
+      template,
+      {
+        subject,
+        preview: `${LEAD[kind]}: ${e.title}, ${when}`,
+        lead: `${LEAD[kind]}:`,
+        titleHtml: asHtml(cancelled ? `<s>${escapeHtml(e.title)}</s>` : escapeHtml(e.title)),
+        when,
+        organizer: !!organizer,
+        organizerName: organizer ?? '',
+        where: !!place,
+        whereHtml: asHtml(place?.html ?? ''),
+        repeats: !!repeats,
+        repeatsText: repeats ?? '',
+        actions: !!(page || answerUrl),
+        page: !!page,
+        pageUrl: page ?? '',
+        changeAnswer: !!answerUrl,
+        answerUrl: answerUrl ?? '',
+        calendar: !!calendarLinks,
+        pagePath: calendarLinks?.path ?? '',
+        pageQuery: calendarLinks?.query ?? '',
+        description: !!e.descriptionHtml,
+        descriptionHtml: asHtml(e.descriptionHtml ? quietHeadings(e.descriptionHtml) : ''),
+        note: CALENDAR_NOTE[kind],
+      },
+      LATER,
+    ),
+    crlf,
   );
 
   const textHead = [
@@ -205,7 +213,7 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
     bodies(m) {
       const answer = answerLinks(m.links);
       const unsubscribe = m.links?.unsubscribe;
-      const because = reason(kind, who, e.title, answered(m));
+      const because = oneLine(reason(kind, who, e.title, answered(m)));
       const values: Values = {
         answer: !!answer,
         yesUrl: answer?.yes ?? '',
@@ -228,6 +236,9 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
     sameBodies: (a, b) => !a.links && !b.links && answered(a) === answered(b),
   };
 }
+
+const crlf = (text: string) => text.replace(/\r?\n/g, '\r\n');
+const oneLine = (text: string) => text.split(/[\r\n]+/).join(' ');
 
 /** The event page's address split for its platform links, `{path}/{key}{query}`: the signed pair of a protected event goes on each. */
 function platformLinks(url: string): { path: string; query: string } {

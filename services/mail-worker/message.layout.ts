@@ -11,7 +11,7 @@ import { parseTemplate, type Template, templateNames } from './mail-template';
  *
  * Slots (`{{name}}`, escaped text unless given as HTML) and blocks (kept when true):
  * - per job: subject, preview, lead, titleHtml, when, organizer/organizerName,
- *   where/whereHtml, repeats/repeatsText, page/pageUrl, changeAnswer/answerUrl,
+ *   where/whereHtml, repeats/repeatsText, actions (either of:) page/pageUrl, changeAnswer/answerUrl,
  *   calendar/pagePath/pageQuery, description/descriptionHtml, note;
  * - per recipient (LATER): answer/yesUrl/maybeUrl/noUrl, reason, unsubscribe/unsubscribeUrl.
  */
@@ -36,12 +36,9 @@ const factRow = (name: string, value: string) =>
   `<tr><th scope="row" align="left" valign="top" style="width:84px;padding:4px 12px 4px 0;font-weight:600;color:${MUTED}">${name}</th>` +
   `<td valign="top" style="padding:4px 0;word-break:break-word;overflow-wrap:anywhere">${value}</td></tr>`;
 
-/** One white section of the card. */
-const card = (inner: string, padding = '0 24px 16px', extra = '') =>
-  `<mj-section background-color="#ffffff" padding="${padding}"${extra}><mj-column>${inner}</mj-column></mj-section>`;
 const text = (inner: string, attrs = '') => `<mj-text${attrs}>${inner}</mj-text>`;
-/** A block of whole sections, kept or dropped as one. */
-const optional = (name: string, sections: string) => `<mj-raw><!--{{#${name}}}--></mj-raw>${sections}<mj-raw><!--{{/${name}}}--></mj-raw>`;
+/** A group of buttons, kept or dropped as one. */
+const group = (name: string, inner: string) => `<!--{{#${name}}}--><div style="padding:8px 0 8px">${inner}</div><!--{{/${name}}}-->`;
 
 const SOURCE = `<mjml lang="en">
 <mj-head>
@@ -67,28 +64,28 @@ const SOURCE = `<mjml lang="en">
 </mj-head>
 <mj-body width="600px" background-color="${PAGE}">
   <mj-section padding="20px 0 0"><mj-column><mj-spacer height="1px" /></mj-column></mj-section>
-  ${card(
-    text(`<div style="margin:0 0 6px;font-size:15px;color:${MUTED}">{{lead}}</div><h1 style="margin:0;font-size:24px;line-height:30px;font-weight:700">{{titleHtml}}</h1>`, ' css-class="title"') +
-      text(`<!--{{#organizer}}--><div style="margin:6px 0 0;font-size:15px;color:${MUTED}">Organized by {{organizerName}}</div><!--{{/organizer}}-->`),
-    '24px 24px 16px',
-    ` border-top="4px solid ${ACCENT}"`,
-  )}
-  ${card(
-    text(
+  <mj-section background-color="#ffffff" padding="24px 24px 24px" border-top="4px solid ${ACCENT}"><mj-column>
+    ${text(`<div style="margin:0 0 6px;font-size:15px;color:${MUTED}">{{lead}}</div><h1 style="margin:0;font-size:24px;line-height:30px;font-weight:700">{{titleHtml}}</h1>`, ' css-class="title"')}
+    ${text(`<!--{{#organizer}}--><div style="margin:6px 0 0;font-size:15px;color:${MUTED}">Organized by {{organizerName}}</div><!--{{/organizer}}-->`)}
+    ${text(
       `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="width:100%;border-collapse:collapse;font-size:16px;line-height:24px;color:${INK}">` +
         factRow('When', '{{when}}') +
         `<!--{{#where}}-->${factRow('Where', '{{whereHtml}}')}<!--{{/where}}-->` +
         `<!--{{#repeats}}-->${factRow('Repeats', '{{repeatsText}}')}<!--{{/repeats}}-->` +
         '</table>',
-    ),
-  )}
-  ${optional('answer', card(text(label('Will you attend?') + ['Yes', 'Maybe', 'No'].map((a) => button(`{{${a.toLowerCase()}Url}}`, a)).join('\n')), '4px 24px 8px'))}
-  <mj-raw><!--{{#actions}}--></mj-raw>
-  ${card(text(`<!--{{#page}}-->${button('{{pageUrl}}', 'Open the event page', true)}<!--{{/page}}-->\n<!--{{#changeAnswer}}-->${button('{{answerUrl}}', 'Change your answer', true)}<!--{{/changeAnswer}}-->`), '4px 24px 8px')}
-  <mj-raw><!--{{/actions}}--></mj-raw>
-  ${optional('calendar', card(text(label('Add to calendar') + PLATFORMS.map((p) => button(`{{pagePath}}/${p.key}{{pageQuery}}`, p.label)).join('\n')), '4px 24px 8px'))}
-  ${optional('description', card(`<mj-divider border-width="1px" border-color="${LINE}" padding="8px 0 16px" />${text('{{descriptionHtml}}', ' css-class="desc"')}`, '0 24px 4px'))}
-  ${card(text(`<div style="padding:12px 0 0;border-top:1px solid ${LINE}">{{note}}</div>`, ` font-size="14px" line-height="20px" color="${MUTED}"`), '4px 24px 24px')}
+      ' padding="16px 0 8px"',
+    )}
+    ${text(
+      group('answer', label('Will you attend?') + ['Yes', 'Maybe', 'No'].map((a) => button(`{{${a.toLowerCase()}Url}}`, a)).join('\n')) +
+        group('actions', `<!--{{#page}}-->${button('{{pageUrl}}', 'Open the event page', true)}<!--{{/page}}-->\n<!--{{#changeAnswer}}-->${button('{{answerUrl}}', 'Change your answer', true)}<!--{{/changeAnswer}}-->`) +
+        group('calendar', label('Add to calendar') + PLATFORMS.map((p) => button(`{{pagePath}}/${p.key}{{pageQuery}}`, p.label)).join('\n')),
+    )}
+    <mj-raw><!--{{#description}}--></mj-raw>
+    <mj-divider border-width="1px" border-color="${LINE}" padding="8px 0 4px" />
+    ${text('{{descriptionHtml}}', ' css-class="desc"')}
+    <mj-raw><!--{{/description}}--></mj-raw>
+    ${text(`<div style="padding:12px 0 0;border-top:1px solid ${LINE}">{{note}}</div>`, ` font-size="14px" line-height="20px" color="${MUTED}" padding="8px 0 0"`)}
+  </mj-column></mj-section>
   <mj-section padding="16px 24px 32px"><mj-column>
     ${text(`{{reason}}<!--{{#unsubscribe}}--><br><a href="{{unsubscribeUrl}}" style="color:${MUTED};text-decoration:underline">Stop reminders for this event</a><!--{{/unsubscribe}}-->`, ` font-size="13px" line-height="20px" color="${MUTED}" align="center"`)}
   </mj-column></mj-section>
@@ -107,8 +104,9 @@ async function compile(): Promise<Template> {
   // No web fonts: a message loads nothing from outside.
   const { html, errors } = await mjml2html(SOURCE, { validationLevel: 'strict', fonts: {}, keepComments: true });
   if (errors.length) throw new Error(`message layout: ${errors.map((e) => e.formattedMessage).join('; ')}`);
-  // The compiler indents its output; the indentation is a fifth of the bytes of every message.
-  const template = parseTemplate(html.replace(/\n[ \t]+/g, '\n'));
+  // The compiler indents its output; the indentation is a fifth of the bytes of every
+  // message. Line breaks are made CRLF (a MIME body's canonical form) here, once.
+  const template = parseTemplate(html.replace(/\n[ \t]+/g, '\n').replace(/\r?\n/g, '\r\n'));
   const names = templateNames(template);
   for (const n of LATER) if (!names.has(n)) throw new Error(`message layout: {{${n}}} is missing`);
   return template;
