@@ -92,7 +92,7 @@ export interface MailMessage {
  * that answers with one click); `unsubscribe`, the one-click opt-out of the event's
  * reminders (List-Unsubscribe, RFC 8058).
  */
-interface RecipientLinks {
+export interface RecipientLinks {
   answer?: { yes: string; maybe: string; no: string };
   unsubscribe?: string;
 }

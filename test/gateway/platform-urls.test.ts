@@ -1,6 +1,6 @@
 import type { EventView } from '../../services/gateway/calendar/event-view';
 import { MAX_URL, WEB_PLATFORMS, type WebPlatform } from '../../services/gateway/calendar/platform-urls';
-import { PLATFORMS } from '../../services/gateway/calendar/platforms';
+import { PLATFORMS } from '../../shared/calendar/platforms';
 
 /**
  * Every web platform's add-event URL for each kind of event, written out in full from the

@@ -118,12 +118,12 @@ describe('invitation, update and cancellation', () => {
     expect(prop(invitation, 'ATTENDEE')).toBe('ROLE=REQ-PARTICIPANT;RSVP=TRUE;CN="Ann Lee":MAILTO:ann@example.test');
     // Only the recipient is listed: invitees never see each other's addresses.
     expect(invitation.calendar).not.toContain('bo@example.test');
-    expect(invitation.parsed.text).toContain('When: Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
-    expect(invitation.parsed.text).toContain('Time zone: America/New_York');
+    expect(invitation.parsed.text).toContain('When: Tue 14 Jul 2026, 13:00–14:30 (America/New_York, UTC-04:00)');
     expect(invitation.parsed.text).toContain('Where: HQ, Room 4');
     expect(invitation.parsed.text).toContain('Numbers & plans');
     expect(invitation.parsed.text).toContain(`Event page: ${gw.baseUrl}/e/${evt.uid}`);
-    expect(invitation.parsed.html).toContain(`<a href="${gw.baseUrl}/e/${evt.uid}">`);
+    expect(invitation.parsed.html).toContain(`<a href="${gw.baseUrl}/e/${evt.uid}"`);
+    expect(invitation.parsed.html).toContain(`<a href="${gw.baseUrl}/e/${evt.uid}/google"`);
     expect(invitation.parsed.html).toContain('Numbers &amp; plans');
 
     await waitFor(async () => (await invitees(evt)).every((i) => i.last_delivery.status === 'sent'), { what: 'both invitations recorded sent' });

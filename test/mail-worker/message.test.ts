@@ -3,6 +3,7 @@ import nodemailer from 'nodemailer';
 import ical from 'node-ical';
 import type { EventSnapshot, MailJob, MailKind } from '../../shared/queues/mail.job';
 import { messageFactory } from '../../services/mail-worker/message.builder';
+import { layout } from '../../services/mail-worker/message.layout';
 import { classifySendError } from '../../services/mail-worker/smtp-errors';
 
 const job = (kind: MailKind, overrides: Partial<EventSnapshot> = {}): MailJob => ({
@@ -54,6 +55,10 @@ describe('buildMessage', () => {
     expect(parsed.html).not.toContain('<party>');
     expect(parsed.html).toContain('<strong>snacks</strong>');
     expect(parsed.html).toContain('HQ<br>Roof');
+    // An address links to a map search; the When carries the zone and its offset.
+    expect(parsed.html).toContain('href="https://www.openstreetmap.org/search?query=HQ%2C%20Roof"');
+    expect(parsed.text).toContain('When: Thu 3 Dec 2026, 19:00–21:00 (Europe/Berlin, UTC+01:00)');
+    expect(parsed.text).toContain('Add to calendar:\n  Apple: https://cal.example.com/e/AbCdEfGh12345678/apple\n');
     expect(parsed.to).toMatchObject({ value: [{ address: 'ann@example.test', name: 'Ann "the <best>"' }] });
     expect(parsed.text).toContain('You are invited to:');
     expect(parsed.text).toContain('Bring snacks');
@@ -108,6 +113,42 @@ describe('buildMessage', () => {
     expect(calendar).toMatch(/^SEQUENCE:9\r$/m);
     expect(calendar.replace(/\r\n /g, '')).toContain('RSVP=TRUE');
     expect(parsed.text).toContain('Event page: https://cal.example.com/e/AbCdEfGh12345678');
+  });
+
+  it("gives each recipient their own answer buttons and unsubscribe link, in the bodies and the headers", async () => {
+    const j = job('reminder');
+    const own = (n: number) => ({
+      answer: { yes: `https://cal.example.com/a/${n}/yes`, maybe: `https://cal.example.com/a/${n}/maybe`, no: `https://cal.example.com/a/${n}/no` },
+      unsubscribe: `https://cal.example.com/u/${n}`,
+    });
+    j.messages = [
+      { deliveryId: 1, to: { email: 'a@example.test', name: null }, links: own(1) },
+      { deliveryId: 2, to: { email: 'b@example.test', name: null }, links: own(2) },
+      { deliveryId: 3, to: { email: 'c@example.test', name: null } },
+    ];
+    const [a, b, c] = await Promise.all(j.messages.map((m) => compose(j, m)));
+    expect(a.parsed.subject).toBe('Reminder: Launch <party> & "friends" @ Thu Dec 3, 2026 7:00 PM - 9:00 PM (CET)');
+    expect(a.parsed.text).toMatch(/^Coming up:\n/);
+    expect(a.parsed.attachments).toEqual([]);
+    for (const [n, m] of [[1, a], [2, b]] as const) {
+      expect(m.parsed.html).toContain(`href="https://cal.example.com/a/${n}/yes"`);
+      expect(m.parsed.html).toContain(`href="https://cal.example.com/u/${n}"`);
+      expect(m.parsed.text).toContain(`  Maybe: https://cal.example.com/a/${n}/maybe`);
+      expect(m.parsed.text).toContain(`Stop reminders for this event: https://cal.example.com/u/${n}`);
+      expect(m.raw).toContain(`\r\nList-Unsubscribe: <https://cal.example.com/u/${n}>\r\n`);
+      expect(m.raw).toContain('\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n');
+    }
+    expect(a.parsed.html).not.toContain('/a/2/');
+    expect(c.parsed.html).not.toContain('Will you attend?');
+    expect(c.parsed.text).not.toContain('Stop reminders');
+    expect(c.raw).not.toContain('List-Unsubscribe');
+  });
+
+  it('compiles the layout once, however many jobs it fills', async () => {
+    const first = layout();
+    await messageFactory(job('invitation'), from, NOW);
+    await messageFactory(job('cancellation'), from, NOW);
+    expect(layout()).toBe(first);
   });
 });
 

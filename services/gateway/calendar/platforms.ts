@@ -1,15 +1,4 @@
-/** The add-to-calendar targets, in the order buttons show them. */
-export const PLATFORMS = [
-  { key: 'apple', label: 'Apple' },
-  { key: 'google', label: 'Google' },
-  { key: 'office365', label: 'Office 365' },
-  { key: 'outlook', label: 'Outlook' },
-  { key: 'outlook_web', label: 'Outlook.com' },
-  { key: 'yahoo', label: 'Yahoo' },
-  { key: 'ics', label: 'iCal file' },
-] as const;
-
-export type PlatformKey = (typeof PLATFORMS)[number]['key'];
+import type { PlatformKey } from '../../../shared/calendar/platforms';
 
 /** The public event page of an event. */
 export const eventPublicUrl = (baseUrl: string, uid: string) => `${baseUrl}/e/${uid}`;

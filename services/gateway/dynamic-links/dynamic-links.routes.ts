@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { idParam } from '../http/validation';
 import Joi from 'joi';
-import { PLATFORMS } from '../calendar/platforms';
+import { PLATFORMS } from '../../../shared/calendar/platforms';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors, messageSchema, validationErrorSchema } from '../http/responses';

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../../../shared/calendar/html';
-import { PLATFORMS, type PlatformKey } from '../calendar/platforms';
+import { PLATFORMS, type PlatformKey } from '../../../shared/calendar/platforms';
 
 /** Display labels of the HTML snippet variants. */
 export const HTML_LABELS = {

@@ -1,5 +1,5 @@
 import { subscribeUrls } from '../calendar/platform-urls';
-import { PLATFORMS } from '../calendar/platforms';
+import { PLATFORMS } from '../../../shared/calendar/platforms';
 import { html, safe, type SafeHtml } from './html';
 
 /**
