@@ -11,8 +11,6 @@ export const PLATFORMS = [
 
 export type PlatformKey = (typeof PLATFORMS)[number]['key'];
 
-/** The public event page of an event. */
-export const eventPublicUrl = (baseUrl: string, uid: string) => `${baseUrl}/e/${uid}`;
 
 /** `/e/{uid}/{key}` addresses (docs/public-pages.md), the page first. */
 export function eventLinks(publicUrl: string): Record<'event_page' | 'auto' | PlatformKey, string> {

@@ -92,9 +92,3 @@ export async function softDeleteCalendar(db: Knex, id: number): Promise<void> {
   await db('calendars').where({ id }).update({ deleted_at: db.fn.now(), short_link: null });
 }
 
-/** Whom a calendar's invitations name as organizer: its own organizer, else the team's owner (its first user). */
-export async function organizerOf(db: Knex, calendar: Pick<CalendarRow, 'team_id' | 'name' | 'organizer_name' | 'organizer_email'>): Promise<{ name: string; email: string }> {
-  if (calendar.organizer_email) return { name: calendar.organizer_name || calendar.name, email: calendar.organizer_email };
-  const owner = await db('users').first('name', 'email').where({ team_id: calendar.team_id }).orderBy('id');
-  return { name: calendar.organizer_name || owner.name, email: owner.email };
-}

@@ -1,6 +1,7 @@
 import { pgTimestampToIsoMicros, pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { formatDateRange } from '../../../shared/calendar/format';
-import { eventLinks, eventPublicUrl } from '../calendar/platforms';
+import { eventLinks } from '../calendar/platforms';
+import { eventPublicUrl } from '../../../shared/links/public-urls';
 import { recurrenceText } from '../../../shared/calendar/recurrence';
 import { isoWithOffset, timezoneReadable, wallClock } from '../../../shared/calendar/time-zones';
 import { publicId } from '../../../shared/ids/ids';

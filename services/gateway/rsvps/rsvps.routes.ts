@@ -11,7 +11,7 @@ import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limi
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, toFieldErrors, uidParam } from '../http/validation';
 import { accessTo, cookiesOf, eventCookie, findPublishedEvent } from '../public/public.service';
-import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../public/signatures';
+import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
 import { eventPageHtml } from '../public/event-page';
 import { wantsJson } from '../http/errors';
 import { errorPage, lockedPage } from '../public/views';
