@@ -49,7 +49,7 @@ export async function messageFactory(
   const html = { raw: await encodedPart('text/html; charset=utf-8', content.html) };
   // Boundaries from one random base per job instead of fresh random bytes for every MIME part.
   const baseBoundary = randomBytes(8).toString('hex');
-  return ({ deliveryId, to, answer: own }) => ({
+  return ({ deliveryId, to, answer: own, links }) => ({
     ...sender,
     to: to.name ? { name: to.name, address: to.email } : to.email,
     subject: content.subject,
@@ -62,7 +62,11 @@ export async function messageFactory(
     // be recognised as the same message by the receiving side.
     messageId: deliveryMessageId(job, deliveryId),
     date: new Date(nowMs),
-    headers: { 'Auto-Submitted': 'auto-generated' },
+    headers: {
+      'Auto-Submitted': 'auto-generated',
+      // One-click unsubscribe (RFC 8058): mail clients POST the URL; a GET of it changes nothing.
+      ...(links?.unsubscribe ? { 'List-Unsubscribe': `<${links.unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } : {}),
+    },
     // Parts that need an encoding (non-ASCII, long lines) get base64, which nodemailer
     // makes several times faster than quoted-printable; plain parts stay 7bit either way.
     textEncoding: 'base64',

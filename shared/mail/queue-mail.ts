@@ -59,7 +59,7 @@ export interface MailDeps {
 export const isPublished = (e: Pick<MailEventRow, 'status' | 'is_draft'>) => e.status === 'approved' && !e.is_draft;
 
 /** Whom a calendar's invitations name as organizer: its own organizer, else the team's owner (its first user). */
-export async function organizerOf(db: Knex, calendar: MailCalendarRow): Promise<{ name: string; email: string }> {
+async function organizerOf(db: Knex, calendar: MailCalendarRow): Promise<{ name: string; email: string }> {
   if (calendar.organizer_email) return { name: calendar.organizer_name || calendar.name, email: calendar.organizer_email };
   const owner = await db('users').first('name', 'email').where({ team_id: calendar.team_id }).orderBy('id');
   return { name: calendar.organizer_name || owner.name, email: owner.email };

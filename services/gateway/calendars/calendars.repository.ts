@@ -15,6 +15,8 @@ export interface CalendarRow {
   /** The feed's window (null: the defaults; see public/calendar-feed.ts). */
   feed_past_days: number | null;
   feed_max_events: number | null;
+  /** Minutes before, for new events that name no `email_reminders` ([]: none). */
+  default_email_reminders: number[];
   /** Whom invitations name as ORGANIZER (null: the team's owner). */
   organizer_name: string | null;
   organizer_email: string | null;
@@ -35,6 +37,7 @@ export const CALENDAR_COLUMNS = [
   'ask_subscriber_details',
   'feed_past_days',
   'feed_max_events',
+  'default_email_reminders',
   'organizer_name',
   'organizer_email',
   'created_at',
