@@ -77,9 +77,9 @@ const rsvp = async (evt: Evt, email: string, answer: string) =>
 const remindersTo = (email: string) => sink.for(email).filter((m) => m.parsed.subject?.startsWith('Reminder:'));
 const reminderRows = (evt: Evt) =>
   gw.db('deliveries as d').join('events as e', 'e.id', 'd.event_id').where({ 'e.uid': evt.uid, 'd.kind': 'reminder' }).orderBy('d.id').select('d.email', 'd.status', 'd.occurrence_at', 'd.reminder_minutes');
-/** Sweeps, then waits until every reminder row of the event is done with (sent or skipped). */
-async function sweepAndDeliver(evt: Evt): Promise<void> {
-  await sweeper.sweep();
+/** Sweeps until the event's due reminders are made, then waits until every one is done with (sent or skipped). */
+async function sweepAndDeliver(evt: Evt, rows: number): Promise<void> {
+  await waitFor(async () => (await sweeper.sweep()) && (await reminderRows(evt)).length === rows, { what: `${rows} reminder rows` });
   await waitFor(async () => (await reminderRows(evt)).every((r) => r.status !== 'queued'), { what: 'the reminders to be sent' });
 }
 /** A header as sent (mailparser folds the List-* ones into one object), unfolded (RFC 5322). */
@@ -115,7 +115,7 @@ describe('email reminders', () => {
     expect(await reminderRows(evt)).toEqual([]);
 
     at(MINUTE + 5000);
-    await sweepAndDeliver(evt);
+    await sweepAndDeliver(evt, 5);
     // Swept again (a second sweep, another worker): nothing more.
     await sweeper.sweep();
     for (const who of ['ann', 'bo', 'dee', 'eve']) await waitFor(() => remindersTo(d(who)).length === 1, { what: `the reminder to ${who}` });
@@ -149,11 +149,20 @@ describe('email reminders', () => {
     await sweeper.sweep();
     expect(await reminderRows(evt)).toEqual([]);
     at(2 * HOUR + 5000);
-    await sweepAndDeliver(evt);
+    await sweepAndDeliver(evt, 1);
     const rows = await reminderRows(evt);
     expect(rows).toHaveLength(1);
     expect(new Date(rows[0].occurrence_at).getTime()).toBe(T0 + 3 * HOUR);
     await waitFor(() => remindersTo('mo.r2@example.test').length === 1, { what: 'the reminder' });
+
+    // Moved earlier: reminded at the earlier time (not left waiting for the old one).
+    at(0);
+    const early = await newEvent({ title: 'Earlier', email_reminders: [60], date_start: iso(3 * HOUR), date_end: iso(4 * HOUR) });
+    await invite(early, ['early.r2@example.test']);
+    expect((await team.api.put(`${eventsPath()}/${early.public_id}`, { title: 'Earlier', timezone: 'UTC', date_start: iso(61 * MINUTE), date_end: iso(91 * MINUTE) })).status).toBe(200);
+    at(MINUTE + 5000);
+    await sweepAndDeliver(early, 1);
+    await waitFor(() => remindersTo('early.r2@example.test').length === 1, { what: 'the reminder of the event moved earlier' });
   });
 
   it('a deleted event reminds no one', async () => {
@@ -193,12 +202,12 @@ describe('email reminders', () => {
     const evt = await newEvent({ title: 'Daily', email_reminders: [60], recurrence_rule: 'FREQ=DAILY;COUNT=3' });
     await invite(evt, ['una.r5@example.test', 'ben.r5@example.test']);
     at(MINUTE + 5000);
-    await sweepAndDeliver(evt);
+    await sweepAndDeliver(evt, 2);
     await waitFor(() => remindersTo('una.r5@example.test').length === 1, { what: 'the first reminder' });
     expect(await gw.db('events').where({ uid: evt.uid }).first('next_reminder_at')).toEqual({ next_reminder_at: expect.anything() });
 
     at(DAY + MINUTE + 5000);
-    await sweepAndDeliver(evt);
+    await sweepAndDeliver(evt, 4);
     await waitFor(() => remindersTo('una.r5@example.test').length === 2 && remindersTo('ben.r5@example.test').length === 2, { what: 'the second reminders' });
     const occurrences = (await reminderRows(evt)).filter((r) => r.email === 'una.r5@example.test').map((r) => new Date(r.occurrence_at).getTime());
     expect(occurrences).toEqual([T0 + 61 * MINUTE, T0 + DAY + 61 * MINUTE]);
@@ -220,7 +229,7 @@ describe('email reminders', () => {
     expect(await done.text()).toContain('will get no more email reminders');
 
     at(2 * DAY + MINUTE + 5000);
-    await sweepAndDeliver(evt);
+    await sweepAndDeliver(evt, 5);
     await waitFor(() => remindersTo('una.r5@example.test').length === 3, { what: 'the third reminder' });
     expect(remindersTo('ben.r5@example.test')).toHaveLength(2);
     // The series is over: nothing more to send.
