@@ -8,12 +8,14 @@ import { createMailTransport, type MailTransport } from './mail.transport';
 import { layout } from './message.layout';
 import { sendRate } from './send-rate';
 import { SentRecorder } from './sent-recorder';
+import { startReminderSweeper } from './reminders.sweep';
 
 /**
  * The emails queue's worker: MAIL_CONCURRENCY jobs (batches of messages) at once over one
  * SMTP pool (or the outbox), at most MAIL_RATE_PER_SECOND messages across every mail
  * worker. A job whose worker stopped answering is taken over after WORKER_LOCK_MS.
- * Delivery records of events over DELIVERY_RETENTION_DAYS ago are pruned hourly.
+ * Delivery records of events over DELIVERY_RETENTION_DAYS ago are pruned hourly, and due
+ * email reminders are swept every REMINDER_SWEEP_MS (reminders.sweep.ts).
  */
 export function mailWorker(ctx: WorkerContext, transport: MailTransport = createMailTransport(ctx.config)): WorkerDefinition<MailJob, MailOutcome> {
   const { config } = ctx;
@@ -28,11 +30,13 @@ export function mailWorker(ctx: WorkerContext, transport: MailTransport = create
   const deliveries = ctx.metrics.counter(METRIC.emailDeliveries, 'Email messages by kind and outcome: sent, failed (for good), retry (will be tried again)', ['kind', 'outcome']);
   const countDelivery = (kind: MailKind, outcome: 'sent' | 'failed' | 'retry') => deliveries.inc({ kind, outcome });
   const retention = startRetention(ctx, DELIVERY_RECORDS, config.deliveryRetentionDays);
+  const reminders = startReminderSweeper(ctx);
   return {
     contract: mailJob,
     concurrency: config.mail.concurrency,
     process: (job, c, log) => processMailJob(job, { db: c.db, clock: c.clock, transport, from, recorder, rate, countDelivery }, log),
     close: async () => {
+      await reminders.stop();
       await retention.stop();
       await transport.close();
     },

@@ -68,6 +68,10 @@ export interface Config {
   extractionRetentionDays: number;
   /** Email delivery records of events over (or deleted) this many days ago are deleted; 0 keeps them. */
   deliveryRetentionDays: number;
+  /** How often each mail worker sweeps for due email reminders; 0: this worker does not sweep. */
+  reminderSweepMs: number;
+  /** Due events one sweep handles at most (the rest: the next sweep, at once after it). */
+  reminderSweepBatch: number;
   /** The optional model-based extractor; null: rules only (nothing leaves the machine). */
   extractLlm: ExtractLlmConfig | null;
   /** CPU time the rules may use on one text before its thread is stopped and the extraction fails (extraction_timeout). */
@@ -178,6 +182,8 @@ const schema = Joi.object({
   SUBMISSION_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(90),
   EXTRACTION_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(30),
   DELIVERY_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(365),
+  REMINDER_SWEEP_MS: Joi.number().integer().min(0).max(3_600_000).default(15_000),
+  REMINDER_SWEEP_BATCH: Joi.number().integer().min(1).max(10_000).default(200),
   EXTRACT_LLM_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   EXTRACT_LLM_MODEL: Joi.string().max(200).default('gpt-4o-mini'),
   EXTRACT_LLM_API_KEY: Joi.string().max(500),
@@ -269,6 +275,11 @@ const CHECKS: Check[] = [
         : undefined,
   },
   {
+    settings: ['REMINDER_SWEEP_MS'],
+    problem: (env) =>
+      Number(env.REMINDER_SWEEP_MS) > 0 && Number(env.REMINDER_SWEEP_MS) < 100 ? 'REMINDER_SWEEP_MS must be 0 (no sweep in this worker) or at least 100' : undefined,
+  },
+  {
     settings: ['MAIL_FROM'],
     problem: (env) => (parseMailbox(env.MAIL_FROM as string) ? undefined : 'MAIL_FROM must be an address, e.g. "Calendar <no-reply@example.com>"'),
   },
@@ -353,6 +364,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     submissionRetentionDays: value.SUBMISSION_RETENTION_DAYS,
     extractionRetentionDays: value.EXTRACTION_RETENTION_DAYS,
     deliveryRetentionDays: value.DELIVERY_RETENTION_DAYS,
+    reminderSweepMs: value.REMINDER_SWEEP_MS,
+    reminderSweepBatch: value.REMINDER_SWEEP_BATCH,
     metricsToken: value.METRICS_TOKEN ?? null,
     adminToken: value.ADMIN_TOKEN ?? null,
     rsvpRatePer10Minutes: value.RSVP_RATE_PER_10_MINUTES,

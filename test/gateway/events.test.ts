@@ -63,6 +63,7 @@ describe('creating an event', () => {
       timezone: 'America/New_York',
       busy_type: 'busy',
       reminder_before: 15,
+      email_reminders: [],
       date_range_formatted: 'Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)',
       public_url: `${gw.baseUrl}/e/${e.uid}`,
       embed_url: `${gw.baseUrl}/e/${e.uid}/embed`,

@@ -1,4 +1,4 @@
-import type { EventView } from '../../services/gateway/calendar/event-view';
+import type { EventView } from '../../shared/calendar/event-view';
 import { MAX_URL, WEB_PLATFORMS, type WebPlatform } from '../../services/gateway/calendar/platform-urls';
 import { PLATFORMS } from '../../shared/calendar/platforms';
 

@@ -48,6 +48,9 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     SUBMISSION_RETENTION_DAYS: '0',
     EXTRACTION_RETENTION_DAYS: '0',
     DELIVERY_RETENTION_DAYS: '0',
+    // Likewise reminders: a suite's worker would sweep another's events by its own clock. The
+    // reminder tests sweep themselves, or set it for the process they start.
+    REMINDER_SWEEP_MS: '0',
     // Per-address and per-calendar limits count every request from 127.0.0.1 under the run's
     // queue prefix, whichever suite sent it: left at their defaults, one suite's RSVPs,
     // subscribes or page views would use up another's budget, depending on the order they

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
-import type { EventView } from '../../services/gateway/calendar/event-view';
+import type { EventView } from '../../shared/calendar/event-view';
 import { htmlToText } from '../../shared/calendar/html';
 import { MAX_URL, subscribeUrls, WEB_PLATFORMS } from '../../services/gateway/calendar/platform-urls';
 

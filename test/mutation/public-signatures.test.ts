@@ -11,7 +11,7 @@ import {
   verifyAnswerKey,
   verifyEventAccess,
   verifyUnlockCookie,
-} from '../../services/gateway/public/signatures';
+} from '../../shared/links/signatures';
 
 const KEY = 'app-key-for-tests';
 const EVENT = { uid: 'uid1', access_code_hash: 'hash1' };

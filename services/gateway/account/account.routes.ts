@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { mailQuotaOf, mailUsage } from '../invites/mail-quota';
+import { mailQuotaOf, mailUsage } from '../../../shared/mail/mail-quota';
 import { insertToken, revokeTokens } from '../../../shared/accounts/accounts.repository';
 import { notFound } from '../../../shared/errors/app-error';
 import { periodOf, usageSnapshot } from '../../../shared/usage/event-limit';

@@ -1,4 +1,4 @@
-import type { EventView } from './event-view';
+import type { EventView } from '../../../shared/calendar/event-view';
 import { escapeHtml, htmlToText } from '../../../shared/calendar/html';
 import { recurrenceText } from '../../../shared/calendar/recurrence';
 import { type WallClock, wallClock } from '../../../shared/calendar/time-zones';

@@ -1,7 +1,5 @@
 import type { PlatformKey } from '../../../shared/calendar/platforms';
 
-/** The public event page of an event. */
-export const eventPublicUrl = (baseUrl: string, uid: string) => `${baseUrl}/e/${uid}`;
 
 /** `/e/{uid}/{key}` addresses (docs/public-pages.md), the page first. */
 export function eventLinks(publicUrl: string): Record<'event_page' | 'auto' | PlatformKey, string> {

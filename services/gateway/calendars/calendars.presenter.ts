@@ -19,6 +19,7 @@ export function toCalendarJson(row: CalendarRow, baseUrl: string) {
     ask_subscriber_details: row.ask_subscriber_details,
     feed_past_days: row.feed_past_days,
     feed_max_events: row.feed_max_events,
+    default_email_reminders: row.default_email_reminders,
     organizer_name: row.organizer_name,
     organizer_email: row.organizer_email,
     created_at: pgTimestampToIsoMicros(row.created_at),

@@ -15,6 +15,8 @@ export interface CalendarRow {
   /** The feed's window (null: the defaults; see public/calendar-feed.ts). */
   feed_past_days: number | null;
   feed_max_events: number | null;
+  /** Minutes before, for new events that name no `email_reminders` ([]: none). */
+  default_email_reminders: number[];
   /** Whom invitations name as ORGANIZER (null: the team's owner). */
   organizer_name: string | null;
   organizer_email: string | null;
@@ -35,6 +37,7 @@ export const CALENDAR_COLUMNS = [
   'ask_subscriber_details',
   'feed_past_days',
   'feed_max_events',
+  'default_email_reminders',
   'organizer_name',
   'organizer_email',
   'created_at',
@@ -92,9 +95,3 @@ export async function softDeleteCalendar(db: Knex, id: number): Promise<void> {
   await db('calendars').where({ id }).update({ deleted_at: db.fn.now(), short_link: null });
 }
 
-/** Whom a calendar's invitations name as organizer: its own organizer, else the team's owner (its first user). */
-export async function organizerOf(db: Knex, calendar: Pick<CalendarRow, 'team_id' | 'name' | 'organizer_name' | 'organizer_email'>): Promise<{ name: string; email: string }> {
-  if (calendar.organizer_email) return { name: calendar.organizer_name || calendar.name, email: calendar.organizer_email };
-  const owner = await db('users').first('name', 'email').where({ team_id: calendar.team_id }).orderBy('id');
-  return { name: calendar.organizer_name || owner.name, email: owner.email };
-}

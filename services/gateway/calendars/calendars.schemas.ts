@@ -1,6 +1,15 @@
 import Joi from 'joi';
 import { bool, emailAddress, idParam, shortLink, text, timezone } from '../http/validation';
 import { FEED_WINDOW } from '../public/calendar-feed';
+import { EMAIL_REMINDERS } from '../../../shared/mail/reminders';
+
+/** Email reminder offsets, as events and calendars take them. */
+export const emailReminders = () =>
+  Joi.array()
+    .items(Joi.number().integer().min(0).max(EMAIL_REMINDERS.maxMinutes))
+    .max(EMAIL_REMINDERS.max)
+    .unique()
+    .allow(null);
 
 const isoMicros = () => Joi.string().description('ISO 8601 UTC with microseconds, e.g. 2026-03-05T10:00:00.123456Z');
 
@@ -26,6 +35,9 @@ const writable = {
     .max(FEED_WINDOW.maxEvents.max)
     .allow(null)
     .description(`The most events the ICS feed holds, upcoming ones first; null: the default, ${FEED_WINDOW.maxEvents.default}`),
+  default_email_reminders: emailReminders().description(
+    `What a new event of the calendar gets as \`email_reminders\` when it names none: minutes before each occurrence (at most ${EMAIL_REMINDERS.max}, each 0-${EMAIL_REMINDERS.maxMinutes}); null or [] (the default): no reminders`,
+  ),
 };
 
 export const createCalendarBody = Joi.object({
@@ -54,6 +66,7 @@ export const calendarSchema = Joi.object({
   organizer_email: Joi.string().allow(null).required().description("null: the team's owner"),
   feed_past_days: Joi.number().integer().allow(null).required().description('Days of past events in the feed; null: the default'),
   feed_max_events: Joi.number().integer().allow(null).required().description('The most events in the feed; null: the default'),
+  default_email_reminders: Joi.array().items(Joi.number().integer()).required().description("New events' email reminders when they name none (minutes before); []: none"),
   created_at: isoMicros().required(),
   updated_at: isoMicros().required(),
 }).meta({ title: 'Calendar' });
@@ -68,6 +81,7 @@ export interface CalendarInput {
   ask_subscriber_details?: boolean;
   feed_past_days?: number | null;
   feed_max_events?: number | null;
+  default_email_reminders?: number[] | null;
   organizer_name?: string | null;
   organizer_email?: string | null;
 }

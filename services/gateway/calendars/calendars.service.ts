@@ -1,4 +1,5 @@
 import { sanitizeDescription } from '../../../shared/calendar/html';
+import { normalizeReminders } from '../../../shared/mail/reminders';
 import type { Knex } from '../../../shared/db/knex';
 import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
@@ -47,6 +48,7 @@ export async function createCalendar(db: Knex, teamId: number, input: CalendarIn
       feed_max_events: input.feed_max_events ?? null,
       organizer_name: emptyToNull(input.organizer_name) ?? null,
       organizer_email: emptyToNull(input.organizer_email) ?? null,
+      default_email_reminders: normalizeReminders(input.default_email_reminders),
     });
     if (input.short_link && !(await claimShortLink(trx, input.short_link, { calendarId: row.id, teamId }))) throw shortLinkTaken();
     return row;
@@ -67,6 +69,7 @@ export async function updateCalendar({ db, caches }: CalendarsDeps, teamId: numb
     if (input.feed_max_events !== undefined) changes.feed_max_events = input.feed_max_events;
     if (input.organizer_name !== undefined) changes.organizer_name = emptyToNull(input.organizer_name) ?? null;
     if (input.organizer_email !== undefined) changes.organizer_email = emptyToNull(input.organizer_email) ?? null;
+    if (input.default_email_reminders !== undefined) changes.default_email_reminders = normalizeReminders(input.default_email_reminders);
     if (input.short_link !== undefined) {
       const next = emptyToNull(input.short_link) ?? null;
       if (!(await replaceShortLink(trx, { calendarId: current.id, teamId }, current.short_link, next))) throw shortLinkTaken();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseDateInput, pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { lastDayAfterMinutes, plusMinutesIso, resolveEventTimes } from '../calendar/event-times';
-import type { EventView } from '../calendar/event-view';
+import type { EventView } from '../../../shared/calendar/event-view';
 import { sanitizeDescription } from '../../../shared/calendar/html';
 import { normalizeUntil } from '../../../shared/calendar/recurrence';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';

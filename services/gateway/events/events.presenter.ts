@@ -1,6 +1,7 @@
 import { pgTimestampToIsoMicros, pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { formatDateRange } from '../../../shared/calendar/format';
-import { eventLinks, eventPublicUrl } from '../calendar/platforms';
+import { eventLinks } from '../calendar/platforms';
+import { eventPublicUrl } from '../../../shared/links/public-urls';
 import { recurrenceText } from '../../../shared/calendar/recurrence';
 import { isoWithOffset, timezoneReadable, wallClock } from '../../../shared/calendar/time-zones';
 import { publicId } from '../../../shared/ids/ids';
@@ -52,6 +53,7 @@ export function toEventJson({ event: e, calendar }: EventWithCalendar, baseUrl: 
     timezone: e.is_all_day ? null : e.timezone,
     busy_type: e.busy_type,
     reminder_before: e.reminder_before,
+    email_reminders: e.email_reminders,
     date_range_formatted: formatDateRange({ isAllDay: e.is_all_day, startMs: start, endMs: end, zone: e.timezone, start: startWall, end: endWall }),
     public_url: publicUrl,
     embed_url: `${publicUrl}/embed`,

@@ -2,6 +2,7 @@ import { type Knex, preparedRaw } from '../../../shared/db/knex';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { CALENDAR_COLUMNS, type CalendarRow } from '../calendars/calendars.repository';
 import { retireShortLink } from '../public/short-links.repository';
+import { reminderColumns } from '../../../shared/mail/reminders';
 
 export interface EventRow {
   id: number;
@@ -28,6 +29,12 @@ export interface EventRow {
   timezone: string;
   busy_type: 'busy' | 'free' | null;
   reminder_before: number | null;
+  /** Email reminders: minutes before each occurrence, largest first ([]: none). */
+  email_reminders: number[];
+  /** When the next email reminder is due (null: none), with its occurrence and offset (shared/mail/reminders.ts). */
+  next_reminder_at: string | null;
+  next_reminder_occurrence: string | null;
+  next_reminder_minutes: number | null;
   status: 'approved' | 'pending' | 'rejected';
   access_code_hash: string | null;
   sequence: number;
@@ -47,7 +54,7 @@ const EVENT_COLUMNS = [
   'id', 'uid', 'team_id', 'calendar_id', 'short_link', 'title', 'internal_name', 'description', 'location',
   'location_url', 'image_url', 'is_draft', 'is_all_day', 'has_rsvp', 'has_calendar_invites', 'rsvp_limit',
   'recurrence_rule', 'series_title', 'date_start', 'date_end', 'ends_at', 'timezone', 'busy_type',
-  'reminder_before', 'status', 'access_code_hash', 'sequence', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no', 'created_at', 'updated_at',
+  'reminder_before', 'email_reminders', 'next_reminder_at', 'next_reminder_occurrence', 'next_reminder_minutes', 'status', 'access_code_hash', 'sequence', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no', 'created_at', 'updated_at',
 ] as const;
 
 const eventSelect = EVENT_COLUMNS.map((c) => `e.${c}`);
@@ -96,7 +103,7 @@ const COLUMN_TYPES: Partial<Record<keyof EventRow, string>> = {
   location: 'text', location_url: 'text', image_url: 'text', is_draft: 'boolean', is_all_day: 'boolean',
   has_rsvp: 'boolean', has_calendar_invites: 'boolean', rsvp_limit: 'integer', recurrence_rule: 'text',
   series_title: 'text', date_start: 'timestamptz', date_end: 'timestamptz', ends_at: 'timestamptz', timezone: 'text',
-  busy_type: 'text', reminder_before: 'integer', status: 'text', access_code_hash: 'text', sequence: 'integer',
+  busy_type: 'text', reminder_before: 'integer', email_reminders: 'integer[]', status: 'text', access_code_hash: 'text', sequence: 'integer',
 };
 
 /**
@@ -131,11 +138,14 @@ function insertEventSql(columns: Array<keyof EventRow>): string {
     if (!type) throw new Error(`events.${c} is not writable`);
     return `?::${type}`;
   });
+  // An event that names no reminders gets its calendar's default ones.
+  const reminders = columns.includes('email_reminders') ? { column: '', value: '' } : { column: ', email_reminders', value: ', cal.default_email_reminders' };
   sql = `WITH cal AS (
        SELECT ${CALENDAR_FIELDS.join(', ')} FROM calendars
         WHERE uid = ? AND team_id = ? AND deleted_at IS NULL FOR SHARE
      ), e AS (
-       INSERT INTO events (calendar_id, ${columns.map((c) => `"${c}"`).join(', ')}) SELECT cal.id, ${placeholders.join(', ')} FROM cal
+       INSERT INTO events (calendar_id, ${columns.map((c) => `"${c}"`).join(', ')}${reminders.column})
+       SELECT cal.id, ${placeholders.join(', ')}${reminders.value} FROM cal
        RETURNING ${EVENT_COLUMNS.join(', ')}
      ), link AS (
        INSERT INTO short_links (slug, event_id) SELECT lower(e.short_link), e.id FROM e WHERE e.short_link IS NOT NULL
@@ -156,8 +166,9 @@ export async function updateEvent(db: Knex, id: number, values: Partial<EventRow
   return row;
 }
 
+/** Deleted: off every surface, and no reminder is sent for it any more. */
 export async function softDeleteEvent(db: Knex, id: number): Promise<void> {
-  await db('events').where({ id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  await db('events').where({ id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now(), ...reminderColumns(null) });
   await retireShortLink(db, { eventId: id });
 }
 

@@ -8,7 +8,7 @@ import { authOf } from '../http/auth';
 import Joi from 'joi';
 import { calendarParams } from '../calendars/calendars.schemas';
 import { errors, mailQuota429, validationErrorSchema } from '../http/responses';
-import { signedEventUrl } from '../public/signatures';
+import { signedEventUrl } from '../../../shared/links/signatures';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { toEventJson, toSingleEventJson } from './events.presenter';
 import type { EventWithCalendar } from './events.repository';

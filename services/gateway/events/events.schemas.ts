@@ -1,6 +1,6 @@
 import { PLATFORM_KEYS } from '../public/deliver';
 import Joi from 'joi';
-import { calendarSchema } from '../calendars/calendars.schemas';
+import { calendarSchema, emailReminders } from '../calendars/calendars.schemas';
 import { bool, cursorParam, dateInput, httpUrl, idParam, rrule, shortLink, text, timezone } from '../http/validation';
 
 /** Writable event fields (docs/api.md, "Events"), without presence rules. */
@@ -22,6 +22,9 @@ const eventFields = {
   timezone: timezone(),
   busy_type: Joi.string().valid('busy', 'free').allow(null, '').description('Empty or null: not set'),
   reminder_before: Joi.number().integer().min(0).max(525600).allow(null).description('Minutes before the start'),
+  email_reminders: emailReminders().description(
+    "Email reminders: minutes before each occurrence's start, sent to the invitees who have not declined and to everyone whose RSVP is yes or maybe (see docs/email.md). null or []: none. Omitted on create: the calendar's `default_email_reminders`; on update: kept.",
+  ),
   short_link: shortLink().allow(null, ''),
   location_url: httpUrl().allow(null, ''),
   image_url: httpUrl().allow(null, ''),
@@ -125,6 +128,7 @@ export const eventSchema = Joi.object({
   timezone: Joi.string().allow(null).required(),
   busy_type: Joi.string().valid('busy', 'free').allow(null).required(),
   reminder_before: Joi.number().integer().allow(null).required(),
+  email_reminders: Joi.array().items(Joi.number().integer()).required().description('Minutes before each occurrence, largest first; []: none'),
   date_range_formatted: Joi.string().required(),
   public_url: Joi.string().uri().required(),
   embed_url: Joi.string().uri().required(),
@@ -194,6 +198,7 @@ export interface EventInput {
   timezone?: string;
   busy_type?: 'busy' | 'free' | '' | null;
   reminder_before?: number | null;
+  email_reminders?: number[] | null;
   short_link?: string | null;
   location_url?: string | null;
   image_url?: string | null;

@@ -7,6 +7,7 @@ import { normalizeUntil } from '../../../shared/calendar/recurrence';
 import type { Knex } from '../../../shared/db/knex';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
+import { nextReminder, normalizeReminders, reminderColumns, scheduleFrom, storeNextReminder } from '../../../shared/mail/reminders';
 import { eventLimitErrorFrom, periodOf, usageKey } from '../../../shared/usage/event-limit';
 import { type CalendarRow, findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
 import { shortLinkTaken } from '../calendars/calendars.service';
@@ -78,6 +79,8 @@ async function eventValues(
   }
   if (input.busy_type !== undefined) values.busy_type = input.busy_type || null;
   else if (!current) values.busy_type = null;
+  // Omitted on create: the calendar's default (insertEventTakingSlot); on update: kept.
+  if (input.email_reminders !== undefined) values.email_reminders = normalizeReminders(input.email_reminders);
   if (input.access_code !== undefined) values.access_code_hash = await accessCodeHash(input.access_code, current?.access_code_hash ?? null);
   return values;
 }
@@ -112,7 +115,14 @@ async function insertNewEvent(
   const insert = (db: Knex) =>
     db.transaction(async (trx) => {
       const row = await insertEventTakingSlot(trx, { teamId, calendarUid, period, values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' } });
-      if (row) await announce(trx, deps, 'event.created', row);
+      if (!row) return row;
+      // Its first reminder, if it has any (a time already past when it is made is not sent).
+      const slot = nextReminder(row.event, deps.clock.now().getTime());
+      if (slot) {
+        await storeNextReminder(trx, row.event.id, slot);
+        Object.assign(row.event, reminderColumns(slot));
+      }
+      await announce(trx, deps, 'event.created', row);
       return row;
     });
   try {
@@ -267,6 +277,9 @@ export async function updateEvent(
       values.short_link = next;
     }
     values.sequence = current.event.sequence + 1;
+    // The next reminder for the event as it will be: a moved event's old one is never sent.
+    const next = nextReminder({ ...current.event, ...values }, scheduleFrom(current.event.next_reminder_at, deps.clock.now().getTime()));
+    Object.assign(values, reminderColumns(next));
     const event = await updateEventRow(trx, current.event.id, values);
     const found = { event, calendar: current.calendar };
     await announce(trx, deps, 'event.updated', found);

@@ -1,20 +1,7 @@
 import type { Knex } from '../../../shared/db/knex';
 import type { MailKind } from '../../../shared/queues/mail.job';
+import type { NewDelivery } from '../../../shared/mail/queue-mail';
 import { INVITEE_COLUMNS, INVITEES_WITH_LAST_DELIVERY, type InviteeRow, type InviteeWithDelivery, type LastDelivery } from '../../../shared/invites/invitee-json';
-
-/** A delivery row just made, with whom it goes to (and their RSVP answer, if they gave one). */
-export interface NewDelivery {
-  id: number;
-  /** The row's random key, which its job names beside the id (see MailMessage). */
-  key: string;
-  email: string;
-  name: string | null;
-  answer?: 'yes' | 'maybe' | null;
-  /** Whom the row is for: an invitee (id and uid), or a person known by their RSVP (its uid). */
-  invitee_id?: number | null;
-  invitee_uid?: string | null;
-  rsvp_uid?: string | null;
-}
 
 
 /** Inserts invitees; an email already invited to the event (any case) is skipped. */

@@ -6,7 +6,7 @@ import { constants as zlib, createBrotliCompress, createGunzip, createGzip } fro
 import type { Request, Response } from 'express';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { ICS_END, icsEvents, icsHead, type IcsOptions } from '../../../shared/calendar/ics';
-import { toIcsEvent } from '../calendar/event-view';
+import { toIcsEvent } from '../../../shared/calendar/event-view';
 import type { CalendarRow } from '../calendars/calendars.repository';
 import type { EventWithCalendar } from '../events/events.repository';
 import { descriptionsOf, feedWindow, type FeedEvent, lastOffFeedChange } from '../events/events.repository';

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import type { EventView } from '../calendar/event-view';
-import { toIcsEvent } from '../calendar/event-view';
+import type { EventView } from '../../../shared/calendar/event-view';
+import { toIcsEvent } from '../../../shared/calendar/event-view';
 import { buildIcs } from '../../../shared/calendar/ics';
 import { WEB_PLATFORMS, type WebPlatform } from '../calendar/platform-urls';
 import { contentDisposition, titleFileNames } from '../http/content-disposition';

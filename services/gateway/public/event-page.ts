@@ -3,7 +3,7 @@ import type { EventWithCalendar } from '../events/events.repository';
 import type { AppContext } from '../context';
 import { findAnswerByKey } from '../rsvps/rsvps.service';
 import { type Access, cookiesOf, eventCard, linksWithAccess, viewOf } from './public.service';
-import { answerCookieName } from './signatures';
+import { answerCookieName } from '../../../shared/links/signatures';
 import { eventPage, type RsvpForm, rsvpNotice } from './views';
 
 /**

@@ -15,7 +15,7 @@ import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './
 import { forbidden, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
 import { accessTo, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
 import { findShortLink } from './short-links.repository';
-import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from './signatures';
+import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
 import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
 import { eventPageHtml } from './event-page';
 import { PublicReadLimits } from './read-limits';

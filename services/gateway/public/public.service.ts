@@ -1,22 +1,20 @@
 import type { Request } from 'express';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import type { EventView } from '../calendar/event-view';
+import { type EventView, storedEventView } from '../../../shared/calendar/event-view';
 import { WEB_PLATFORMS, type WebPlatform } from '../calendar/platform-urls';
-import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { formatDateRange } from '../../../shared/calendar/format';
-import { eventLinks, eventPublicUrl } from '../calendar/platforms';
-import { normalizeUntil, recurrenceText } from '../../../shared/calendar/recurrence';
+import { eventLinks } from '../calendar/platforms';
+import { recurrenceText } from '../../../shared/calendar/recurrence';
 import { offsetString, zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
 import { UID_PATTERN } from '../../../shared/ids/ids';
+import { isPublished } from '../../../shared/mail/queue-mail';
 import type { AppContext } from '../context';
 import { type EventRow, type EventWithCalendar, findEvent } from '../events/events.repository';
-import { unlockCookieName, verifyEventAccess, verifyUnlockCookie } from './signatures';
+import { unlockCookieName, verifyEventAccess, verifyUnlockCookie } from '../../../shared/links/signatures';
 import type { EventCard } from './views';
 
 export type PublicDeps = Pick<AppContext, 'db' | 'caches' | 'config' | 'clock'>;
 
-/** Drafts, pending and rejected events are not public; deleted ones are never found. */
-export const isPublished = (e: Pick<EventRow, 'status' | 'is_draft'>) => e.status === 'approved' && !e.is_draft;
 
 /** A published event by its public uid (from the shared event cache when it is live), or null. */
 export async function findPublishedEvent(deps: PublicDeps, uid: string): Promise<EventWithCalendar | null> {
@@ -86,26 +84,8 @@ export function webUrlOf(found: EventWithCalendar, baseUrl: string, platform: We
   return url;
 }
 
-export function eventView({ event: e }: EventWithCalendar, baseUrl: string): EventView {
-  return {
-    uid: e.uid,
-    title: e.title,
-    descriptionHtml: e.description,
-    location: e.location,
-    locationUrl: e.location_url,
-    imageUrl: e.image_url,
-    startMs: pgTimestampToMillis(e.date_start),
-    endMs: pgTimestampToMillis(e.date_end),
-    isAllDay: e.is_all_day,
-    timezone: e.timezone,
-    // Fitted on write; rows stored before that are fitted here, where the rule is published.
-    recurrenceRule: e.recurrence_rule ? normalizeUntil(e.recurrence_rule, { isAllDay: e.is_all_day, timezone: e.timezone }) : null,
-    reminderBefore: e.reminder_before,
-    busyType: e.busy_type,
-    sequence: e.sequence,
-    updatedMs: pgTimestampToMillis(e.updated_at),
-    pageUrl: eventPublicUrl(baseUrl, e.uid),
-  };
+export function eventView({ event }: EventWithCalendar, baseUrl: string): EventView {
+  return storedEventView(event, baseUrl);
 }
 
 /** The formatted card of an event; `links` maps each platform to its address. */

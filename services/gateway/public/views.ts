@@ -390,3 +390,20 @@ ${d.pageUrl ? html`<p class="muted"><a href="${d.pageUrl}">Open the event page</
 </article>`,
   );
 }
+
+/**
+ * The page of a reminder's unsubscribe link: before (a GET, which changes nothing: mail
+ * scanners open links) a button that POSTs the same signed URL; after, what it did.
+ */
+export function reminderOptOutPage(p: { title: string; email: string; action: string; done: boolean }): string {
+  return layout(
+    { title: p.done ? 'Unsubscribed' : 'Stop reminders' },
+    p.done
+      ? html`<article class="card"><h1>Unsubscribed</h1><p>${p.email} will get no more email reminders for “${p.title}”.</p></article>`
+      : html`<article class="card">
+<h1>Stop reminders?</h1>
+<p>${p.email} gets email reminders before “${p.title}”.</p>
+<form method="post" action="${p.action}"><button type="submit">Stop these reminders</button></form>
+</article>`,
+  );
+}

@@ -1,6 +1,6 @@
 import type { Knex } from '../../../shared/db/knex';
 import type { MailKind } from '../../../shared/queues/mail.job';
-import type { NewDelivery } from '../invites/invites.repository';
+import type { NewDelivery } from '../../../shared/mail/queue-mail';
 import type { RsvpAnswer } from './rsvps.schemas';
 
 export interface RsvpRow {

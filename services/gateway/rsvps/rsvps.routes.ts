@@ -13,7 +13,7 @@ import { idParam, toFieldErrors, uidParam } from '../http/validation';
 import { accessTo, cookiesOf, eventCard, eventCookie, eventView, findPublishedEvent } from '../public/public.service';
 import { sendHtml } from '../public/page-response';
 import type { EventWithCalendar } from '../events/events.repository';
-import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../public/signatures';
+import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
 import { eventPageHtml } from '../public/event-page';
 import { wantsJson } from '../http/errors';
 import { answerPage, errorPage, lockedPage } from '../public/views';

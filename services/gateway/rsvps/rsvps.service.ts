@@ -1,6 +1,6 @@
 import { recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
-import { applyMailQuota } from '../invites/mail-quota';
+import { applyMailQuota } from '../../../shared/mail/mail-quota';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
@@ -9,8 +9,8 @@ import { isCancelKind, isRsvpKind, type MailKind } from '../../../shared/queues/
 import type { AppContext } from '../context';
 import { type EventWithCalendar, findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
-import { type MailDeps, queueDeliveries } from '../invites/invite-mail.queue';
-import { type AnswerEvent, type AnswerHolder, answerKey, answerKeyRsvpUid, answerKeyUnlocks, inviteeKeyUid, verifyAnswerKey, verifyInviteeAnswerKey } from '../public/signatures';
+import { type MailDeps, queueDeliveries } from '../../../shared/mail/queue-mail';
+import { type AnswerEvent, type AnswerHolder, answerKey, answerKeyRsvpUid, answerKeyUnlocks, inviteeKeyUid, verifyAnswerKey, verifyInviteeAnswerKey } from '../../../shared/links/signatures';
 import { findInvitee, findInviteesByEmail, raiseSequence } from '../invites/invites.repository';
 import { RESPONSE_OF_ANSWER, recordInviteeResponse } from '../../../shared/invites/responses';
 import {

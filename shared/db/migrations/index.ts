@@ -30,6 +30,7 @@ import * as analytics from './0028_analytics';
 import * as calendarOrganizer from './0029_calendar_organizer';
 import * as mailSuppressions from './0030_mail_suppressions';
 import * as inviteeResponses from './0031_invitee_responses';
+import * as emailReminders from './0032_email_reminders';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -75,4 +76,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0029_calendar_organizer', calendarOrganizer],
   ['0030_mail_suppressions', mailSuppressions],
   ['0031_invitee_responses', inviteeResponses],
+  ['0032_email_reminders', emailReminders],
 ];

@@ -1,8 +1,8 @@
-import type { Config } from '../../../shared/config/config';
-import { replyAddress } from '../../../shared/invites/reply-address';
-import type { MailKind, MailMessage } from '../../../shared/queues/mail.job';
-import { type AnswerEvent, answerKey, inviteeAnswerKey } from '../public/signatures';
-import type { NewDelivery } from './invites.repository';
+import type { Config } from '../config/config';
+import { replyAddress } from '../invites/reply-address';
+import { type AnswerEvent, answerKey, inviteeAnswerKey } from '../links/signatures';
+import type { MailKind, MailMessage } from '../queues/mail.job';
+import type { NewDelivery } from './queue-mail';
 
 /** Kinds whose message carries the Yes / Maybe / No buttons (when the event takes RSVPs). */
 const ANSWERABLE: ReadonlySet<MailKind> = new Set<MailKind>(['invitation', 'update', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no', 'reminder']);
@@ -12,17 +12,18 @@ const answerPageUrl = (baseUrl: string, eventUid: string, key: string, answer: '
   `${baseUrl}/e/${eventUid}/reply?key=${encodeURIComponent(key)}&answer=${answer}`;
 
 /**
- * What one recipient's message carries that no one else's does: the answer buttons,
- * signed for them (an invitee's key, or the key of the RSVP they gave), and, with
- * REPLY_DOMAIN, an invitee's own reply address (see shared/invites/reply-address.ts).
+ * What one recipient's message carries that no one else's does: the links made for them
+ * (a reminder's unsubscribe link), the answer buttons, signed for them (an invitee's key,
+ * or the key of the RSVP they gave), and, with REPLY_DOMAIN, an invitee's own reply
+ * address (see shared/invites/reply-address.ts).
  */
-export function recipientParts(
+export function withRecipientParts(
   config: Pick<Config, 'appKey' | 'publicBaseUrl' | 'replyDomain'>,
   event: AnswerEvent,
   kind: MailKind,
   d: NewDelivery,
 ): Pick<MailMessage, 'links' | 'replyAddress'> {
-  const out: Pick<MailMessage, 'links' | 'replyAddress'> = {};
+  const out: Pick<MailMessage, 'links' | 'replyAddress'> = d.links ? { links: { ...d.links } } : {};
   if (config.replyDomain && d.invitee_id && d.invitee_uid) {
     out.replyAddress = replyAddress(config.appKey, config.replyDomain, { inviteeId: d.invitee_id, inviteeUid: d.invitee_uid, eventUid: event.uid });
   }
@@ -34,7 +35,7 @@ export function recipientParts(
         : null;
     if (key) {
       const url = (answer: 'yes' | 'maybe' | 'no') => answerPageUrl(config.publicBaseUrl, event.uid, key, answer);
-      out.links = { answer: { yes: url('yes'), maybe: url('maybe'), no: url('no') } };
+      out.links = { ...out.links, answer: { yes: url('yes'), maybe: url('maybe'), no: url('no') } };
     }
   }
   return out;

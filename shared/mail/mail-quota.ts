@@ -1,6 +1,6 @@
-import { AppError } from '../../../shared/errors/app-error';
-import type { Knex } from '../../../shared/db/knex';
-import type { NewDelivery } from './invites.repository';
+import { AppError } from '../errors/app-error';
+import type { Knex } from '../db/knex';
+import type { NewDelivery } from './queue-mail';
 
 /**
  * A team's outgoing email, bounded by its plan: messages per UTC day and per calendar month

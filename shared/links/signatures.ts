@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { eventPublicUrl } from '../calendar/platforms';
+import { eventPublicUrl } from './public-urls';
 
 /**
  * Signed access to protected events, with APP_KEY (the same in every process):
@@ -153,4 +153,23 @@ export function inviteeKeyUid(key: unknown): string | null {
 export function verifyInviteeAnswerKey(appKey: string, h: InviteeHolder, key: unknown): boolean {
   const m = typeof key === 'string' ? INVITEE_KEY.exec(key) : null;
   return m !== null && m[1] === h.inviteeUid && sameMac(m[2], inviteeAnswerMac(appKey, h));
+}
+
+/**
+ * The one-click opt-out of one event's reminders for one address (RFC 8058), in each reminder
+ * as List-Unsubscribe and a footer link: `POST {base}/e/{uid}/reminders/unsubscribe?email=…&signature=…`
+ * (a GET of the same URL only shows a button that POSTs it). The signature covers the event
+ * and the address in lower case; it does not expire, as an opt-out link must keep working.
+ */
+const reminderOptOutMac = (appKey: string, eventUid: string, email: string) => mac(appKey, `reminders-off:${eventUid}:${email.toLowerCase()}`);
+
+export function reminderUnsubscribeUrl(appKey: string, baseUrl: string, eventUid: string, email: string): string {
+  const query = new URLSearchParams({ email: email.toLowerCase(), signature: reminderOptOutMac(appKey, eventUid, email) });
+  return `${eventPublicUrl(baseUrl, eventUid)}/reminders/unsubscribe?${query.toString()}`;
+}
+
+/** True when the signature is this event's and this address's opt-out link. */
+export function verifyReminderUnsubscribe(appKey: string, eventUid: string, email: unknown, signature: unknown): boolean {
+  if (typeof email !== 'string' || typeof signature !== 'string' || email.length > 254 || signature.length > 100) return false;
+  return sameMac(signature, reminderOptOutMac(appKey, eventUid, email));
 }
