@@ -130,10 +130,17 @@ async function remind(trx: Knex, deps: SweepDeps, found: { event: DueRow; calend
   return deliveries.length;
 }
 
+/**
+ * The due events, oldest due first (`?`: now, then the batch size). Through the partial index
+ * on next_reminder_at, it reads the due rows only, however many events there are
+ * (test/scale/list-plans.test.ts explains it over 100,000).
+ */
+export const DUE_EVENTS_SQL = 'SELECT id FROM events WHERE next_reminder_at <= ? ORDER BY next_reminder_at LIMIT ?';
+
 /** One sweep: up to REMINDER_SWEEP_BATCH due events, oldest due first. */
 async function sweepReminders(deps: SweepDeps): Promise<SweepResult> {
   const now = deps.clock.now();
-  const { rows } = await deps.db.raw('SELECT id FROM events WHERE next_reminder_at <= ? ORDER BY next_reminder_at LIMIT ?', [now.toISOString(), deps.config.reminderSweepBatch]);
+  const { rows } = await deps.db.raw(DUE_EVENTS_SQL, [now.toISOString(), deps.config.reminderSweepBatch]);
   const result: SweepResult = { events: 0, messages: 0 };
   for (const { id } of rows as Array<{ id: number }>) {
     try {

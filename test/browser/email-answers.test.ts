@@ -92,6 +92,15 @@ it('answers with one click from the invitation, and honours the RSVP limit', asy
   // Each invitee's buttons are their own.
   expect(buttonLink(bobMail, 'Yes')).not.toBe(yes);
 
+  // Every link of ours in the email leads somewhere (a page, a platform, a file), and opening
+  // them all, as a mail scanner does, changes nothing.
+  const ours = [...String(annMail.parsed.html).matchAll(/href="([^"]{1,2000})"/g)].map((m) => m[1].replace(/&amp;/g, '&')).filter((u) => u.startsWith(gw.baseUrl));
+  expect(ours.length).toBeGreaterThanOrEqual(10);
+  for (const url of ours) {
+    const res = await fetch(url, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
+    expect({ url, status: res.status, ok: [200, 302, 303].includes(res.status) }).toMatchObject({ url, ok: true });
+  }
+
   // A mail scanner opens the link: nothing changes.
   const scanned = await fetch(yes, { headers: { 'user-agent': 'Mozilla/5.0 (compatible; SafeLinks scanner)' } });
   expect(scanned.status).toBe(200);

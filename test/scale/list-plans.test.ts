@@ -2,6 +2,7 @@ import { SCALE_SEARCH_TERM, seedScaleEvents } from '../../bench/lib/scale-seed';
 import { EVENTS_LISTING } from '../../services/gateway/events/events.service';
 import { encodeCursor } from '../../services/gateway/http/cursor';
 import { FEED_WINDOW } from '../../services/gateway/public/calendar-feed';
+import { DUE_EVENTS_SQL } from '../../services/mail-worker/reminders.sweep';
 import { createDb, dropDatabase } from '../../shared/db/knex';
 import { prepareDatabase } from '../../shared/db/prepare';
 import type { ApiClient, ApiResponse } from '../helpers/api-client';
@@ -164,5 +165,16 @@ describe(`list plans with ${EVENTS} events in one calendar`, () => {
     } finally {
       gw.clock.set(NOW);
     }
+  });
+
+  it("the reminder sweep reads the due events, not the calendar's", async () => {
+    // 40 events with a reminder due, 40 more due later, among 110,000 without reminders.
+    const ids = (await gw.db('events').orderBy('id').limit(80).select('id')).map((r: { id: number }) => r.id);
+    await gw.db('events').whereIn('id', ids.slice(0, 40)).update({ next_reminder_at: new Date(NOW.getTime() - 60_000).toISOString() });
+    await gw.db('events').whereIn('id', ids.slice(40)).update({ next_reminder_at: new Date(NOW.getTime() + DAY_MS).toISOString() });
+    await gw.db.raw('ANALYZE events');
+    const sql = gw.db.raw(DUE_EVENTS_SQL, [NOW.toISOString(), 200]).toSQL().toNative();
+    const reads = await explainReads(gw.db, { sql: sql.sql, bindings: [...sql.bindings] });
+    expectReadsWithin(reads, 40);
   });
 });

@@ -16,7 +16,7 @@ const KiB = 1024;
 const LIMITS: Array<[RegExp, number]> = [
   [/^\/api\//, 1024 * KiB],
   [/^\/s\//, 64 * KiB],
-  [/^\/e\/\{uid\}\/rsvp$/, 8 * KiB],
+  [/^\/e\/\{uid\}\/(?:rsvp|reply)$/, 8 * KiB],
   [/^\/e\/\{uid\}\/unlock$/, 4 * KiB],
   [/^\/c\/\{uid\}\/subscribe\//, 4 * KiB],
 ];
