@@ -22,7 +22,7 @@ import { isRedisUnavailableError, type Redis } from '../queues/redis';
  * never empty while that happens degrades to queue order, never to an error.
  */
 
-export const MAX_PRIORITY = 2_097_151; // BullMQ's highest priority (2^21 - 1)
+const MAX_PRIORITY = 2_097_151; // BullMQ's highest priority (2^21 - 1)
 const REBASE_AT = 1 << 20;
 const TEAM_TTL_SECONDS = 86_400;
 

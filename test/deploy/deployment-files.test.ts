@@ -215,7 +215,7 @@ describe('infra/k8s', () => {
     // LoadBalancer Service of the gateway) would have to come with the hop count that matches
     // it, or every client would count as that proxy; without one, trusting a hop would let
     // clients pick their own address. (inbound-mail's LoadBalancer carries SMTP, not HTTP.)
-    const toGateway = (d: Record<string, any>) => d.kind === 'Service' && d.spec?.type === 'LoadBalancer' && d.spec?.selector?.['app.kubernetes.io/component'] === 'gateway';
+    const toGateway = (d: (typeof docs)[number]) => d.kind === 'Service' && d.spec?.type === 'LoadBalancer' && d.spec?.selector?.['app.kubernetes.io/component'] === 'gateway';
     const proxies = docs.filter((d) => d.kind === 'Ingress' || d.kind === 'HTTPRoute' || toGateway(d));
     expect(proxies.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([]);
     expect(docs.find((d) => d.kind === 'ConfigMap')?.data.TRUST_PROXY).toBe('');
