@@ -52,6 +52,10 @@ const PUBLIC_QUERY: Record<string, (s: Seeded) => Record<string, string>> = {
   'GET /api/dyn_ade': (s) => ({ client: s.ids.dk, title: 'Launch', start: '05/08/2031 09:00 AM' }),
   // The answer link: the key is the only parameter, and injected ones open nothing (404).
   'GET /e/{uid}/rsvp': () => ({}),
+  // An email's answer button and reminder opt-out: signed for one person, so injected
+  // values open nothing.
+  'GET /e/{uid}/reply': () => ({ answer: 'yes' }),
+  'GET /e/{uid}/reminders/unsubscribe': () => ({ email: 'ann@example.com' }),
 };
 
 function send(op: Operation, param: string, value: string): Promise<ApiResponse> {
@@ -80,7 +84,9 @@ it("every filter takes injection strings: 200 with the caller's own rows or 422,
         const res = await send(op, param.name, payload);
         sent++;
         const where = `${op.key} ?${param.name}=${JSON.stringify(payload)}`;
-        if (![200, 302, 404, 422].includes(res.status) || (res.status === 404 && op.auth)) problems.push(`${where}: ${res.status} ${res.text.slice(0, 120)}`);
+        // A public signed link refuses a forged signature with its documented 403.
+        const refusedSignature = res.status === 403 && !op.auth && op.statuses.includes(403);
+        if ((![200, 302, 404, 422].includes(res.status) && !refusedSignature) || (res.status === 404 && op.auth)) problems.push(`${where}: ${res.status} ${res.text.slice(0, 120)}`);
         const leaked = a.uids.filter((uid) => res.text.includes(uid));
         if (leaked.length) problems.push(`${where} shows the other team's ${leaked.join(', ')}`);
       }
