@@ -1,7 +1,9 @@
 import { parseMailbox } from '../../shared/config/mailbox';
 import { DELIVERY_RECORDS, startRetention } from '../../shared/db/retention';
 import { METRIC } from '../../shared/metrics/metrics';
+import { advanceTurn } from '../../shared/mail/mail-fairness';
 import { type MailJob, mailJob, type MailKind } from '../../shared/queues/mail.job';
+import { QUEUES } from '../../shared/queues/queues';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { type MailOutcome, processMailJob } from './mail.processor';
 import { createMailTransport, type MailTransport } from './mail.transport';
@@ -31,10 +33,16 @@ export function mailWorker(ctx: WorkerContext, transport: MailTransport = create
   const countDelivery = (kind: MailKind, outcome: 'sent' | 'failed' | 'retry') => deliveries.inc({ kind, outcome });
   const retention = startRetention(ctx, DELIVERY_RECORDS, config.deliveryRetentionDays);
   const reminders = startReminderSweeper(ctx);
+  const queueKey = `${config.queuePrefix}:${QUEUES.emails}`;
   return {
     contract: mailJob,
     concurrency: config.mail.concurrency,
-    process: (job, c, log) => processMailJob(job, { db: c.db, clock: c.clock, transport, from, recorder, rate, countDelivery }, log),
+    process: (job, c, log) => {
+      // The queue's now moves to this batch's turn, where idle teams' new mail starts (not
+      // awaited: while Redis is away the job waits on its own commands, not on this one).
+      void advanceTurn(c.redis, queueKey, job.opts.priority).catch((err: unknown) => log.debug({ err: (err as Error).message }, 'could not advance the mail turn'));
+      return processMailJob(job, { db: c.db, clock: c.clock, transport, from, recorder, rate, countDelivery }, log);
+    },
     close: async () => {
       await reminders.stop();
       await retention.stop();

@@ -4,8 +4,9 @@ import { type StoredEvent, storedEventView, toIcsEvent } from '../calendar/event
 import type { Knex } from '../db/knex';
 import type { Clock } from '../lifecycle/clock';
 import { signedEventUrl } from '../links/signatures';
-import { type EventSnapshot, fanOutPriority, type MailJob, type MailKind, mailJob, newMailJobId, type RecipientLinks, RSVP_PARTSTAT } from '../queues/mail.job';
+import { type EventSnapshot, type MailJob, type MailKind, mailJob, newMailJobId, type RecipientLinks, RSVP_PARTSTAT } from '../queues/mail.job';
 import type { JobContract, Producer } from '../queues/queues';
+import { teamTurns } from './mail-fairness';
 import { withRecipientParts } from './recipient-links';
 
 /**
@@ -116,8 +117,8 @@ function eventSnapshot(
 }
 
 /**
- * Queues messages for delivery rows just made, MAIL_BATCH_SIZE per job, the n-th batch at
- * priority n (fair ordering, see fanOutPriority). Call inside the transaction that made the
+ * Queues messages for delivery rows just made, MAIL_BATCH_SIZE per job, each batch at the
+ * team's next turn (fair between teams, see teamTurns). Call inside the transaction that made the
  * rows and holds the event row lock (what it reads, it reads there): the jobs are stored in
  * Redis before the rows commit, so a Redis outage rolls the whole change back, and the mail
  * worker, finding a row not yet visible, waits on that same lock instead of guessing (see
@@ -147,6 +148,8 @@ export async function queueDeliveries(
     occurrence: p.occurrence,
   });
   const { maxAttempts, backoffMs, batchSize } = deps.config.mail;
+  const producer = deps.queues.producer(mailJob);
+  const turns = await teamTurns(producer, event.team_id, Math.ceil(deliveries.length / batchSize));
   const jobs: Parameters<Producer<MailJob>['addBulk']>[0] = [];
   for (let i = 0; i < deliveries.length; i += batchSize) {
     const batch = deliveries.slice(i, i + batchSize);
@@ -168,11 +171,11 @@ export async function queueDeliveries(
       },
       opts: {
         jobId: newMailJobId(),
-        priority: fanOutPriority(jobs.length + 1),
+        priority: turns[jobs.length],
         attempts: maxAttempts,
         backoff: { type: 'exponential', delay: backoffMs },
       },
     });
   }
-  await deps.queues.producer(mailJob).addBulk(jobs);
+  await producer.addBulk(jobs);
 }

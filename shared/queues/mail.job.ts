@@ -176,11 +176,3 @@ export const mailJob = defineJob<MailJob>({
  */
 export const newMailJobId = () => `mail-${newUid()}`;
 
-/**
- * BullMQ priority of the n-th batch (1-based) of one fan-out. Lower runs first, equal
- * priorities run in queue order, so concurrent fan-outs interleave batch by batch and a
- * single invitation (priority 1) goes next instead of waiting behind a 500-invitee
- * cancellation queued before it.
- */
-const MAX_PRIORITY = 2_097_152; // BullMQ's limit (2^21)
-export const fanOutPriority = (n: number) => Math.min(Math.max(1, n), MAX_PRIORITY);

@@ -70,7 +70,8 @@ export class Producer<T extends object> {
 
   constructor(
     private readonly contract: JobContract<T>,
-    private readonly connection: Redis,
+    /** The request path's connection (shared by the producer's helpers: see teamTurns). */
+    readonly connection: Redis,
     prefix: string,
     private readonly logger: Logger,
     /** Stamped on every job (meta.deployment) once known, so no other database's worker runs it. */

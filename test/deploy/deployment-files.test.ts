@@ -209,6 +209,17 @@ describe('infra/k8s', () => {
     // A Redis Cluster hash tag: every queue key in one slot.
     expect(docs.find((d) => d.kind === 'ConfigMap')?.data.QUEUE_PREFIX).toMatch(/^\{[^}]+\}$/);
   });
+
+  it('trusts X-Forwarded-For from exactly the proxies it ships: none, as its gateway Service is reached directly', () => {
+    // A proxy in front of the gateway in the manifests (an Ingress, a Gateway API route, a
+    // LoadBalancer Service of the gateway) would have to come with the hop count that matches
+    // it, or every client would count as that proxy; without one, trusting a hop would let
+    // clients pick their own address. (inbound-mail's LoadBalancer carries SMTP, not HTTP.)
+    const toGateway = (d: (typeof docs)[number]) => d.kind === 'Service' && d.spec?.type === 'LoadBalancer' && d.spec?.selector?.['app.kubernetes.io/component'] === 'gateway';
+    const proxies = docs.filter((d) => d.kind === 'Ingress' || d.kind === 'HTTPRoute' || toGateway(d));
+    expect(proxies.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([]);
+    expect(docs.find((d) => d.kind === 'ConfigMap')?.data.TRUST_PROXY).toBe('');
+  });
 });
 
 describe('infra/keda', () => {

@@ -169,14 +169,14 @@ describe('adding invitees', () => {
     const max = await team.api.post(invitesPath(evt), { invitees: tooMany.slice(0, 500) });
     expect(max.status).toBe(200);
     expect(max.body.meta.added).toBe(500);
-    // Batches of MAIL_BATCH_SIZE (here 10) messages; a fan-out's batches interleave with
-    // other fan-outs': the n-th gets priority n.
+    // Batches of MAIL_BATCH_SIZE (here 10) messages, each at the team's next turn (the
+    // queue takes teams in turns: test/security/mail-fairness.test.ts).
     const rows = await deliveriesOf(evt);
     const first = await jobOf(rows[0].id);
     const last = await jobOf(rows[490].id);
-    expect(first?.opts.priority).toBe(1);
+    expect(first?.opts.priority).toBeGreaterThanOrEqual(1);
     expect(first?.data.messages.map((m) => m.deliveryId)).toEqual(rows.slice(0, 10).map((r) => r.id));
-    expect(last?.opts.priority).toBe(50);
+    expect(last?.opts.priority).toBe((first?.opts.priority as number) + 49);
     expect(last?.data.messages).toHaveLength(10);
     expect((await jobOf(rows[1].id))?.id).toBe(first?.id);
     expect(first?.id).toMatch(/^mail-[0-9A-Za-z]{16}$/);

@@ -166,6 +166,15 @@ describe('behind a load balancer', () => {
       expect((await from('203.0.113.1')).headers.get('location')).toBe(`${cal.public_url}.ics`);
       expect((await from('203.0.113.2')).headers.get('location')).toMatch(/\/feeds\/\w{32}\.ics$/);
       expect((await own.api.get(`/api/calendars/${cal.public_id}/subscribers`)).body.data).toHaveLength(2);
+      // However the proxy spells the client (a port, brackets), one client is one count:
+      // an IPv4 address with any port, an IPv6 address in its /64 with or without brackets.
+      const counted = async (spellings: string[]) => {
+        const locations = [];
+        for (const spelled of spellings) locations.push((await from(spelled)).headers.get('location') as string);
+        return locations.map((l) => (/\/feeds\//.test(l) ? 'subscribed' : 'limited'));
+      };
+      expect(await counted(['198.51.100.7:41234', '198.51.100.7:41235', '198.51.100.7', '[::ffff:198.51.100.7]:443'])).toEqual(['subscribed', 'limited', 'limited', 'limited']);
+      expect(await counted(['[2001:db8:5:6::1]:443', '2001:db8:5:6::1', '[2001:DB8:5:6::9]', '2001:db8:5:6:0:0:0:a'])).toEqual(['subscribed', 'limited', 'limited', 'limited']);
     } finally {
       await proxied.close();
     }

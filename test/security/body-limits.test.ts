@@ -140,7 +140,7 @@ it('a request head over 16 KiB is refused by Node itself (431) before any of our
 it('a public form with more fields than any form has is a 413 naming the limit, not a 500', async () => {
   const fields = new URLSearchParams(Array.from({ length: 25 }, (_, i): [string, string] => [`f${i}`, 'x']));
   fields.set('name', 'Ann');
-  for (const path of [`/e/${seed.event.uid}/rsvp`, `/e/${seed.event.uid}/unlock`, `/c/${seed.calendar.uid}/subscribe/google`]) {
+  for (const path of [`/e/${seed.event.uid}/rsvp`, `/e/${seed.event.uid}/reply`, `/e/${seed.event.uid}/unlock`, `/c/${seed.calendar.uid}/subscribe/google`]) {
     const res = await send('POST', path, 'application/x-www-form-urlencoded', fields.toString(), false);
     expect([path, res.status, JSON.parse(res.body)]).toEqual([path, 413, { message: 'The form has more fields than this endpoint takes: at most 20.' }]);
   }

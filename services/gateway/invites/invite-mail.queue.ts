@@ -15,7 +15,7 @@ export const hasMailAudience = (e: Pick<EventWithCalendar['event'], 'has_calenda
 /**
  * Makes one delivery row per invitee (all of the event's, or those given; with
  * `withRsvps`, also per yes or maybe RSVP: see insertDeliveriesFor) and queues them
- * (queueDeliveries: in jobs of MAIL_BATCH_SIZE messages, the n-th batch at priority n).
+ * (queueDeliveries: in jobs of MAIL_BATCH_SIZE messages, each at the team's next turn).
  * Call inside the transaction that holds the event row lock: the jobs are stored in Redis
  * before the rows commit, so a Redis outage rolls the whole change back (a 503, nothing
  * stored). Answers how many messages were queued.

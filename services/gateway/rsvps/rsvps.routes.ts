@@ -214,6 +214,8 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         200: { description: 'Saved: a page that says so', contentType: 'text/html' },
         404: { description: 'Unknown or unpublished event, or a key that is not valid for it', contentType: 'text/html', body: messageSchema },
         409: { description: 'The event takes no RSVPs any more, or it is full (for a yes)', contentType: 'text/html', body: messageSchema },
+        413: { description: 'Body over 8 KB, or more than 20 form fields', contentType: 'text/html', body: messageSchema },
+        415: { description: 'A body that is neither form-urlencoded nor JSON', contentType: 'text/html', body: messageSchema },
         422: { description: 'Missing key or answer', contentType: 'text/html', body: validationErrorSchema },
         429: { description: 'Too many answers from this address (`Retry-After`)', contentType: 'text/html', body: messageSchema },
       },
