@@ -1,5 +1,5 @@
 import { parseReplyAddress, replyAddress, verifyReplyToken } from '../../shared/invites/reply-address';
-import { inviteeAnswerKey, inviteeKeyUid, reminderUnsubscribeUrl, verifyInviteeAnswerKey, verifyReminderUnsubscribe } from '../../shared/links/signatures';
+import { answerKey, inviteeAnswerKey, inviteeKeyUid, reminderUnsubscribeUrl, verifyAnswerKey, verifyInviteeAnswerKey, verifyReminderUnsubscribe } from '../../shared/links/signatures';
 
 /**
  * The links that speak for one person of one event: an invitee's reply address (their
@@ -100,6 +100,8 @@ describe("invitees' answer keys", () => {
     expect(verifyInviteeAnswerKey(KEY, { ...invitee, inviteeUid: 'Inv000000000000C' }, key)).toBe(false);
     expect(verifyInviteeAnswerKey(KEY, invitee, `iInv000000000000A.${INVITEE_MAC.slice(0, -1)}A`)).toBe(false);
     expect(verifyInviteeAnswerKey(KEY, invitee, undefined)).toBe(false);
+    // Ann's MAC under another invitee's uid opens nothing, not even Ann's answer.
+    expect(verifyInviteeAnswerKey(KEY, invitee, `iInv000000000000C.${INVITEE_MAC}`)).toBe(false);
     expect(verifyInviteeAnswerKey('another-app-key', invitee, key)).toBe(false);
   });
 });
@@ -115,8 +117,23 @@ describe("reminders' unsubscribe links", () => {
     expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'bob@example.com', OPT_OUT_MAC)).toBe(false);
     expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'ann@example.com', `${OPT_OUT_MAC.slice(0, -1)}A`)).toBe(false);
     expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'a'.repeat(255), OPT_OUT_MAC)).toBe(false);
+    // An address is at most 254 characters (RFC 5321): a link signed for a longer one is refused.
+    const signed = (email: string) => new URL(reminderUnsubscribeUrl(KEY, 'https://cal.example', 'Evt000000000000B', email)).searchParams.get('signature');
+    const longest = `${'a'.repeat(242)}@example.com`;
+    expect(longest).toHaveLength(254);
+    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', longest, signed(longest))).toBe(true);
+    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', `a${longest}`, signed(`a${longest}`))).toBe(false);
     expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'ann@example.com', 'x'.repeat(101))).toBe(false);
     expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', undefined, OPT_OUT_MAC)).toBe(false);
     expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'ann@example.com', undefined)).toBe(false);
+  });
+});
+
+describe("RSVP answer keys under another answer's uid", () => {
+  it('open nothing, not even the answer whose MAC they carry', () => {
+    const holder = { eventUid: 'Evt000000000000B', rsvpUid: 'Rsv000000000000A', email: 'ann@example.com' };
+    const key = answerKey(KEY, holder, { uid: 'Evt000000000000B', access_code_hash: null, has_rsvp: true });
+    expect(verifyAnswerKey(KEY, holder, key)).toBe(true);
+    expect(verifyAnswerKey(KEY, holder, `Rsv000000000000C${key.slice(16)}`)).toBe(false);
   });
 });
