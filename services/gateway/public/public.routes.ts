@@ -113,8 +113,9 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       method: 'get',
       path: '/e/:uid',
       operationId: 'eventPage',
-      summary: 'The event page, with a button for each calendar platform',
-      description: 'The event\'s public page: title, time, place, description, a button for each calendar platform and, when the event takes RSVPs, the answer form. Drafts, pending, rejected and deleted events are a 404; a protected event shows the access-code form (403) unless opened with its signed pair or unlock cookie.',
+      summary: 'The event page, with its Add-to-calendar control',
+      description:
+        'The event\'s public page: title, time and place, then one Add-to-calendar control (a disclosure listing every platform, the one the visitor\'s User-Agent suggests first: the answer varies by User-Agent), a Get updates link to the event\'s own feed (`webcal://…/e/{uid}.ics`, not for protected events), the description (folded when long) and, when the event takes RSVPs, the answer form. Carries Open Graph and Twitter card tags and schema.org Event JSON-LD. Drafts, pending, rejected and deleted events are a 404; a protected event shows the access-code form (403) unless opened with its signed pair or unlock cookie.',
       tags,
       auth: false,
       page: true,
@@ -138,7 +139,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'eventPlatform',
       summary: 'Add the event to a calendar platform, or the embeddable widget',
       description:
-        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe. Protected events need the signed pair (`expires`, `signature`) or the unlock cookie. An .ics answer counts as a read of the event\'s calendar, per address and per calendar (429 past either limit).',
+        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe (transparent, no margins, fits 300×200; it posts its height to the parent page as `{type: "calendar-service:embed-height", height}`). Protected events need the signed pair (`expires`, `signature`) or the unlock cookie. An .ics answer counts as a read of the event\'s calendar, per address and per calendar (429 past either limit).',
       tags,
       auth: false,
       page: true,
