@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { subscribeUrls } from '../calendar/platform-urls';
 import { htmlToText } from '../../../shared/calendar/html';
+import { offsetString, zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
 import type { PlatformKey } from '../../../shared/calendar/platforms';
 import { html, safe, type SafeHtml } from './html';
 import { addToCalendar, ICON_SPRITE, icon, linkAttrs } from './add-to-calendar';
@@ -126,6 +127,9 @@ body.embed{background:transparent;font-size:14px;line-height:1.4}
 .embed ul.events>li:first-child{border-top:0}
 `;
 
+/** The favicon's link, escaped once. */
+const FAVICON_LINK = html`<link rel="icon" href="${FAVICON}">`;
+
 interface PageOptions {
   title: string;
   description?: string;
@@ -151,7 +155,7 @@ function layout(opts: PageOptions, body: SafeHtml): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title}</title>
-<link rel="icon" href="${FAVICON}">
+${FAVICON_LINK}
 ${description ? html`<meta name="description" content="${description}">` : ''}
 <meta property="og:type" content="${opts.ogType ?? 'website'}">
 <meta property="og:title" content="${opts.title}">
@@ -236,6 +240,34 @@ ${card.repeats ? html`<p class="meta"><b>Repeats</b> ${card.repeats}</p>` : ''}
 ${where(card)}`;
 }
 
+/**
+ * A description as text (for folding, previews and structured data), remembered: turning
+ * HTML into text costs more than the rest of a page, and pages show the same few events
+ * over and over.
+ */
+const texts = new Map<string, string>();
+const TEXTS_MAX = 1000;
+function textOf(descriptionHtml: string): string {
+  let text = texts.get(descriptionHtml);
+  if (text === undefined) {
+    text = htmlToText(descriptionHtml).trim();
+    if (texts.size >= TEXTS_MAX) texts.clear();
+    texts.set(descriptionHtml, text);
+  }
+  return text;
+}
+
+/** One month-and-year formatter per zone, made once (making one costs tens of microseconds). */
+const monthFormatters = new Map<string, Intl.DateTimeFormat>();
+function monthFormatter(zone: string): Intl.DateTimeFormat {
+  let formatter = monthFormatters.get(zone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', { month: 'long', year: 'numeric', timeZone: zone });
+    monthFormatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
 /** A description longer than this (as text) starts folded: its beginning, and the whole a click away. */
 const FOLD_CHARS = 320;
 const PREVIEW_CHARS = 220;
@@ -243,7 +275,7 @@ const PREVIEW_CHARS = 220;
 /** The event's description, folded when long (a native <details>: no script needed). */
 function description(descriptionHtml: string | null): SafeHtml | '' {
   if (!descriptionHtml) return '';
-  const text = htmlToText(descriptionHtml).trim();
+  const text = textOf(descriptionHtml);
   if (text.length <= FOLD_CHARS) return html`<div class="description">${safe(descriptionHtml)}</div>`;
   const cut = text.slice(0, PREVIEW_CHARS);
   const lastSpace = cut.lastIndexOf(' ');
@@ -255,16 +287,8 @@ function description(descriptionHtml: string | null): SafeHtml | '' {
 /** ISO 8601 for structured data: local time with its offset, or the date of an all-day event. */
 function isoIn(ms: number, zone: string, allDay: boolean): string {
   if (allDay) return new Date(ms).toISOString().slice(0, 10);
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
-      .formatToParts(ms)
-      .map((p) => [p.type, p.value]),
-  );
-  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
-  const offset = Math.round((wall - Math.floor(ms / 1000) * 1000) / 60_000);
-  const sign = offset < 0 ? '-' : '+';
-  const abs = Math.abs(offset);
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  const offset = zoneOffsetMinutes(zone, ms);
+  return `${new Date(Math.floor(ms / 1000) * 1000 + offset * 60_000).toISOString().slice(0, 19)}${offsetString(offset)}`;
 }
 
 /** schema.org Event for search engines and link previews. */
@@ -362,7 +386,7 @@ ${fieldErrors('rsvp-answer', errors.answer)}
 
 /** Text for previews and structured data: the description's words, cut at a word. */
 function summaryText(card: EventCard): string {
-  const text = card.descriptionHtml ? htmlToText(card.descriptionHtml).replace(/\s+/g, ' ').trim() : '';
+  const text = card.descriptionHtml ? textOf(card.descriptionHtml).replace(/\s+/g, ' ') : '';
   const place = card.location ? ` · ${card.location.replace(/\s+/g, ' ').trim()}` : '';
   const lead = `${card.when}${place}`;
   if (!text) return lead;
@@ -390,7 +414,7 @@ export function eventPage(card: EventCard, extra: EventPageExtra = {}): string {
       imageUrl: extra.imageUrl,
       canonicalUrl: card.pageUrl,
       ogType: 'event',
-      head: eventJsonLd(card, card.descriptionHtml ? htmlToText(card.descriptionHtml).trim() : undefined, extra.imageUrl),
+      head: eventJsonLd(card, card.descriptionHtml ? textOf(card.descriptionHtml) : undefined, extra.imageUrl),
       icons: true,
       script: card.isAllDay ? undefined : LOCAL_TIME_SCRIPT,
     },
@@ -486,8 +510,7 @@ interface CalendarPageData {
 }
 
 /** The month an event starts in ("September 2026"), in the event's own zone (all-day: its date). */
-const monthOf = (card: EventCard) =>
-  new Intl.DateTimeFormat('en-US', { month: 'long', year: 'numeric', timeZone: card.isAllDay ? 'UTC' : card.timezone }).format(card.startMs);
+const monthOf = (card: EventCard) => monthFormatter(card.isAllDay ? 'UTC' : card.timezone).format(card.startMs);
 
 /** Events in date order, grouped under their months. */
 function byMonth(events: EventCard[], item: (card: EventCard) => SafeHtml, headingLevel: 2 | 3): SafeHtml {
@@ -503,7 +526,7 @@ function byMonth(events: EventCard[], item: (card: EventCard) => SafeHtml, headi
 export function calendarPage(data: CalendarPageData): string {
   const event = (card: EventCard) => html`${eventDetails(card, 3)}${addToCalendar(card.links, { first: data.first, label: card.title })}`;
   return layout(
-    { title: data.name, canonicalUrl: data.pageUrl, description: data.descriptionHtml ? htmlToText(data.descriptionHtml).replace(/\s+/g, ' ').trim().slice(0, 300) : undefined, icons: true },
+    { title: data.name, canonicalUrl: data.pageUrl, description: data.descriptionHtml ? textOf(data.descriptionHtml).replace(/\s+/g, ' ').slice(0, 300) : undefined, icons: true },
     html`<section class="card">
 <h1>${data.name}</h1>
 ${data.descriptionHtml ? html`<div class="description">${safe(data.descriptionHtml)}</div>` : ''}
