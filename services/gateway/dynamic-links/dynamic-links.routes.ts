@@ -10,6 +10,7 @@ import { deliver } from '../public/deliver';
 import { eventCard } from '../public/public.service';
 import { eventPage, messagePage, pageCsp } from '../public/views';
 import { likelyPlatform } from '../public/add-to-calendar';
+import { PAGE_VARY, pageLocale } from '../public/i18n';
 import {
   ADDEVENT_SERVICES,
   createDynamicLinkBody,
@@ -54,9 +55,9 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
       // Its content is whatever the link's query says: not for search engines (robots.txt too).
       .set('X-Robots-Tag', 'noindex, nofollow')
       // The visitor's likely platform comes first in the page's control.
-      .set('Vary', 'User-Agent')
+      .set('Vary', PAGE_VARY)
       .type('html')
-      .send(eventPage(eventCard(view, links), { first: likelyPlatform(req.headers['user-agent']) }));
+      .send(eventPage(eventCard(view, links), { first: likelyPlatform(req.headers['user-agent']), locale: pageLocale(req) }));
   }
 
   const dynResponses = {

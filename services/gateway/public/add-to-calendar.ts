@@ -1,21 +1,22 @@
 import type { PlatformKey } from '../../../shared/calendar/platforms';
 import { html, safe, type SafeHtml } from './html';
 import { autoTarget } from './user-agent';
+import { type MessageKey, type Translate, translator } from './i18n';
 
 /**
  * The pages' one "Add to calendar" control: a native <details> disclosure (it opens without
  * JavaScript and from the keyboard) listing the platforms, the visitor's likely one first.
  */
 
-/** What each entry says: the platforms are told apart by what they do. */
-const ENTRIES: ReadonlyArray<{ key: PlatformKey; label: string; hint: string }> = [
-  { key: 'apple', label: 'Apple Calendar', hint: 'iPhone, iPad, Mac' },
-  { key: 'google', label: 'Google Calendar', hint: 'web, Android' },
-  { key: 'outlook', label: 'Outlook (desktop)', hint: 'Windows app' },
-  { key: 'office365', label: 'Office 365', hint: 'work or school account' },
-  { key: 'outlook_web', label: 'Outlook.com', hint: 'personal account' },
-  { key: 'yahoo', label: 'Yahoo Calendar', hint: '' },
-  { key: 'ics', label: 'Download .ics', hint: 'a file for any calendar app' },
+/** The entries, in the usual order; each says what it does (its label and hint in the page's language). */
+const ENTRIES: ReadonlyArray<{ key: PlatformKey; hint: MessageKey | null }> = [
+  { key: 'apple', hint: 'apple_hint' },
+  { key: 'google', hint: 'google_hint' },
+  { key: 'outlook', hint: 'outlook_hint' },
+  { key: 'office365', hint: 'office365_hint' },
+  { key: 'outlook_web', hint: 'outlook_web_hint' },
+  { key: 'yahoo', hint: null },
+  { key: 'ics', hint: 'ics_hint' },
 ];
 
 /**
@@ -68,10 +69,11 @@ export const linkAttrs = (target: string | undefined, rel: string[]) =>
  * signed pair when the page was opened with one); `label` names the event for screen
  * readers where a page lists several.
  */
-export function addToCalendar(links: Record<string, string>, opts: { first?: PlatformKey | null; target?: string; label?: string } = {}): SafeHtml {
+export function addToCalendar(links: Record<string, string>, opts: { first?: PlatformKey | null; target?: string; label?: string; t?: Translate } = {}): SafeHtml {
+  const t = opts.t ?? translator('en');
   const entries = orderedPlatforms(opts.first ?? null);
-  return html`<details class="atc"><summary${opts.label ? html` aria-label="Add to calendar: ${opts.label}"` : ''}>${icon('calendar')}<span>Add to calendar</span></summary><ul class="atc-list">${entries.map(
+  return html`<details class="atc"><summary${opts.label ? html` aria-label="${t('add_to_calendar_for', { title: opts.label })}"` : ''}>${icon('calendar')}<span>${t('add_to_calendar')}</span></summary><ul class="atc-list">${entries.map(
     (e) =>
-      html`<li><a href="${links[e.key]}" data-platform="${e.key}"${linkAttrs(opts.target, ['nofollow'])}>${icon(e.key)}<span>${e.label}${e.hint ? html`<small>${e.hint}</small>` : ''}</span></a></li>`,
+      html`<li><a href="${links[e.key]}" data-platform="${e.key}"${linkAttrs(opts.target, ['nofollow'])}>${icon(e.key)}<span>${t(e.key)}${e.hint ? html`<small>${t(e.hint)}</small>` : ''}</span></a></li>`,
   )}</ul></details>`;
 }

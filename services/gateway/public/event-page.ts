@@ -4,12 +4,14 @@ import type { AppContext } from '../context';
 import { findAnswerByKey } from '../rsvps/rsvps.service';
 import { type Access, cookiesOf, eventCard, eventFeedUrl, linksWithAccess, viewOf } from './public.service';
 import { likelyPlatform } from './add-to-calendar';
+import { pageLocale } from './i18n';
 import { answerCookieName } from '../../../shared/links/signatures';
 import { eventPage, type RsvpForm, rsvpNotice } from './views';
 
 /**
  * The event page as a visitor gets it (the platform of the visitor's browser first in its
- * Add-to-calendar control: the page varies by User-Agent), with its RSVP form when the event takes answers: the
+ * Add-to-calendar control: the page varies by User-Agent, and its language by `?lang=` or
+ * Accept-Language), with its RSVP form when the event takes answers: the
  * answer this browser holds the key to, or (after a refused answer) what the visitor typed
  * with each problem beside its field.
  */
@@ -41,5 +43,5 @@ export async function eventPageHtml(
   const updatesUrl = e.access_code_hash ? null : eventFeedUrl(view.pageUrl).replace(/^https?:\/\//, 'webcal://');
   const first = likelyPlatform(req.headers['user-agent']);
   // A page with RSVP counts changes with every answer: not for shared caches.
-  return { html: eventPage(card, { imageUrl: view.imageUrl, rsvp, first, updatesUrl }), personal: access.personal || e.has_rsvp };
+  return { html: eventPage(card, { imageUrl: view.imageUrl, rsvp, first, updatesUrl, locale: pageLocale(req) }), personal: access.personal || e.has_rsvp };
 }

@@ -23,6 +23,7 @@ import { missing, sendHtml } from './page-response';
 import { wantsJson } from '../http/errors';
 import { calendarEmbedPage, calendarPage, embedPage, lockedPage } from './views';
 import { likelyPlatform } from './add-to-calendar';
+import { CATALOGS, PAGE_VARY, pageLocale, translator } from './i18n';
 import { UID_PATTERN } from '../../../shared/ids/ids';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import type { CalendarRow } from '../calendars/calendars.repository';
@@ -38,6 +39,9 @@ const locked = (uid: string, error?: string) =>
   forbidden(error ?? 'This event is protected: open it with its access code or a signed link.').withPage(lockedPage(uid, error));
 
 const eventUidParams = Joi.object({ uid: uidParam('event') });
+/** A page's language; any other value (or none) leaves it to Accept-Language, then English. */
+const LANG_QUERY = Joi.string().description(`The page's language: ${Object.keys(CATALOGS).join(', ')}; without it (or with another value) the best of Accept-Language, else English`);
+const pageQuery = Joi.object({ lang: LANG_QUERY }).unknown(true);
 const html = (description: string) => ({ description, contentType: 'text/html' });
 /** Errors of the public pages: a page for browsers, `{"message"}` for Accept: application/json. */
 const pageError = (description: string) => ({ description, contentType: 'text/html', body: messageSchema });
@@ -120,6 +124,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       auth: false,
       page: true,
       params: eventUidParams,
+      query: pageQuery,
       responses: { 200: html('The event page'), ...protectedResponses },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
@@ -127,8 +132,8 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const access = accessTo(ctx, req, found.event);
         if (!access.granted) throw locked(params.uid);
         const page = await eventPageHtml(ctx, req, found, access);
-        // The visitor's likely platform comes first in the page's control.
-        res.set('Vary', 'User-Agent');
+        // The visitor's likely platform comes first in the page's control, in the visitor's language.
+        res.set('Vary', PAGE_VARY);
         sendHtml(res, 200, page.html, { personal: page.personal });
         ctx.analytics.view(req, eventTarget(found));
       },
@@ -163,8 +168,8 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const view = viewOf(found, base);
         if (params.key === 'embed') {
           const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
-          res.set('Vary', 'User-Agent');
-          return sendHtml(res, 200, embedPage(card, likelyPlatform(req.headers['user-agent'])), { personal: access.personal, frameable: true });
+          res.set('Vary', PAGE_VARY);
+          return sendHtml(res, 200, embedPage(card, likelyPlatform(req.headers['user-agent']), pageLocale(req)), { personal: access.personal, frameable: true });
         }
         // auto's answer depends on the visitor's browser: caches must key it by User-Agent.
         if (params.key === 'auto') res.set('Vary', 'User-Agent');
@@ -300,7 +305,10 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       auth: false,
       page: true,
       params: Joi.object({ uid: uidParam('calendar') }),
-      query: Joi.object({ page: Joi.number().integer().min(1).max(CALENDAR_PAGES).description(`Which ${CALENDAR_PAGE_EVENTS} upcoming events: 1 (default) for the first`) }).unknown(true),
+      query: Joi.object({
+        page: Joi.number().integer().min(1).max(CALENDAR_PAGES).description(`Which ${CALENDAR_PAGE_EVENTS} upcoming events: 1 (default) for the first`),
+        lang: LANG_QUERY,
+      }).unknown(true),
       responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar'), 422: pageError('A page number out of range'), 429: readsLimited },
       handler: async ({ params, query }, req, res) => {
         await readLimits.take(req, res, params.uid);
@@ -314,8 +322,12 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const feedUrl = `${pageUrl}.ics`;
         // Each button records a subscriber with a personal feed, then goes to the platform.
         const subscribe = (platform: string) => `${pageUrl}/subscribe/${platform}`;
-        const pageAt = (n: number) => (n === 1 ? pageUrl : `${pageUrl}?page=${n}`);
-        res.set('Vary', 'User-Agent');
+        const locale = pageLocale(req);
+        const t = translator(locale);
+        // The pages after this one in the language asked for by the address, if it was.
+        const lang = req.query.lang === locale ? `lang=${locale}` : '';
+        const pageAt = (n: number) => (n === 1 ? (lang ? `${pageUrl}?${lang}` : pageUrl) : `${pageUrl}?page=${n}${lang ? `&${lang}` : ''}`);
+        res.set('Vary', PAGE_VARY);
         sendHtml(
           res,
           200,
@@ -325,16 +337,17 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
             feedUrl,
             pageUrl,
             subscribe: [
-              { label: 'Apple Calendar', href: subscribe('apple') },
-              { label: 'Google Calendar', href: subscribe('google') },
-              { label: 'Outlook.com', href: subscribe('outlook_web') },
-              { label: 'Office 365', href: subscribe('office365') },
-              { label: 'ICS feed', href: subscribe('ics') },
+              { label: t('apple'), href: subscribe('apple') },
+              { label: t('google'), href: subscribe('google') },
+              { label: t('outlook_web'), href: subscribe('outlook_web') },
+              { label: t('office365'), href: subscribe('office365') },
+              { label: t('cal_ics_feed'), href: subscribe('ics') },
             ],
             events: cards.slice(0, CALENDAR_PAGE_EVENTS),
             first: likelyPlatform(req.headers['user-agent']),
             previous: pageNumber > 1 ? pageAt(pageNumber - 1) : null,
             next: cards.length > CALENDAR_PAGE_EVENTS && pageNumber < CALENDAR_PAGES ? pageAt(pageNumber + 1) : null,
+            locale,
           }),
         );
       },
@@ -349,6 +362,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       auth: false,
       page: true,
       params: Joi.object({ uid: uidParam('calendar') }),
+      query: pageQuery,
       responses: { 200: html('The widget'), 404: pageError('Unknown calendar'), 429: readsLimited },
       handler: async ({ params }, req, res) => {
         await readLimits.take(req, res, params.uid);
@@ -357,8 +371,8 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const events = await upcomingCards(calendar, CALENDAR_EMBED_EVENTS);
         ctx.analytics.view(req, { teamId: calendar.team_id, calendarId: calendar.id });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
-        res.set('Vary', 'User-Agent');
-        sendHtml(res, 200, calendarEmbedPage({ name: calendar.name, pageUrl, subscribeUrl: pageUrl, events, first: likelyPlatform(req.headers['user-agent']) }), { frameable: true });
+        res.set('Vary', PAGE_VARY);
+        sendHtml(res, 200, calendarEmbedPage({ name: calendar.name, pageUrl, subscribeUrl: pageUrl, events, first: likelyPlatform(req.headers['user-agent']), locale: pageLocale(req) }), { frameable: true });
       },
     }),
   ];

@@ -5,6 +5,7 @@ import { offsetString, zoneOffsetMinutes } from '../../../shared/calendar/time-z
 import type { PlatformKey } from '../../../shared/calendar/platforms';
 import { html, safe, type SafeHtml } from './html';
 import { addToCalendar, ICON_SPRITE, icon, linkAttrs } from './add-to-calendar';
+import { type Locale, type Translate, translator } from './i18n';
 
 /**
  * The public pages: plain server-rendered HTML with inline styles and nothing loaded from
@@ -21,7 +22,7 @@ import { addToCalendar, ICON_SPRITE, icon, linkAttrs } from './add-to-calendar';
 const LOCAL_TIME_SCRIPT =
   "(function(){var p=document.getElementById('local-time');if(!p||!window.Intl)return;var d=p.dataset,s=new Date(+d.start),e=new Date(+d.end);" +
   "function f(z,n){var o={weekday:'short',month:'short',day:'numeric',year:'numeric',hour:'numeric',minute:'2-digit'};if(z)o.timeZone=z;if(n)o.timeZoneName='short';" +
-  "var t=new Intl.DateTimeFormat(void 0,o);return t.formatRange?t.formatRange(s,e):t.format(s)+' \u2013 '+t.format(e)}" +
+  "var t=new Intl.DateTimeFormat(document.documentElement.lang,o);return t.formatRange?t.formatRange(s,e):t.format(s)+' \u2013 '+t.format(e)}" +
   "try{if(f(d.zone)===f())return;p.querySelector('span').textContent=f(null,1);p.hidden=false}catch(x){}})();";
 
 /** The message an embed posts to its parent with its height (the loader snippet listens for it). */
@@ -145,12 +146,14 @@ interface PageOptions {
   embed?: boolean;
   /** A script of ours (one of the hashed ones above) at the end of the body. */
   script?: string;
+  /** The page's language (English by default). */
+  lang?: Locale;
 }
 
 function layout(opts: PageOptions, body: SafeHtml): string {
   const description = opts.description ? opts.description : undefined;
   return html`<!doctype html>
-<html lang="en">
+<html lang="${opts.lang ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -207,7 +210,7 @@ export interface EventCard {
 
 const isUrl = (value: string) => /^https?:\/\/\S+$/i.test(value.trim());
 
-function where(card: EventCard): SafeHtml | string {
+function where(card: EventCard, t: Translate): SafeHtml | string {
   const text = card.location ?? '';
   const url = card.locationUrl ?? (isUrl(text) ? text.trim() : null);
   if (!text && !url) return '';
@@ -215,14 +218,40 @@ function where(card: EventCard): SafeHtml | string {
   const shown = url ? html`<a href="${url}" rel="nofollow noopener noreferrer" target="_blank">${label}</a>` : label;
   // Locations may hold line breaks: keep them.
   const withBreaks = typeof shown === 'string' ? safe(html`${shown}`.value.replace(/\n/g, '<br>')) : shown;
-  return html`<p class="meta"><b>Where</b> ${withBreaks}</p>`;
+  return html`<p class="meta"><b>${t('where')}</b> ${withBreaks}</p>`;
 }
 
 /**
  * The event's heading: on its own page a title, in lists and widgets a link to the page
  * (`links.event_page`, which carries the signed pair when the widget was opened with one).
  */
-function eventDetails(card: EventCard, headingLevel: 1 | 2 | 3, opts: { target?: string; zone?: boolean; localTime?: boolean } = {}): SafeHtml {
+/** One formatter per language, zone and kind, made once (making one costs tens of microseconds). */
+const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+function dateFormatter(locale: Locale, zone: string, allDay: boolean): Intl.DateTimeFormat {
+  const key = `${locale} ${zone} ${allDay}`;
+  let formatter = dateFormatters.get(key);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat(
+      locale,
+      allDay
+        ? { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' }
+        : { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: zone, timeZoneName: 'short' },
+    );
+    dateFormatters.set(key, formatter);
+  }
+  return formatter;
+}
+
+/** When the event is, in the page's language: English as everywhere else; other languages by Intl. */
+function whenIn(card: EventCard, locale: Locale, t: Translate): string {
+  if (locale === 'en') return card.when;
+  const range = dateFormatter(locale, card.timezone, card.isAllDay).formatRange(card.startMs, card.endMs);
+  return card.isAllDay ? `${range} (${t('all_day')})` : range;
+}
+
+function eventDetails(card: EventCard, headingLevel: 1 | 2 | 3, opts: { target?: string; zone?: boolean; localTime?: boolean; locale?: Locale } = {}): SafeHtml {
+  const locale = opts.locale ?? 'en';
+  const t = translator(locale);
   const heading =
     headingLevel === 1
       ? html`<h1>${card.title}</h1>`
@@ -231,13 +260,13 @@ function eventDetails(card: EventCard, headingLevel: 1 | 2 | 3, opts: { target?:
   // Filled in, and shown, by LOCAL_TIME_SCRIPT when the visitor's clock differs.
   const local =
     opts.localTime && !card.isAllDay
-      ? html`<p class="meta" id="local-time" hidden data-start="${card.startMs}" data-end="${card.endMs}" data-zone="${card.timezone}"><b>Your time</b> <span></span></p>`
+      ? html`<p class="meta" id="local-time" hidden data-start="${card.startMs}" data-end="${card.endMs}" data-zone="${card.timezone}"><b>${t('your_time')}</b> <span></span></p>`
       : '';
   return html`${heading}
-<p class="meta"><b>When</b> ${card.when}${zone}</p>
+<p class="meta"><b>${t('when')}</b> ${whenIn(card, locale, t)}${zone}</p>
 ${local}
-${card.repeats ? html`<p class="meta"><b>Repeats</b> ${card.repeats}</p>` : ''}
-${where(card)}`;
+${card.repeats ? html`<p class="meta"><b>${t('repeats')}</b> ${card.repeats}</p>` : ''}
+${where(card, t)}`;
 }
 
 /**
@@ -259,11 +288,12 @@ function textOf(descriptionHtml: string): string {
 
 /** One month-and-year formatter per zone, made once (making one costs tens of microseconds). */
 const monthFormatters = new Map<string, Intl.DateTimeFormat>();
-function monthFormatter(zone: string): Intl.DateTimeFormat {
-  let formatter = monthFormatters.get(zone);
+function monthFormatter(locale: Locale, zone: string): Intl.DateTimeFormat {
+  const key = `${locale} ${zone}`;
+  let formatter = monthFormatters.get(key);
   if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { month: 'long', year: 'numeric', timeZone: zone });
-    monthFormatters.set(zone, formatter);
+    formatter = new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : locale, { month: 'long', year: 'numeric', timeZone: zone });
+    monthFormatters.set(key, formatter);
   }
   return formatter;
 }
@@ -273,7 +303,7 @@ const FOLD_CHARS = 320;
 const PREVIEW_CHARS = 220;
 
 /** The event's description, folded when long (a native <details>: no script needed). */
-function description(descriptionHtml: string | null): SafeHtml | '' {
+function description(descriptionHtml: string | null, t: Translate): SafeHtml | '' {
   if (!descriptionHtml) return '';
   const text = textOf(descriptionHtml);
   if (text.length <= FOLD_CHARS) return html`<div class="description">${safe(descriptionHtml)}</div>`;
@@ -281,7 +311,7 @@ function description(descriptionHtml: string | null): SafeHtml | '' {
   const lastSpace = cut.lastIndexOf(' ');
   const preview = `${(lastSpace > PREVIEW_CHARS / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
   return html`<p class="description preview">${preview}</p>
-<details class="fold"><summary>Read the full description</summary><div class="description">${safe(descriptionHtml)}</div></details>`;
+<details class="fold"><summary>${t('read_full_description')}</summary><div class="description">${safe(descriptionHtml)}</div></details>`;
 }
 
 /** ISO 8601 for structured data: local time with its offset, or the date of an all-day event. */
@@ -341,9 +371,10 @@ const invalid = (id: string, messages: string[] | undefined) => (messages?.lengt
 type RsvpNotice = 'thanks' | 'link_sent';
 export const rsvpNotice = (value: unknown): RsvpNotice | undefined => (value === 'thanks' || value === 'link_sent' ? value : undefined);
 
-function rsvpSection(box: RsvpBox): SafeHtml {
+function rsvpSection(box: RsvpBox, t: Translate): SafeHtml {
   const full = box.limit !== null && box.counts.yes >= box.limit;
-  const places = box.limit === null ? '' : full ? ' · no places left' : ` · ${box.limit - box.counts.yes} of ${box.limit} places left`;
+  const places = box.limit === null ? '' : ` · ${full ? t('rsvp_no_places') : t('rsvp_places_left', { left: box.limit - box.counts.yes, limit: box.limit })}`;
+  const label = { yes: t('rsvp_yes'), maybe: t('rsvp_maybe'), no: t('rsvp_no') };
   const { yours, refused } = box;
   const errors = refused?.errors ?? {};
   // What the form starts from: what was just typed (refused), else this browser's answer.
@@ -355,40 +386,40 @@ function rsvpSection(box: RsvpBox): SafeHtml {
   const checked = given ?? yours?.answer ?? (full ? 'maybe' : 'yes');
   const yesDisabled = full && yours?.answer !== 'yes';
   const radio = (answer: 'yes' | 'maybe' | 'no') =>
-    html`<label><input type="radio" name="answer" value="${answer}"${answer === 'yes' && yesDisabled ? safe(' disabled') : answer === checked ? safe(' checked') : ''}> ${ANSWER_LABEL[answer]}</label>`;
+    html`<label><input type="radio" name="answer" value="${answer}"${answer === 'yes' && yesDisabled ? safe(' disabled') : answer === checked ? safe(' checked') : ''}> ${label[answer]}</label>`;
   const value = (v: string | undefined) => (v === undefined ? '' : html` value="${v}"`);
   return html`<section class="card" aria-labelledby="rsvp-title">
-<h2 id="rsvp-title">Will you come?</h2>
-<p class="meta">${box.counts.yes} going · ${box.counts.maybe} maybe${places}</p>
-${box.notice === 'thanks' ? html`<p role="status"><b>Thanks, your answer is saved.</b> A yes or maybe is confirmed by email, with the event for your calendar. To change it, answer again from this browser or use the link in the email.</p>` : ''}
-${box.notice === 'link_sent' ? html`<p role="status"><b>This email address has answered before.</b> We have sent it a link for changing the answer; until it is used, the answer stays as it was.</p>` : ''}
-${refused ? html`<p class="error" role="alert"><b>Your answer was not saved.</b> ${errors.form?.length ? errors.form.join(' ') : 'Please correct what is marked below.'}</p>` : ''}
-${yours && !refused ? html`<p>Your answer: <b>${ANSWER_LABEL[yours.answer]}</b> (${yours.name}, ${yours.email}). You can change it here.</p>` : ''}
-${yesDisabled ? html`<p class="error">This event is full: you can still answer maybe or no.</p>` : ''}
+<h2 id="rsvp-title">${t('rsvp_title')}</h2>
+<p class="meta">${t('rsvp_counts', { yes: box.counts.yes, maybe: box.counts.maybe })}${places}</p>
+${box.notice === 'thanks' ? html`<p role="status"><b>${t('rsvp_thanks_title')}</b> ${t('rsvp_thanks_text')}</p>` : ''}
+${box.notice === 'link_sent' ? html`<p role="status"><b>${t('rsvp_link_sent_title')}</b> ${t('rsvp_link_sent_text')}</p>` : ''}
+${refused ? html`<p class="error" role="alert"><b>${t('rsvp_not_saved')}</b> ${errors.form?.length ? errors.form.join(' ') : t('rsvp_correct_below')}</p>` : ''}
+${yours && !refused ? html`<p>${t('rsvp_your_answer')} <b>${label[yours.answer]}</b> (${yours.name}, ${yours.email}). ${t('rsvp_can_change')}</p>` : ''}
+${yesDisabled ? html`<p class="error">${t('rsvp_full')}</p>` : ''}
 <form method="post" action="${box.action}">
-<label for="rsvp-name" class="muted" style="flex-basis:100%">Name</label>
+<label for="rsvp-name" class="muted" style="flex-basis:100%">${t('rsvp_name')}</label>
 <input type="text" id="rsvp-name" name="name" required maxlength="255" autocomplete="name"${value(name)}${invalid('rsvp-name', errors.name)}>
 ${fieldErrors('rsvp-name', errors.name)}
-<label for="rsvp-email" class="muted" style="flex-basis:100%">Email</label>
+<label for="rsvp-email" class="muted" style="flex-basis:100%">${t('rsvp_email')}</label>
 <input type="email" id="rsvp-email" name="email" required maxlength="255" autocomplete="email"${value(email)}${invalid('rsvp-email', errors.email)}>
 ${fieldErrors('rsvp-email', errors.email)}
 <fieldset style="flex-basis:100%;border:0;padding:0;margin:.25rem 0;display:flex;flex-wrap:wrap;gap:1rem"${invalid('rsvp-answer', errors.answer)}>
-<legend class="muted">Answer</legend>
+<legend class="muted">${t('rsvp_answer')}</legend>
 ${radio('yes')}
 ${radio('maybe')}
 ${radio('no')}
 ${fieldErrors('rsvp-answer', errors.answer)}
 </fieldset>
-<button type="submit">Send answer</button>
+<button type="submit">${t('rsvp_send')}</button>
 </form>
 </section>`;
 }
 
 /** Text for previews and structured data: the description's words, cut at a word. */
-function summaryText(card: EventCard): string {
+function summaryText(card: EventCard, when: string): string {
   const text = card.descriptionHtml ? textOf(card.descriptionHtml).replace(/\s+/g, ' ') : '';
   const place = card.location ? ` · ${card.location.replace(/\s+/g, ' ').trim()}` : '';
-  const lead = `${card.when}${place}`;
+  const lead = `${when}${place}`;
   if (!text) return lead;
   const room = 300;
   if (text.length <= room) return `${lead}. ${text}`;
@@ -403,10 +434,13 @@ interface EventPageExtra {
   first?: PlatformKey | null;
   /** The event's own feed (webcal://), for "Get updates"; none for a protected event. */
   updatesUrl?: string | null;
+  locale?: Locale;
 }
 
 export function eventPage(card: EventCard, extra: EventPageExtra = {}): string {
-  const text = summaryText(card);
+  const locale = extra.locale ?? 'en';
+  const t = translator(locale);
+  const text = summaryText(card, whenIn(card, locale, t));
   return layout(
     {
       title: card.title,
@@ -417,22 +451,23 @@ export function eventPage(card: EventCard, extra: EventPageExtra = {}): string {
       head: eventJsonLd(card, card.descriptionHtml ? textOf(card.descriptionHtml) : undefined, extra.imageUrl),
       icons: true,
       script: card.isAllDay ? undefined : LOCAL_TIME_SCRIPT,
+      lang: locale,
     },
     html`<article class="card">
-${eventDetails(card, 1, { localTime: true })}
-${addToCalendar(card.links, { first: extra.first })}
-${extra.updatesUrl ? html`<p class="muted"><a class="updates" href="${extra.updatesUrl}" rel="nofollow">${icon('updates')}Get updates</a><br>Subscribe to this event: your calendar then follows its changes, and drops it if it is cancelled.</p>` : ''}
-${description(card.descriptionHtml)}
+${eventDetails(card, 1, { localTime: true, locale })}
+${addToCalendar(card.links, { first: extra.first, t })}
+${extra.updatesUrl ? html`<p class="muted"><a class="updates" href="${extra.updatesUrl}" rel="nofollow">${icon('updates')}${t('get_updates')}</a><br>${t('get_updates_hint')}</p>` : ''}
+${description(card.descriptionHtml, t)}
 </article>
-${extra.rsvp ? rsvpSection(extra.rsvp) : ''}`,
+${extra.rsvp ? rsvpSection(extra.rsvp, t) : ''}`,
   );
 }
 
 /** A compact widget for an iframe: links open outside the frame. */
-export function embedPage(card: EventCard, first?: PlatformKey | null): string {
+export function embedPage(card: EventCard, first?: PlatformKey | null, locale: Locale = 'en'): string {
   return layout(
-    { title: card.title, icons: true, embed: true, script: EMBED_HEIGHT_SCRIPT },
-    html`<article class="card">${eventDetails(card, 2, { target: '_blank', zone: false })}${addToCalendar(card.links, { first, target: '_blank' })}</article>`,
+    { title: card.title, icons: true, embed: true, script: EMBED_HEIGHT_SCRIPT, lang: locale },
+    html`<article class="card">${eventDetails(card, 2, { target: '_blank', zone: false, locale })}${addToCalendar(card.links, { first, target: '_blank', t: translator(locale) })}</article>`,
   );
 }
 
@@ -507,16 +542,17 @@ interface CalendarPageData {
   /** Addresses of the pages before and after this one, when there are. */
   previous?: string | null;
   next?: string | null;
+  locale?: Locale;
 }
 
 /** The month an event starts in ("September 2026"), in the event's own zone (all-day: its date). */
-const monthOf = (card: EventCard) => monthFormatter(card.isAllDay ? 'UTC' : card.timezone).format(card.startMs);
+const monthOf = (card: EventCard, locale: Locale) => monthFormatter(locale, card.isAllDay ? 'UTC' : card.timezone).format(card.startMs);
 
 /** Events in date order, grouped under their months. */
-function byMonth(events: EventCard[], item: (card: EventCard) => SafeHtml, headingLevel: 2 | 3): SafeHtml {
+function byMonth(events: EventCard[], item: (card: EventCard) => SafeHtml, headingLevel: 2 | 3, locale: Locale): SafeHtml {
   const groups: Array<{ month: string; cards: EventCard[] }> = [];
   for (const card of events) {
-    const month = monthOf(card);
+    const month = monthOf(card, locale);
     if (groups.at(-1)?.month === month) groups.at(-1)?.cards.push(card);
     else groups.push({ month, cards: [card] });
   }
@@ -524,22 +560,24 @@ function byMonth(events: EventCard[], item: (card: EventCard) => SafeHtml, headi
 }
 
 export function calendarPage(data: CalendarPageData): string {
-  const event = (card: EventCard) => html`${eventDetails(card, 3)}${addToCalendar(card.links, { first: data.first, label: card.title })}`;
+  const locale = data.locale ?? 'en';
+  const t = translator(locale);
+  const event = (card: EventCard) => html`${eventDetails(card, 3, { locale })}${addToCalendar(card.links, { first: data.first, label: card.title, t })}`;
   return layout(
-    { title: data.name, canonicalUrl: data.pageUrl, description: data.descriptionHtml ? textOf(data.descriptionHtml).replace(/\s+/g, ' ').slice(0, 300) : undefined, icons: true },
+    { title: data.name, canonicalUrl: data.pageUrl, description: data.descriptionHtml ? textOf(data.descriptionHtml).replace(/\s+/g, ' ').slice(0, 300) : undefined, icons: true, lang: locale },
     html`<section class="card">
 <h1>${data.name}</h1>
 ${data.descriptionHtml ? html`<div class="description">${safe(data.descriptionHtml)}</div>` : ''}
-<p class="muted">Subscribe to get every event of this calendar in yours, kept up to date:</p>
-<ul class="buttons" aria-label="Subscribe">${data.subscribe.map((s) => html`<li><a href="${s.href}" rel="nofollow">${s.label}</a></li>`)}</ul>
-<p class="muted">Feed address: <a href="${data.feedUrl}">${data.feedUrl}</a></p>
+<p class="muted">${t('cal_subscribe_intro')}</p>
+<ul class="buttons" aria-label="${t('cal_subscribe')}">${data.subscribe.map((s) => html`<li><a href="${s.href}" rel="nofollow">${s.label}</a></li>`)}</ul>
+<p class="muted">${t('cal_feed_address')} <a href="${data.feedUrl}">${data.feedUrl}</a></p>
 </section>
 <section class="card" aria-labelledby="upcoming">
-<h2 id="upcoming">Upcoming events</h2>
-${data.events.length ? byMonth(data.events, event, 3) : html`<p class="muted">No upcoming events.</p>`}
+<h2 id="upcoming">${t('cal_upcoming')}</h2>
+${data.events.length ? byMonth(data.events, event, 3, locale) : html`<p class="muted">${t('cal_none')}</p>`}
 ${
   data.previous || data.next
-    ? html`<nav class="pages" aria-label="Pages">${data.previous ? html`<a href="${data.previous}" rel="prev">← Earlier events</a>` : html`<span></span>`}${data.next ? html`<a href="${data.next}" rel="next">Later events →</a>` : ''}</nav>`
+    ? html`<nav class="pages" aria-label="${t('cal_pages')}">${data.previous ? html`<a href="${data.previous}" rel="prev">${t('cal_earlier')}</a>` : html`<span></span>`}${data.next ? html`<a href="${data.next}" rel="next">${t('cal_later')}</a>` : ''}</nav>`
     : ''
 }
 </section>`,
@@ -547,14 +585,16 @@ ${
 }
 
 /** The calendar's widget for an iframe: its next events, each with its control, and a subscribe link. */
-export function calendarEmbedPage(data: { name: string; pageUrl: string; subscribeUrl: string; events: EventCard[]; first?: PlatformKey | null }): string {
-  const event = (card: EventCard) => html`${eventDetails(card, 3, { target: '_blank', zone: false })}${addToCalendar(card.links, { first: data.first, target: '_blank', label: card.title })}`;
+export function calendarEmbedPage(data: { name: string; pageUrl: string; subscribeUrl: string; events: EventCard[]; first?: PlatformKey | null; locale?: Locale }): string {
+  const locale = data.locale ?? 'en';
+  const t = translator(locale);
+  const event = (card: EventCard) => html`${eventDetails(card, 3, { target: '_blank', zone: false, locale })}${addToCalendar(card.links, { first: data.first, target: '_blank', label: card.title, t })}`;
   return layout(
-    { title: data.name, icons: true, embed: true, script: EMBED_HEIGHT_SCRIPT },
+    { title: data.name, icons: true, embed: true, script: EMBED_HEIGHT_SCRIPT, lang: locale },
     html`<section class="card">
 <h2><a href="${data.pageUrl}" target="_blank" rel="noopener">${data.name}</a></h2>
-${data.events.length ? html`<ul class="events">${data.events.map((card) => html`<li>${event(card)}</li>`)}</ul>` : html`<p class="muted">No upcoming events.</p>`}
-<p class="meta"><a class="updates" href="${data.subscribeUrl}" target="_blank" rel="noopener nofollow">${icon('updates')}Subscribe to this calendar</a></p>
+${data.events.length ? html`<ul class="events">${data.events.map((card) => html`<li>${event(card)}</li>`)}</ul>` : html`<p class="muted">${t('cal_none')}</p>`}
+<p class="meta"><a class="updates" href="${data.subscribeUrl}" target="_blank" rel="noopener nofollow">${icon('updates')}${t('cal_subscribe_this')}</a></p>
 </section>`,
   );
 }
