@@ -73,7 +73,10 @@ describe('pages', () => {
   });
 
   it('the calendar page and the embeds too, months named in the language', async () => {
+    // A title that looks like a placeholder stays as it is.
+    await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Party {{title}}', date_start: '2031-09-20 18:30', date_end: '2031-09-20 21:00', timezone: 'Europe/Berlin' });
     const calendar = await page(`${cal.public_url}?lang=es`);
+    expect(calendar).toContain('aria-label="Añadir al calendario: Party {{title}}"');
     expect(calendar).toContain('<h2 id="upcoming">Próximos eventos</h2>');
     expect(calendar).toContain(`>${new Intl.DateTimeFormat('es', { month: 'long', year: 'numeric', timeZone: 'Europe/Berlin' }).format(start)}</h3>`);
     expect(calendar).toContain('>Feed ICS</a>');
