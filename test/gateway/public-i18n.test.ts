@@ -64,7 +64,7 @@ describe('pages', () => {
     expect(ja).toContain('<span>カレンダーに追加</span>');
     expect(ja).toContain(escaped(whenIn('ja')));
 
-    for (const headers of [{}, { 'Accept-Language': 'sv-SE,fi;q=0.8' }]) {
+    for (const headers of [{}, { 'Accept-Language': 'sv-SE,fi;q=0.8' }] as Array<Record<string, string>>) {
       const en = await page(`${event.public_url}?lang=xx`, headers);
       expect(en).toContain('<html lang="en">');
       expect(en).toContain('<span>Add to calendar</span>');
