@@ -29,13 +29,13 @@ export function looksLikeHtml(text: string): boolean {
   return start !== null && text.lastIndexOf('>') > start.index;
 }
 
+const HTML_SPECIAL = /[&<>"']/;
+const HTML_SPECIALS = /[&<>"']/g;
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for HTML: `& < > " '` as entities, in one pass (most values have none: returned as they are). */
 export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return HTML_SPECIAL.test(value) ? value.replace(HTML_SPECIALS, (c) => ENTITIES[c]) : value;
 }
 
 /**

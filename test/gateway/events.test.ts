@@ -88,7 +88,7 @@ describe('creating an event', () => {
       office365: `${pub}/office365`,
       ics: `${pub}/ics`,
     });
-    expect(Object.keys(res.body.html)).toEqual(['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep']);
+    expect(Object.keys(res.body.html)).toEqual(['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep', 'iframe']);
     expect(res.body.html_snippets).toBeUndefined();
   });
 
@@ -222,9 +222,12 @@ describe('creating an event', () => {
   it('adds escaped html_snippets with with_html=true', async () => {
     const res = await team.api.post(`${eventsPath()}?with_html=true`, { ...timed, title: '<script>alert(1)</script>' });
     const snippets = res.body.html_snippets;
-    expect(Object.keys(snippets)).toEqual(['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep']);
+    expect(Object.keys(snippets)).toEqual(['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep', 'iframe']);
+    // The iframe variant: the widget's frame and its fixed loader script, nothing of the title's.
+    expect(snippets.iframe.match(/</g)).toHaveLength(4);
+    expect(snippets.iframe).toContain(`<iframe src="${res.body.data.public_url}/embed" title="Add to calendar: &lt;script&gt;alert(1)&lt;/script&gt;"`);
     for (const markup of Object.values<string>(snippets)) {
-      expect(markup).not.toContain('<script>');
+      if (markup !== snippets.iframe) expect(markup).not.toContain('<script>');
       expect(markup).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
       expect(markup).toContain(res.body.data.public_url);
     }
@@ -416,7 +419,7 @@ describe('reading, updating and deleting', () => {
     expect(a.status).toBe(200);
     expect(a.body).toEqual(created);
     expect(b.body.data).toEqual(created.data);
-    expect(Object.keys(b.body.html_snippets)).toHaveLength(5);
+    expect(Object.keys(b.body.html_snippets)).toHaveLength(6);
     const other = (await team.api.post('/api/calendars', { name: 'Other', timezone: 'UTC' })).body.data;
     expect((await team.api.get(`/api/calendars/${other.public_id}/events/${created.data.public_id}`)).status).toBe(404);
   });

@@ -9,6 +9,8 @@ import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { deliver } from '../public/deliver';
 import { eventCard } from '../public/public.service';
 import { eventPage, messagePage, pageCsp } from '../public/views';
+import { likelyPlatform } from '../public/add-to-calendar';
+import { PAGE_VARY, pageLocale } from '../public/i18n';
 import {
   ADDEVENT_SERVICES,
   createDynamicLinkBody,
@@ -52,8 +54,10 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
       .set('Cache-Control', 'public, max-age=300')
       // Its content is whatever the link's query says: not for search engines (robots.txt too).
       .set('X-Robots-Tag', 'noindex, nofollow')
+      // The visitor's likely platform comes first in the page's control.
+      .set('Vary', PAGE_VARY)
       .type('html')
-      .send(eventPage(eventCard(view, links)));
+      .send(eventPage(eventCard(view, links), { first: likelyPlatform(req.headers['user-agent']), locale: pageLocale(req) }));
   }
 
   const dynResponses = {

@@ -97,6 +97,17 @@ export async function findEvent(
   return row ? split(row) : undefined;
 }
 
+/**
+ * An event by uid whatever its state (deleted ones too), with only what says it existed:
+ * the event feed of a gone event is empty rather than a 404, so that apps drop it.
+ */
+export async function findEventTrace(
+  db: Knex,
+  uid: string,
+): Promise<{ calendar_id: number; title: string; updated_at: string } | undefined> {
+  return db('events').first('calendar_id', 'title', 'updated_at').where({ uid });
+}
+
 /** Postgres types of the writable columns, for the typed parameters of INSERT … SELECT. */
 const COLUMN_TYPES: Partial<Record<keyof EventRow, string>> = {
   uid: 'text', team_id: 'bigint', short_link: 'text', title: 'text', internal_name: 'text', description: 'text',

@@ -96,7 +96,7 @@ const offsetDateTime = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2
 const isoMicros = () => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 
 const LINK_KEYS = ['event_page', 'auto', 'google', 'apple', 'outlook', 'outlook_web', 'yahoo', 'office365', 'ics'] as const;
-const HTML_KEYS = ['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep'] as const;
+const HTML_KEYS = ['single-button', 'icon-buttons-single-row', 'icons', 'dot-sep', 'space-sep', 'iframe'] as const;
 
 /** Counts under some of these keys. */
 const counts = (keys: readonly string[]) => Joi.object(Object.fromEntries(keys.map((k) => [k, Joi.number().integer()])));

@@ -12,7 +12,8 @@ import type { EventWithCalendar } from '../events/events.repository';
 import { descriptionsOf, feedWindow, type FeedEvent, lastOffFeedChange } from '../events/events.repository';
 import { contentDisposition, type FileNames, titleFileNames } from '../http/content-disposition';
 import type { AppContext } from '../context';
-import { eventView, type PublicDeps } from './public.service';
+import { eventView, type PublicDeps, viewOf } from './public.service';
+import type { EventView } from '../../../shared/calendar/event-view';
 
 type FeedDeps = PublicDeps & Pick<AppContext, 'httpMetrics'>;
 
@@ -64,6 +65,43 @@ async function write(stream: Writable, data: Buffer): Promise<void> {
   if (!stream.write(data)) await once(stream, 'drain');
 }
 
+/** The ICS text, written in parts into gzip and brotli at once, and its validator. */
+interface Compressed {
+  gzip: Buffer[];
+  br: Buffer[];
+  size: number;
+  etag: string;
+}
+
+/**
+ * Compresses what `write` appends, part by part: no one string of the whole text is kept.
+ * Every feed is made through here, so each is kept and sent the same way.
+ */
+async function compressed(writeText: (append: (text: string) => Promise<void>) => Promise<void>): Promise<Compressed> {
+  const gzip = createGzip();
+  const br = createBrotliCompress({ params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } });
+  const outputs = [collect(gzip), collect(br)];
+  const hash = createHash('sha1');
+  let size = 0;
+  const append = async (text: string) => {
+    const data = Buffer.from(text);
+    hash.update(data);
+    size += data.length;
+    await Promise.all([write(gzip, data), write(br, data)]);
+  };
+  try {
+    await writeText(append);
+    gzip.end();
+    br.end();
+    await Promise.all(outputs.map((o) => o.done));
+  } catch (err) {
+    gzip.destroy();
+    br.destroy();
+    throw err;
+  }
+  return { gzip: outputs[0].chunks, br: outputs[1].chunks, size, etag: hash.digest('base64url') };
+}
+
 /**
  * Builds the feed: the window's events read from Postgres, their descriptions batch by
  * batch, each batch written as ICS into gzip and brotli at once. The event loop is free
@@ -82,18 +120,7 @@ async function buildFeed(deps: FeedDeps, calendar: CalendarRow): Promise<Feed> {
   const opts: IcsOptions = { uidHost: new URL(base).host, calendarName: calendar.name, refreshMinutes: FEED_REFRESH_MINUTES };
   const icsOf = (event: FeedEvent, description: string | null) => toIcsEvent(eventView({ event: { ...event, description }, calendar } as EventWithCalendar, base));
 
-  const gzip = createGzip();
-  const br = createBrotliCompress({ params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } });
-  const outputs = [collect(gzip), collect(br)];
-  const hash = createHash('sha1');
-  let size = 0;
-  const append = async (text: string) => {
-    const data = Buffer.from(text);
-    hash.update(data);
-    size += data.length;
-    await Promise.all([write(gzip, data), write(br, data)]);
-  };
-  try {
+  const body = await compressed(async (append) => {
     await append(icsHead(events.map((event) => icsOf(event, null)), opts));
     for (let i = 0; i < events.length; i += BATCH) {
       const batch = events.slice(i, i + BATCH);
@@ -101,14 +128,7 @@ async function buildFeed(deps: FeedDeps, calendar: CalendarRow): Promise<Feed> {
       await append(icsEvents(batch.map((event) => icsOf(event, descriptions.get(event.id) ?? null)), opts));
     }
     await append(ICS_END);
-    gzip.end();
-    br.end();
-    await Promise.all(outputs.map((o) => o.done));
-  } catch (err) {
-    gzip.destroy();
-    br.destroy();
-    throw err;
-  }
+  });
   // An event leaving the feed changes it too, not only those in it.
   const lastModifiedMs = Math.max(
     pgTimestampToMillis(calendar.updated_at),
@@ -116,15 +136,43 @@ async function buildFeed(deps: FeedDeps, calendar: CalendarRow): Promise<Feed> {
     ...events.map((r) => pgTimestampToMillis(r.updated_at)),
   );
   deps.httpMetrics.feedBuilt();
-  return {
-    calendarId: calendar.id,
-    fileNames: titleFileNames(calendar.name, 'ics'),
-    gzip: outputs[0].chunks,
-    br: outputs[1].chunks,
-    size,
-    etag: hash.digest('base64url'),
-    lastModifiedMs: Math.floor(lastModifiedMs / 1000) * 1000,
-  };
+  return { calendarId: calendar.id, fileNames: titleFileNames(calendar.name, 'ics'), ...body, lastModifiedMs: Math.floor(lastModifiedMs / 1000) * 1000 };
+}
+
+/**
+ * One event's own feed (`/e/{uid}.ics`), which a calendar app subscribes to so that the
+ * event's changes reach it: the event as in its .ics file, named after it, refreshed as
+ * calendar feeds are. `event` null is an event that is gone (deleted, or no longer
+ * published): the feed is then empty, which makes every app that mirrors it drop the event
+ * (a STATUS:CANCELLED copy would be kept and shown, struck through or not, by some).
+ */
+export function eventFeed(deps: Pick<PublicDeps, 'config'>, found: EventWithCalendar | { calendarId: number; title: string; updatedMs: number }): Promise<Feed> {
+  if (!('event' in found)) return buildEventFeed(deps, { ...found, view: null });
+  // Kept with the cached event object: a changed event is a new object, so a new feed.
+  let feed = eventFeeds.get(found);
+  if (!feed) {
+    const view = viewOf(found, deps.config.publicBaseUrl);
+    feed = buildEventFeed(deps, { calendarId: found.calendar.id, title: view.title, updatedMs: view.updatedMs, view });
+    eventFeeds.set(found, feed);
+    feed.catch(() => eventFeeds.delete(found));
+  }
+  return feed;
+}
+
+const eventFeeds = new WeakMap<EventWithCalendar, Promise<Feed>>();
+
+async function buildEventFeed(
+  deps: Pick<PublicDeps, 'config'>,
+  found: { calendarId: number; title: string; updatedMs: number; view: EventView | null },
+): Promise<Feed> {
+  const opts: IcsOptions = { uidHost: new URL(deps.config.publicBaseUrl).host, calendarName: found.title, refreshMinutes: FEED_REFRESH_MINUTES };
+  const events = found.view ? [toIcsEvent(found.view)] : [];
+  const body = await compressed(async (append) => {
+    await append(icsHead(events, opts));
+    await append(icsEvents(events, opts));
+    await append(ICS_END);
+  });
+  return { calendarId: found.calendarId, fileNames: titleFileNames(found.title, 'ics'), ...body, lastModifiedMs: Math.floor(found.updatedMs / 1000) * 1000 };
 }
 
 /**

@@ -4,7 +4,7 @@ import { toIcsEvent } from '../../../shared/calendar/event-view';
 import { buildIcs } from '../../../shared/calendar/ics';
 import { WEB_PLATFORMS, type WebPlatform } from '../calendar/platform-urls';
 import { contentDisposition, titleFileNames } from '../http/content-disposition';
-import { autoTarget } from './user-agent';
+import { likelyPlatform } from './add-to-calendar';
 
 export type PlatformKey = WebPlatform | 'ics' | 'apple' | 'outlook';
 export const PLATFORM_KEYS: PlatformKey[] = ['google', 'outlook_web', 'office365', 'yahoo', 'ics', 'apple', 'outlook'];
@@ -39,6 +39,5 @@ export function deliver(
 
 /** `auto`: the platform key for the visitor's browser, or null for the page itself. */
 export function autoKey(req: Request): PlatformKey | null {
-  const target = autoTarget(req.headers['user-agent']);
-  return target === 'event_page' ? null : target;
+  return likelyPlatform(req.headers['user-agent']);
 }

@@ -2,12 +2,16 @@ import type { Request } from 'express';
 import type { EventWithCalendar } from '../events/events.repository';
 import type { AppContext } from '../context';
 import { findAnswerByKey } from '../rsvps/rsvps.service';
-import { type Access, cookiesOf, eventCard, linksWithAccess, viewOf } from './public.service';
+import { type Access, cookiesOf, eventCard, eventFeedUrl, linksWithAccess, viewOf } from './public.service';
+import { likelyPlatform } from './add-to-calendar';
+import { pageLocale } from './i18n';
 import { answerCookieName } from '../../../shared/links/signatures';
 import { eventPage, type RsvpForm, rsvpNotice } from './views';
 
 /**
- * The event page as a visitor gets it, with its RSVP form when the event takes answers: the
+ * The event page as a visitor gets it (the platform of the visitor's browser first in its
+ * Add-to-calendar control: the page varies by User-Agent, and its language by `?lang=` or
+ * Accept-Language), with its RSVP form when the event takes answers: the
  * answer this browser holds the key to, or (after a refused answer) what the visitor typed
  * with each problem beside its field.
  */
@@ -34,6 +38,10 @@ export async function eventPageHtml(
         refused,
       }
     : undefined;
+  // The event's own feed, to follow its changes: not for a protected event (its feed would
+  // need the signed pair, which expires).
+  const updatesUrl = e.access_code_hash ? null : eventFeedUrl(view.pageUrl).replace(/^https?:\/\//, 'webcal://');
+  const first = likelyPlatform(req.headers['user-agent']);
   // A page with RSVP counts changes with every answer: not for shared caches.
-  return { html: eventPage(card, { imageUrl: view.imageUrl, rsvp }), personal: access.personal || e.has_rsvp };
+  return { html: eventPage(card, { imageUrl: view.imageUrl, rsvp, first, updatesUrl, locale: pageLocale(req) }), personal: access.personal || e.has_rsvp };
 }

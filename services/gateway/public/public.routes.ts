@@ -3,13 +3,13 @@ import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { verifyAccessCode } from '../events/access-code';
-import { listUpcomingPublishedEvents } from '../events/events.repository';
+import { findEventTrace, listUpcomingPublishedEvents } from '../events/events.repository';
 import { formOrJsonBody } from '../http/body';
 import { messageSchema, validationErrorSchema } from '../http/responses';
 import { verdictHeaders } from '../http/rate-limits';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { uidParam, validatePart } from '../http/validation';
-import { calendarFeed, FEED_WINDOW, sendFeed } from './calendar-feed';
+import { calendarFeed, eventFeed, FEED_WINDOW, sendFeed } from './calendar-feed';
 import { eventTarget } from '../analytics/analytics';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
 import { forbidden, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
@@ -21,16 +21,27 @@ import { eventPageHtml } from './event-page';
 import { PublicReadLimits } from './read-limits';
 import { missing, sendHtml } from './page-response';
 import { wantsJson } from '../http/errors';
-import { calendarPage, embedPage, lockedPage } from './views';
+import { calendarEmbedPage, calendarPage, embedPage, lockedPage } from './views';
+import { likelyPlatform } from './add-to-calendar';
+import { CATALOGS, PAGE_VARY, pageLocale, translator } from './i18n';
+import { UID_PATTERN } from '../../../shared/ids/ids';
+import { pgTimestampToMillis } from '../../../shared/calendar/dates';
+import type { CalendarRow } from '../calendars/calendars.repository';
 
 const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
-/** Upcoming events the calendar page shows. */
-const CALENDAR_PAGE_EVENTS = 100;
+/** Upcoming events per page of the calendar page, and how many pages it has at most. */
+const CALENDAR_PAGE_EVENTS = 50;
+const CALENDAR_PAGES = 20;
+/** Upcoming events a calendar's embed shows. */
+const CALENDAR_EMBED_EVENTS = 5;
 /** A protected event without access, or a refused code: the access-code form again. */
 const locked = (uid: string, error?: string) =>
   forbidden(error ?? 'This event is protected: open it with its access code or a signed link.').withPage(lockedPage(uid, error));
 
 const eventUidParams = Joi.object({ uid: uidParam('event') });
+/** A page's language; any other value (or none) leaves it to Accept-Language, then English. */
+const LANG_QUERY = Joi.string().description(`The page's language: ${Object.keys(CATALOGS).join(', ')}; without it (or with another value) the best of Accept-Language, else English`);
+const pageQuery = Joi.object({ lang: LANG_QUERY }).unknown(true);
 const html = (description: string) => ({ description, contentType: 'text/html' });
 /** Errors of the public pages: a page for browsers, `{"message"}` for Accept: application/json. */
 const pageError = (description: string) => ({ description, contentType: 'text/html', body: messageSchema });
@@ -56,17 +67,64 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
     'Too many reads from this address (PUBLIC_READ_RATE_PER_MINUTE, across calendars) or of this calendar from all addresses (PUBLIC_CALENDAR_READ_RATE_PER_MINUTE): `Retry-After`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`',
   );
 
+  /** A calendar's next events as cards, for its page and its embed. */
+  const upcomingCards = async (calendar: CalendarRow, limit: number, offset = 0) => {
+    const rows = await listUpcomingPublishedEvents(ctx.db, calendar, { now: ctx.clock.now().toISOString(), limit: offset + limit });
+    const cards = rows.slice(offset).map((event) => {
+      const view = eventView({ event, calendar }, base);
+      return eventCard(view, linksWithAccess(view.pageUrl, ''));
+    });
+    return cards;
+  };
+
   return [
     defineRoute<{ uid: string }>({
       method: 'get',
-      path: '/e/:uid',
-      operationId: 'eventPage',
-      summary: 'The event page, with a button for each calendar platform',
-      description: 'The event\'s public page: title, time, place, description, a button for each calendar platform and, when the event takes RSVPs, the answer form. Drafts, pending, rejected and deleted events are a 404; a protected event shows the access-code form (403) unless opened with its signed pair or unlock cookie.',
+      path: '/e/:uid.ics',
+      operationId: 'eventFeed',
+      summary: "The event's own subscription feed (Get updates)",
+      description:
+        'A calendar feed holding this one event, for calendar apps to subscribe to (the event page links it as `webcal://`): they fetch it again every hour or so, and so get the event\'s changes. A deleted event, or one no longer published, answers an empty feed (no VEVENT), which makes every app that mirrors the feed drop the event. Sent compressed (br or gzip) when the client accepts it; `If-None-Match` and `If-Modified-Since` answer 304. A protected event needs the signed pair or the unlock cookie, as its page does. Each request counts as a read of the event\'s calendar, per address and per calendar (429 past either limit), and as a feed fetch in analytics.',
       tags,
       auth: false,
       page: true,
       params: eventUidParams,
+      responses: {
+        200: ics('The feed: the event, or no event once it is gone'),
+        304: { description: 'Not modified' },
+        403: protectedResponses[403],
+        404: pageError('No event has this uid'),
+        429: readsLimited,
+      },
+      handler: async ({ params }, req, res) => {
+        const found = await findPublishedEvent(ctx, params.uid);
+        if (found) {
+          const access = accessTo(ctx, req, found.event);
+          if (!access.granted) throw locked(params.uid);
+          await readLimits.take(req, res, found.calendar.uid);
+          await sendFeed(req, res, await eventFeed(ctx, found), access.personal ? 'private, no-store' : 'public, max-age=300');
+          ctx.analytics.count(req, eventTarget(found), 'feed_fetch', 'event');
+          return;
+        }
+        await readLimits.take(req, res, null);
+        const trace = UID_PATTERN.test(params.uid) ? await findEventTrace(ctx.db, params.uid) : undefined;
+        if (!trace) throw missing('Event');
+        const feed = await eventFeed(ctx, { calendarId: trace.calendar_id, title: trace.title, updatedMs: pgTimestampToMillis(trace.updated_at) });
+        await sendFeed(req, res, feed, 'public, max-age=300');
+      },
+    }),
+    defineRoute<{ uid: string }>({
+      method: 'get',
+      path: '/e/:uid',
+      operationId: 'eventPage',
+      summary: 'The event page, with its Add-to-calendar control',
+      description:
+        'The event\'s public page: title, time and place, then one Add-to-calendar control (a disclosure listing every platform, the one the visitor\'s User-Agent suggests first: the answer varies by User-Agent), a Get updates link to the event\'s own feed (`webcal://…/e/{uid}.ics`, not for protected events), the description (folded when long) and, when the event takes RSVPs, the answer form. Carries Open Graph and Twitter card tags and schema.org Event JSON-LD. Drafts, pending, rejected and deleted events are a 404; a protected event shows the access-code form (403) unless opened with its signed pair or unlock cookie.',
+      tags,
+      auth: false,
+      page: true,
+      params: eventUidParams,
+      query: pageQuery,
       responses: { 200: html('The event page'), ...protectedResponses },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
@@ -74,6 +132,8 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const access = accessTo(ctx, req, found.event);
         if (!access.granted) throw locked(params.uid);
         const page = await eventPageHtml(ctx, req, found, access);
+        // The visitor's likely platform comes first in the page's control, in the visitor's language.
+        res.set('Vary', PAGE_VARY);
         sendHtml(res, 200, page.html, { personal: page.personal });
         ctx.analytics.view(req, eventTarget(found));
       },
@@ -84,7 +144,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'eventPlatform',
       summary: 'Add the event to a calendar platform, or the embeddable widget',
       description:
-        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe. Protected events need the signed pair (`expires`, `signature`) or the unlock cookie. An .ics answer counts as a read of the event\'s calendar, per address and per calendar (429 past either limit).',
+        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe (transparent, no margins, fits 300×200; it posts its height to the parent page as `{type: "calendar-service:embed-height", height}`). Protected events need the signed pair (`expires`, `signature`) or the unlock cookie. An .ics answer counts as a read of the event\'s calendar, per address and per calendar (429 past either limit).',
       tags,
       auth: false,
       page: true,
@@ -108,7 +168,8 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const view = viewOf(found, base);
         if (params.key === 'embed') {
           const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
-          return sendHtml(res, 200, embedPage(card), { personal: access.personal, frameable: true });
+          res.set('Vary', PAGE_VARY);
+          return sendHtml(res, 200, embedPage(card, likelyPlatform(req.headers['user-agent']), pageLocale(req)), { personal: access.personal, frameable: true });
         }
         // auto's answer depends on the visitor's browser: caches must key it by User-Agent.
         if (params.key === 'auto') res.set('Vary', 'User-Agent');
@@ -233,32 +294,40 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         await sendFeed(req, res, feed, 'public, max-age=300');
       },
     }),
-    defineRoute<{ uid: string }>({
+    defineRoute<{ uid: string }, { page?: number }>({
       method: 'get',
       path: '/c/:uid',
       operationId: 'calendarPage',
-      summary: 'The calendar page: upcoming events and subscribe buttons',
+      summary: 'The calendar page: upcoming events by month, and subscribe buttons',
       description:
-        'The calendar\'s public page: its upcoming published events (protected ones left out) with their add-to-calendar buttons, and the subscribe buttons for each platform. Each request counts as a read of the calendar, per address and per calendar (429 past either limit).',
+        `The calendar's public page: the subscribe buttons for each platform, then its upcoming published events (protected ones left out) grouped by month, each with its Add-to-calendar control, ${CALENDAR_PAGE_EVENTS} to a page (\`page\`, up to ${CALENDAR_PAGES}). Each request counts as a read of the calendar, per address and per calendar (429 past either limit).`,
       tags,
       auth: false,
       page: true,
       params: Joi.object({ uid: uidParam('calendar') }),
-      responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar'), 429: readsLimited },
-      handler: async ({ params }, req, res) => {
+      query: Joi.object({
+        page: Joi.number().integer().min(1).max(CALENDAR_PAGES).description(`Which ${CALENDAR_PAGE_EVENTS} upcoming events: 1 (default) for the first`),
+        lang: LANG_QUERY,
+      }).unknown(true),
+      responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar'), 422: pageError('A page number out of range'), 429: readsLimited },
+      handler: async ({ params, query }, req, res) => {
         await readLimits.take(req, res, params.uid);
         const calendar = await findPublicCalendar(ctx.db, params.uid);
         if (!calendar) throw missing('Calendar');
-        const rows = await listUpcomingPublishedEvents(ctx.db, calendar, { now: ctx.clock.now().toISOString(), limit: CALENDAR_PAGE_EVENTS });
+        const pageNumber = query.page ?? 1;
+        // One more than the page holds: whether there is a next page.
+        const cards = await upcomingCards(calendar, CALENDAR_PAGE_EVENTS + 1, (pageNumber - 1) * CALENDAR_PAGE_EVENTS);
         ctx.analytics.view(req, { teamId: calendar.team_id, calendarId: calendar.id });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
         const feedUrl = `${pageUrl}.ics`;
         // Each button records a subscriber with a personal feed, then goes to the platform.
         const subscribe = (platform: string) => `${pageUrl}/subscribe/${platform}`;
-        const events = rows.map((event) => {
-          const view = eventView({ event, calendar }, base);
-          return eventCard(view, linksWithAccess(view.pageUrl, ''));
-        });
+        const locale = pageLocale(req);
+        const t = translator(locale);
+        // The pages after this one in the language asked for by the address, if it was.
+        const lang = req.query.lang === locale ? `lang=${locale}` : '';
+        const pageAt = (n: number) => (n === 1 ? (lang ? `${pageUrl}?${lang}` : pageUrl) : `${pageUrl}?page=${n}${lang ? `&${lang}` : ''}`);
+        res.set('Vary', PAGE_VARY);
         sendHtml(
           res,
           200,
@@ -268,15 +337,42 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
             feedUrl,
             pageUrl,
             subscribe: [
-              { label: 'Apple Calendar', href: subscribe('apple') },
-              { label: 'Google Calendar', href: subscribe('google') },
-              { label: 'Outlook.com', href: subscribe('outlook_web') },
-              { label: 'Office 365', href: subscribe('office365') },
-              { label: 'ICS feed', href: subscribe('ics') },
+              { label: t('apple'), href: subscribe('apple') },
+              { label: t('google'), href: subscribe('google') },
+              { label: t('outlook_web'), href: subscribe('outlook_web') },
+              { label: t('office365'), href: subscribe('office365') },
+              { label: t('cal_ics_feed'), href: subscribe('ics') },
             ],
-            events,
+            events: cards.slice(0, CALENDAR_PAGE_EVENTS),
+            first: likelyPlatform(req.headers['user-agent']),
+            previous: pageNumber > 1 ? pageAt(pageNumber - 1) : null,
+            next: cards.length > CALENDAR_PAGE_EVENTS && pageNumber < CALENDAR_PAGES ? pageAt(pageNumber + 1) : null,
+            locale,
           }),
         );
+      },
+    }),
+    defineRoute<{ uid: string }>({
+      method: 'get',
+      path: '/c/:uid/embed',
+      operationId: 'calendarEmbed',
+      summary: "The calendar's widget for an iframe",
+      description: `The calendar's next ${CALENDAR_EMBED_EVENTS} events, each with its Add-to-calendar control, and a link to subscribe; transparent, without margins, links open in a new tab. It posts its height to the parent page (\`{type: "calendar-service:embed-height", height}\`) so a loader snippet can size the iframe. Counts as a read of the calendar, per address and per calendar (429 past either limit).`,
+      tags,
+      auth: false,
+      page: true,
+      params: Joi.object({ uid: uidParam('calendar') }),
+      query: pageQuery,
+      responses: { 200: html('The widget'), 404: pageError('Unknown calendar'), 429: readsLimited },
+      handler: async ({ params }, req, res) => {
+        await readLimits.take(req, res, params.uid);
+        const calendar = await findPublicCalendar(ctx.db, params.uid);
+        if (!calendar) throw missing('Calendar');
+        const events = await upcomingCards(calendar, CALENDAR_EMBED_EVENTS);
+        ctx.analytics.view(req, { teamId: calendar.team_id, calendarId: calendar.id });
+        const pageUrl = calendarPublicUrl(base, calendar.uid);
+        res.set('Vary', PAGE_VARY);
+        sendHtml(res, 200, calendarEmbedPage({ name: calendar.name, pageUrl, subscribeUrl: pageUrl, events, first: likelyPlatform(req.headers['user-agent']), locale: pageLocale(req) }), { frameable: true });
       },
     }),
   ];

@@ -100,8 +100,15 @@ export function eventCard(v: EventView, links: Record<string, string>): EventCar
     descriptionHtml: v.descriptionHtml,
     links,
     pageUrl: v.pageUrl,
+    startMs: v.startMs,
+    endMs: v.endMs,
+    isAllDay: v.isAllDay,
+    timezone: v.timezone,
   };
 }
+
+/** The event's own feed (one event, kept up to date): `/e/{uid}.ics`. */
+export const eventFeedUrl = (pageUrl: string) => `${pageUrl}.ics`;
 
 /** The event's platform links with the access query (signature) appended. */
 export function linksWithAccess(pageUrl: string, query: string): Record<string, string> {

@@ -1,0 +1,88 @@
+import { CATALOGS } from '../../services/gateway/public/i18n';
+import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+
+/**
+ * The public pages' languages: every catalog says everything English says (with the same
+ * placeholders), and a page comes in the language of `?lang=`, else of Accept-Language,
+ * else English, its dates written by Intl for that language.
+ */
+const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+const placeholders = (text: string) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
+
+describe('catalogs', () => {
+  const english = CATALOGS.en as Record<string, string>;
+  it.each(Object.keys(CATALOGS).filter((l) => l !== 'en'))('%s has every key English has, each with its placeholders', (locale) => {
+    const catalog = CATALOGS[locale as keyof typeof CATALOGS] as Record<string, string>;
+    expect(Object.keys(english).filter((key) => !(key in catalog))).toEqual([]);
+    expect(Object.keys(catalog).filter((key) => !(key in english))).toEqual([]);
+    for (const [key, text] of Object.entries(english)) {
+      expect([key, typeof catalog[key] === 'string' && catalog[key].trim().length > 0]).toEqual([key, true]);
+      expect([key, placeholders(catalog[key])]).toEqual([key, placeholders(text)]);
+    }
+  });
+});
+
+describe('pages', () => {
+  let gw: TestGateway;
+  let team: TestTeam;
+  let cal: { public_id: string; public_url: string };
+  let event: { public_url: string };
+
+  beforeAll(async () => {
+    gw = await startGateway();
+    team = await gw.newTeam();
+    cal = (await team.api.post('/api/calendars', { name: 'Sprachen', timezone: 'Europe/Berlin' })).body.data;
+    event = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Launch', date_start: '2031-09-17 18:30', date_end: '2031-09-17 21:00', timezone: 'Europe/Berlin', has_rsvp: true })).body.data;
+  });
+  afterAll(() => gw.close());
+
+  const page = async (url: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(url, { headers: { 'User-Agent': PERSON, ...headers } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('vary')).toContain('Accept-Language');
+    return res.text();
+  };
+  const start = Date.UTC(2031, 8, 17, 16, 30);
+  const end = Date.UTC(2031, 8, 17, 19, 0);
+  const whenIn = (locale: string) =>
+    new Intl.DateTimeFormat(locale, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: 'Europe/Berlin', timeZoneName: 'short' }).formatRange(start, end);
+  const escaped = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+  it('follows ?lang=, then Accept-Language, then English', async () => {
+    const de = await page(`${event.public_url}?lang=de`, { 'Accept-Language': 'fr' });
+    expect(de).toContain('<html lang="de">');
+    expect(de).toContain('<span>Zum Kalender hinzufügen</span>');
+    expect(de).toContain(`<b>Wann</b> ${escaped(whenIn('de'))}`);
+    expect(de).toContain('Antwort senden');
+
+    const fr = await page(event.public_url, { 'Accept-Language': 'fr-FR,fr;q=0.9,en;q=0.5' });
+    expect(fr).toContain('<html lang="fr">');
+    expect(fr).toContain('<span>Ajouter au calendrier</span>');
+    expect(fr).toContain(`<b>Quand</b> ${escaped(whenIn('fr'))}`);
+
+    const ja = await page(event.public_url, { 'Accept-Language': 'ja' });
+    expect(ja).toContain('<span>カレンダーに追加</span>');
+    expect(ja).toContain(escaped(whenIn('ja')));
+
+    for (const headers of [{}, { 'Accept-Language': 'sv-SE,fi;q=0.8' }] as Array<Record<string, string>>) {
+      const en = await page(`${event.public_url}?lang=xx`, headers);
+      expect(en).toContain('<html lang="en">');
+      expect(en).toContain('<span>Add to calendar</span>');
+      expect(en).toContain('<b>When</b> Wed Sep 17, 2031 6:30 PM - 9:00 PM (CEST)');
+    }
+  });
+
+  it('the calendar page and the embeds too, months named in the language', async () => {
+    // A title that looks like a placeholder stays as it is.
+    await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Party {{title}}', date_start: '2031-09-20 18:30', date_end: '2031-09-20 21:00', timezone: 'Europe/Berlin' });
+    const calendar = await page(`${cal.public_url}?lang=es`);
+    expect(calendar).toContain('aria-label="Añadir al calendario: Party {{title}}"');
+    expect(calendar).toContain('<h2 id="upcoming">Próximos eventos</h2>');
+    expect(calendar).toContain(`>${new Intl.DateTimeFormat('es', { month: 'long', year: 'numeric', timeZone: 'Europe/Berlin' }).format(start)}</h3>`);
+    expect(calendar).toContain('>Feed ICS</a>');
+    const embed = await page(`${event.public_url}/embed?lang=nl`);
+    expect(embed).toContain('<span>Toevoegen aan agenda</span>');
+    const calendarEmbed = await page(`${cal.public_url}/embed`, { 'Accept-Language': 'it' });
+    expect(calendarEmbed).toContain('Iscriviti a questo calendario');
+  });
+});
