@@ -118,13 +118,21 @@ it('answers with one click from the invitation, and honours the RSVP limit', asy
   expect(await rsvpsOf(evt)).toEqual([expect.objectContaining({ email: ann, name: 'Ann', answer: 'yes' })]);
   expect((await inviteesOf(evt)).find((i) => i.email === ann)).toMatchObject({ response: 'accepted', response_stale: false });
 
-  // Bob's yes finds the event full: the page says so and offers the other answers.
-  const bobPage = await open(buttonLink(bobMail, 'Yes'), 1280);
-  await bobPage.getByRole('button', { name: 'Answer Yes' }).click();
-  await bobPage.getByRole('alert').waitFor();
+  // Bob's yes finds the event full: the page says so at once, offers maybe first and no
+  // yes; a yes sent anyway (the place went between opening and clicking) is refused.
+  const bobYes = buttonLink(bobMail, 'Yes');
+  const bobPage = await open(bobYes, 1280);
   expect(await bobPage.getByRole('alert').textContent()).toContain('full');
+  expect(await bobPage.getByRole('button', { name: 'Yes', exact: true }).isDisabled()).toBe(true);
   await bobPage.screenshot({ path: path.join(ARTIFACTS, 'answer-full-1280.png'), fullPage: true });
-  await bobPage.getByRole('button', { name: 'Maybe' }).click();
+  const forced = await fetch(`${gw.baseUrl}/e/${evt.uid}/reply`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    body: new URLSearchParams({ key: new URL(bobYes).searchParams.get('key') as string, answer: 'yes' }),
+  });
+  expect(forced.status).toBe(409);
+  expect(await forced.text()).toContain('full');
+  await bobPage.getByRole('button', { name: 'Answer Maybe' }).click();
   await bobPage.getByText('your answer is saved: Maybe').waitFor();
   await bobPage.context().close();
   expect((await inviteesOf(evt)).find((i) => i.email === bob)).toMatchObject({ response: 'tentative' });

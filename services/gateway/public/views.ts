@@ -87,6 +87,7 @@ form{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:1rem}
 input[type=password],input[type=text],input[type=email]{flex:1 1 12rem;padding:.55rem .7rem;border:1px solid #d0d7de;border-radius:8px;font:inherit}
 button{padding:.55rem 1rem;border:0;border-radius:8px;background:#1f883d;color:#fff;font:inherit;font-weight:600;cursor:pointer}
 button.secondary{background:#fff;color:#1f2328;border:1px solid #d0d7de}
+button:disabled{opacity:.45;cursor:not-allowed;text-decoration:line-through}
 .error{color:#cf222e}
 .muted{color:#656d76;font-size:.9rem}
 ul.events{list-style:none;margin:0;padding:0}
@@ -636,6 +637,8 @@ interface AnswerPageData {
   error?: string;
   /** The event page, when it has one. */
   pageUrl?: string | null;
+  /** Every place is taken and this person holds none: a yes cannot be given. */
+  full?: boolean;
 }
 
 /**
@@ -645,8 +648,10 @@ interface AnswerPageData {
  */
 export function answerPage(d: AnswerPageData): string {
   const button = (answer: 'yes' | 'maybe' | 'no', primary: boolean) =>
-    html`<button type="submit" name="answer" value="${answer}"${primary ? '' : safe(' class="secondary"')}>${primary ? `Answer ${ANSWER_LABEL[answer]}` : ANSWER_LABEL[answer]}</button>`;
-  const others = (['yes', 'maybe', 'no'] as const).filter((a) => a !== d.answer);
+    html`<button type="submit" name="answer" value="${answer}"${primary ? '' : safe(' class="secondary"')}${answer === 'yes' && d.full ? safe(' disabled') : ''}>${primary ? `Answer ${ANSWER_LABEL[answer]}` : ANSWER_LABEL[answer]}</button>`;
+  // A yes to a full event is offered as the others: maybe comes first instead.
+  const first = d.full && d.answer === 'yes' && !d.saved ? 'maybe' : d.answer;
+  const others = (['yes', 'maybe', 'no'] as const).filter((a) => a !== first);
   return layout(
     { title: `Your answer: ${d.title}` },
     html`<article class="card">
@@ -656,10 +661,10 @@ ${
   d.saved
     ? html`<p role="status" class="ok"><b>Thanks, your answer is saved: ${ANSWER_LABEL[d.answer]}.</b></p><p>You can change it with the buttons of the email at any time.</p>`
     : html`<p>Answering for <b>${d.who}</b>.</p>
-${d.error ? html`<p class="error" role="alert">${d.error}</p>` : ''}
+${d.error ? html`<p class="error" role="alert">${d.error}</p>` : d.full ? html`<p class="error" role="alert">This event is full: you can still answer maybe or no.</p>` : ''}
 <form method="post" action="${d.action}">
 <input type="hidden" name="key" value="${d.answerKey}">
-${button(d.answer, true)}
+${button(first, true)}
 ${others.map((a) => button(a, false))}
 </form>`
 }

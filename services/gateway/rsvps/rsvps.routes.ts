@@ -13,6 +13,7 @@ import { idParam, toFieldErrors, uidParam } from '../http/validation';
 import { accessTo, cookiesOf, eventCard, eventCookie, eventView, findPublishedEvent } from '../public/public.service';
 import { sendHtml } from '../public/page-response';
 import type { EventWithCalendar } from '../events/events.repository';
+import { findByEmail } from './rsvps.repository';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
 import { eventPageHtml } from '../public/event-page';
 import { wantsJson } from '../http/errors';
@@ -42,8 +43,11 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
     if (!found.event.has_rsvp) throw conflict(NO_RSVPS).withPage(errorPage(409, 'This event does not take answers any more.'));
     return { found, who };
   };
-  const answerPageFor = (found: EventWithCalendar, who: EmailAnswerer, key: string, answer: RsvpAnswer, more: { saved?: boolean; error?: string } = {}) => {
+  const answerPageFor = async (found: EventWithCalendar, who: EmailAnswerer, key: string, answer: RsvpAnswer, more: { saved?: boolean; error?: string } = {}) => {
     const view = eventView(found, ctx.config.publicBaseUrl);
+    // Whether a yes can still be given, now: every place taken, and none of them this person's.
+    const counts = await ctx.db('events').first('rsvp_yes', 'rsvp_limit').where({ id: found.event.id });
+    const full = counts?.rsvp_limit != null && counts.rsvp_yes >= counts.rsvp_limit && (await findByEmail(ctx.db, found.event.id, who.email))?.answer !== 'yes';
     return answerPage({
       title: view.title,
       when: eventCard(view, {}).when,
@@ -53,6 +57,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       who: who.name ? `${who.name} (${who.email})` : who.email,
       // A protected event's page needs its code: the email has its own signed link to it.
       pageUrl: found.event.access_code_hash ? null : view.pageUrl,
+      full,
       ...more,
     });
   };
@@ -193,7 +198,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: async ({ params, query }, _req, res) => {
         const { found, who } = await emailAnswerer(params.uid, query.key);
-        sendHtml(res, 200, answerPageFor(found, who, query.key, query.answer), { personal: true });
+        sendHtml(res, 200, await answerPageFor(found, who, query.key, query.answer), { personal: true });
       },
     }),
     defineRoute<{ uid: string }>({
@@ -233,9 +238,9 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         try {
           const { row } = await answerFromEmail(ctx, found, who, input.answer, req.id);
           ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
-          sendHtml(res, 200, answerPageFor(found, who, input.key, input.answer, { saved: true }), { personal: true });
+          sendHtml(res, 200, await answerPageFor(found, who, input.key, input.answer, { saved: true }), { personal: true });
         } catch (err) {
-          if (err instanceof AppError && err.status === 409) err.withPage(answerPageFor(found, who, input.key, input.answer, { error: err.message }));
+          if (err instanceof AppError && err.status === 409) err.withPage(await answerPageFor(found, who, input.key, input.answer, { error: err.message }));
           throw err;
         }
       },
