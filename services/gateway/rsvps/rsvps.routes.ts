@@ -47,7 +47,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
     const view = eventView(found, ctx.config.publicBaseUrl);
     // Whether a yes can still be given, now: every place taken, and none of them this person's.
     const counts = await ctx.db('events').first('rsvp_yes', 'rsvp_limit').where({ id: found.event.id });
-    const full = counts?.rsvp_limit != null && counts.rsvp_yes >= counts.rsvp_limit && (await findByEmail(ctx.db, found.event.id, who.email))?.answer !== 'yes';
+    const full = counts !== undefined && counts.rsvp_limit !== null && counts.rsvp_yes >= counts.rsvp_limit && (await findByEmail(ctx.db, found.event.id, who.email))?.answer !== 'yes';
     return answerPage({
       title: view.title,
       when: eventCard(view, {}).when,
