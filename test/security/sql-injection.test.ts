@@ -56,6 +56,10 @@ const PUBLIC_QUERY: Record<string, (s: Seeded) => Record<string, string>> = {
   // values open nothing.
   'GET /e/{uid}/reply': () => ({ answer: 'yes' }),
   'GET /e/{uid}/reminders/unsubscribe': () => ({ email: 'ann@example.com' }),
+  // The public pages: a language and a page number, read as a word and an integer or refused.
+  'GET /e/{uid}': () => ({}),
+  'GET /c/{uid}': () => ({}),
+  'GET /c/{uid}/embed': () => ({}),
 };
 
 function send(op: Operation, param: string, value: string): Promise<ApiResponse> {

@@ -309,7 +309,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         page: Joi.number().integer().min(1).max(CALENDAR_PAGES).description(`Which ${CALENDAR_PAGE_EVENTS} upcoming events: 1 (default) for the first`),
         lang: LANG_QUERY,
       }).unknown(true),
-      responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar'), 422: pageError('A page number out of range'), 429: readsLimited },
+      responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar'), 422: { description: 'A page number out of range, or a lang that is not one word', contentType: 'text/html', body: validationErrorSchema }, 429: readsLimited },
       handler: async ({ params, query }, req, res) => {
         await readLimits.take(req, res, params.uid);
         const calendar = await findPublicCalendar(ctx.db, params.uid);
