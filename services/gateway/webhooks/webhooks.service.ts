@@ -192,20 +192,28 @@ const isIdKey = (v: unknown[]): v is [number] => v.length === 1 && isRowId(v[0])
 export async function listDeliveries(deps: Deps, teamId: number, publicId: string, q: { per_page: number; cursor?: string; status?: string }) {
   const hook = await requireWebhook(deps.db, teamId, publicId);
   const beforeId = q.cursor ? decodeCursor(deps.config.appKey, DELIVERIES_LISTING, q.cursor, isIdKey)[0] : undefined;
-  const query = deps.db('webhook_deliveries as d')
-    .join('webhook_messages as m', 'm.id', 'd.message_id')
-    .select('d.*', 'm.type', 'm.uid as message_uid')
-    .where('d.webhook_id', hook.id)
-    .orderBy('d.id', 'desc')
-    .limit(q.per_page + 1);
-  if (beforeId !== undefined) query.where('d.id', '<', beforeId);
-  if (q.status) query.where('d.status', q.status);
-  const rows: DeliveryRow[] = await query;
-  const more = rows.length > q.per_page;
-  const page = more ? rows.slice(0, q.per_page) : rows;
-  const attempts: AttemptRow[] = page.length
-    ? await deps.db('webhook_attempts').whereIn('delivery_id', page.map((r) => r.id)).orderBy(['delivery_id', 'attempt'])
-    : [];
+  // One snapshot for both reads: a delivery and its attempts as one moment left them (the
+  // worker records an attempt and the next one's time together).
+  const { page, more, attempts } = await deps.db.transaction(
+    async (trx) => {
+      const query = trx('webhook_deliveries as d')
+        .join('webhook_messages as m', 'm.id', 'd.message_id')
+        .select('d.*', 'm.type', 'm.uid as message_uid')
+        .where('d.webhook_id', hook.id)
+        .orderBy('d.id', 'desc')
+        .limit(q.per_page + 1);
+      if (beforeId !== undefined) query.where('d.id', '<', beforeId);
+      if (q.status) query.where('d.status', q.status);
+      const rows: DeliveryRow[] = await query;
+      const found = rows.length > q.per_page;
+      const shown = found ? rows.slice(0, q.per_page) : rows;
+      const tries: AttemptRow[] = shown.length
+        ? await trx('webhook_attempts').whereIn('delivery_id', shown.map((r) => r.id)).orderBy(['delivery_id', 'attempt'])
+        : [];
+      return { page: shown, more: found, attempts: tries };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
   return {
     rows: page.map((row) => ({ row, attempts: attempts.filter((a) => a.delivery_id === row.id) })),
     nextCursor: more ? encodeCursor(deps.config.appKey, DELIVERIES_LISTING, [page[page.length - 1].id]) : null,
