@@ -35,8 +35,11 @@ export async function startInboundSmtp(deps: {
   db: Knex;
   producer: Producer<InboundReplyJob>;
   logger: Logger;
+  /** Counts each message's answer: queued, refused (5xx) or deferred (4xx). */
+  count?: (outcome: 'queued' | 'refused' | 'deferred') => void;
 }): Promise<InboundSmtp> {
   const { config, db, producer, logger } = deps;
+  const count = deps.count ?? (() => undefined);
   const domain = config.replyDomain;
   const tls = config.inboundSmtp.tls;
   const tokens = new WeakMap<SMTPServerSession, ReplyToken[]>();
@@ -58,18 +61,25 @@ export async function startInboundSmtp(deps: {
     },
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error) => void) {
       const token = domain ? parseReplyAddress(address.address, domain) : null;
-      if (!token) return callback(smtpError(550, '5.1.1 No such recipient here'));
+      if (!token) {
+        count('refused');
+        return callback(smtpError(550, '5.1.1 No such recipient here'));
+      }
       const taken = tokens.get(session) ?? [];
       if (taken.length >= MAX_RECIPIENTS) return callback(smtpError(452, '4.5.3 Too many recipients'));
       findReplyHolder(db, config.appKey, token)
         .then((holder) => {
-          if (!holder) return callback(smtpError(550, '5.1.1 No such recipient here'));
+          if (!holder) {
+            count('refused');
+            return callback(smtpError(550, '5.1.1 No such recipient here'));
+          }
           taken.push(token);
           tokens.set(session, taken);
           callback();
         })
         .catch((err: unknown) => {
           logger.warn({ err: (err as Error).message?.slice(0, 200) }, 'could not check a reply address');
+          count('deferred');
           callback(smtpError(451, isDbUnavailableError(err) ? '4.3.0 Try again later' : '4.3.0 Temporary failure'));
         });
     },
@@ -81,15 +91,23 @@ export async function startInboundSmtp(deps: {
         if (size <= config.inboundSmtp.maxBytes) chunks.push(chunk);
       });
       stream.on('end', () => {
-        if (stream.sizeExceeded) return callback(smtpError(552, '5.3.4 Message too big'));
+        if (stream.sizeExceeded) {
+          count('refused');
+          return callback(smtpError(552, '5.3.4 Message too big'));
+        }
         accept(Buffer.concat(chunks), tokens.get(session) ?? []).then(
           (ids) => {
             logger.info({ recipients: ids.length }, 'inbound reply queued');
+            count('queued');
             callback(null, `2.0.0 Queued as ${ids[0]}`);
           },
           (err: unknown) => {
-            if (err instanceof RefusedMessage) return callback(smtpError(550, `${err.enhanced} ${err.message}`));
+            if (err instanceof RefusedMessage) {
+              count('refused');
+              return callback(smtpError(550, `${err.enhanced} ${err.message}`));
+            }
             logger.warn({ err: (err as Error).message?.slice(0, 200) }, 'could not queue an inbound reply');
+            count('deferred');
             callback(smtpError(451, '4.3.0 Try again later'));
           },
         );

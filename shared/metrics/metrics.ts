@@ -71,6 +71,7 @@ export const METRIC = {
   emailDeliveries: 'calendar_email_deliveries_total',
   eventLimitRejections: 'calendar_event_limit_rejections_total',
   feedBuilds: 'calendar_feed_builds_total',
+  inboundMessages: 'calendar_inbound_messages_total',
 } as const;
 
 export const eventLimitRejections = (m: Metrics) =>
