@@ -48,6 +48,24 @@ describe('pages', () => {
     new Intl.DateTimeFormat(locale, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: 'Europe/Berlin', timeZoneName: 'short' }).formatRange(start, end);
   const escaped = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
+  it("falls back on the calendar's locale when the browser names none of ours", async () => {
+    const fr = (await team.api.post('/api/calendars', { name: 'Agenda', timezone: 'Europe/Paris', locale: 'fr' })).body.data;
+    expect(fr.locale).toBe('fr');
+    const evt = (await team.api.post(`/api/calendars/${fr.public_id}/events`, { title: 'Atelier', date_start: '2031-09-17 18:30', date_end: '2031-09-17 21:00', timezone: 'Europe/Paris' })).body.data;
+    expect(await page(evt.public_url)).toContain('<html lang="fr">');
+    expect(await page(evt.public_url, { 'Accept-Language': 'sv-SE,sv;q=0.9' })).toContain('<html lang="fr">');
+    expect(await page(fr.public_url, { 'Accept-Language': 'sv' })).toContain('<html lang="fr">');
+    // The visitor's own language and ?lang= come first.
+    expect(await page(evt.public_url, { 'Accept-Language': 'de' })).toContain('<html lang="de">');
+    expect(await page(`${evt.public_url}?lang=ja`, { 'Accept-Language': 'de' })).toContain('<html lang="ja">');
+    // Set back to none: English.
+    expect((await team.api.put(`/api/calendars/${fr.public_id}`, { name: 'Agenda', timezone: 'Europe/Paris', locale: null })).body.data.locale).toBeNull();
+    expect(await page(evt.public_url, { 'Accept-Language': 'sv' })).toContain('<html lang="en">');
+    const refused = await team.api.post('/api/calendars', { name: 'Kalender', timezone: 'Europe/Stockholm', locale: 'sv' });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body.errors)).toEqual(['locale']);
+  });
+
   it('follows ?lang=, then Accept-Language, then English', async () => {
     const de = await page(`${event.public_url}?lang=de`, { 'Accept-Language': 'fr' });
     expect(de).toContain('<html lang="de">');

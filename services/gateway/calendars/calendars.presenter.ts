@@ -15,6 +15,7 @@ export function toCalendarJson(row: CalendarRow, baseUrl: string) {
     description: row.description,
     timezone: row.timezone,
     week_begins: row.week_begins,
+    locale: row.locale,
     public_url: calendarPublicUrl(baseUrl, row.uid),
     ask_subscriber_details: row.ask_subscriber_details,
     feed_past_days: row.feed_past_days,

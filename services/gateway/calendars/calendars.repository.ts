@@ -10,6 +10,8 @@ export interface CalendarRow {
   description: string;
   timezone: string;
   week_begins: number;
+  /** The public pages' language when the visitor's browser names none of ours; null: English. */
+  locale: string | null;
   short_link: string | null;
   ask_subscriber_details: boolean;
   /** The feed's window (null: the defaults; see public/calendar-feed.ts). */
@@ -33,6 +35,7 @@ export const CALENDAR_COLUMNS = [
   'description',
   'timezone',
   'week_begins',
+  'locale',
   'short_link',
   'ask_subscriber_details',
   'feed_past_days',

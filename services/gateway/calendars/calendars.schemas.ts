@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { bool, emailAddress, idParam, shortLink, text, timezone } from '../http/validation';
+import { LOCALES } from '../public/i18n';
 import { FEED_WINDOW } from '../public/calendar-feed';
 import { EMAIL_REMINDERS } from '../../../shared/mail/reminders';
 
@@ -19,6 +20,10 @@ const writable = {
   description: text(20000).allow(null, ''),
   timezone: timezone(),
   week_begins: Joi.number().integer().min(0).max(6).description('First day of the week: 0 = Sunday … 6 = Saturday'),
+  locale: Joi.string()
+    .valid(...LOCALES)
+    .allow(null)
+    .description(`The language of the calendar's public pages for a visitor who asks for none of ours (\`?lang=\` and Accept-Language come first): ${LOCALES.join(', ')}; null (the default): English`),
   short_link: shortLink().allow(null, '').description('Empty or null: none'),
   ask_subscriber_details: bool().description('Ask people for their name and email before they subscribe'),
   organizer_name: text(255).allow(null, '').description("Shown as the organizer of the calendar's invitations; empty: the organizer's own name"),
@@ -60,6 +65,7 @@ export const calendarSchema = Joi.object({
   description: Joi.string().allow('').required(),
   timezone: Joi.string().required(),
   week_begins: Joi.number().integer().min(0).max(6).required(),
+  locale: Joi.string().allow(null).required().description("The public pages' language when the visitor's browser names none of ours; null: English"),
   public_url: Joi.string().uri().required(),
   ask_subscriber_details: Joi.boolean().required(),
   organizer_name: Joi.string().allow(null).required(),
@@ -77,6 +83,7 @@ export interface CalendarInput {
   description?: string | null;
   timezone: string;
   week_begins?: number;
+  locale?: string | null;
   short_link?: string | null;
   ask_subscriber_details?: boolean;
   feed_past_days?: number | null;

@@ -42,6 +42,7 @@ export async function createCalendar(db: Knex, teamId: number, input: CalendarIn
       description: sanitizeDescription(input.description ?? ''),
       timezone: input.timezone,
       week_begins: input.week_begins ?? 1,
+      locale: input.locale ?? null,
       short_link: emptyToNull(input.short_link) ?? null,
       ask_subscriber_details: input.ask_subscriber_details ?? false,
       feed_past_days: input.feed_past_days ?? null,
@@ -64,6 +65,7 @@ export async function updateCalendar({ db, caches }: CalendarsDeps, teamId: numb
     if (input.internal_name !== undefined) changes.internal_name = emptyToNull(input.internal_name) ?? null;
     if (input.description !== undefined) changes.description = sanitizeDescription(input.description ?? '');
     if (input.week_begins !== undefined) changes.week_begins = input.week_begins;
+    if (input.locale !== undefined) changes.locale = input.locale;
     if (input.ask_subscriber_details !== undefined) changes.ask_subscriber_details = input.ask_subscriber_details;
     if (input.feed_past_days !== undefined) changes.feed_past_days = input.feed_past_days;
     if (input.feed_max_events !== undefined) changes.feed_max_events = input.feed_max_events;

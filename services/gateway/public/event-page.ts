@@ -43,5 +43,5 @@ export async function eventPageHtml(
   const updatesUrl = e.access_code_hash ? null : eventFeedUrl(view.pageUrl).replace(/^https?:\/\//, 'webcal://');
   const first = likelyPlatform(req.headers['user-agent']);
   // A page with RSVP counts changes with every answer: not for shared caches.
-  return { html: eventPage(card, { imageUrl: view.imageUrl, rsvp, first, updatesUrl, locale: pageLocale(req) }), personal: access.personal || e.has_rsvp };
+  return { html: eventPage(card, { imageUrl: view.imageUrl, rsvp, first, updatesUrl, locale: pageLocale(req, found.calendar.locale) }), personal: access.personal || e.has_rsvp };
 }

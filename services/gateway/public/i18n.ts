@@ -15,7 +15,7 @@ import pt from './locales/pt.json';
  */
 export const CATALOGS = { en, de, fr, es, pt, it, nl, ja } as const;
 export type Locale = keyof typeof CATALOGS;
-const LOCALES = Object.keys(CATALOGS) as Locale[];
+export const LOCALES = Object.keys(CATALOGS) as Locale[];
 
 export type MessageKey = keyof typeof en;
 export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string;
@@ -57,12 +57,18 @@ export const translator = (locale: Locale): Translate => translators.get(locale)
 
 const isLocale = (value: unknown): value is Locale => typeof value === 'string' && (LOCALES as string[]).includes(value);
 
-/** The page's language: `?lang=`, else the best of Accept-Language, else English. */
-export function pageLocale(req: Request): Locale {
+/**
+ * The page's language: `?lang=`, else the best of Accept-Language, else the calendar's
+ * `locale` (for a browser that names none of ours, or no language at all), else English.
+ */
+export function pageLocale(req: Request, calendarLocale?: string | null): Locale {
   const asked = req.query.lang;
   if (isLocale(asked)) return asked;
-  const accepted = req.acceptsLanguages(...LOCALES);
-  return isLocale(accepted) ? accepted : 'en';
+  // A browser that names no language (no header, or only `*`) leaves it to the calendar.
+  const named = req.acceptsLanguages().filter((l) => l !== '*');
+  const accepted = named.length ? req.acceptsLanguages(...LOCALES) : false;
+  if (isLocale(accepted)) return accepted;
+  return isLocale(calendarLocale) ? calendarLocale : 'en';
 }
 
 /** What the answer depends on beside its address: the platform order and the language. */

@@ -169,7 +169,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         if (params.key === 'embed') {
           const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
           res.set('Vary', PAGE_VARY);
-          return sendHtml(res, 200, embedPage(card, likelyPlatform(req.headers['user-agent']), pageLocale(req)), { personal: access.personal, frameable: true });
+          return sendHtml(res, 200, embedPage(card, likelyPlatform(req.headers['user-agent']), pageLocale(req, found.calendar.locale)), { personal: access.personal, frameable: true });
         }
         // auto's answer depends on the visitor's browser: caches must key it by User-Agent.
         if (params.key === 'auto') res.set('Vary', 'User-Agent');
@@ -322,7 +322,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const feedUrl = `${pageUrl}.ics`;
         // Each button records a subscriber with a personal feed, then goes to the platform.
         const subscribe = (platform: string) => `${pageUrl}/subscribe/${platform}`;
-        const locale = pageLocale(req);
+        const locale = pageLocale(req, calendar.locale);
         const t = translator(locale);
         // The pages after this one in the language asked for by the address, if it was.
         const lang = req.query.lang === locale ? `lang=${locale}` : '';
@@ -372,7 +372,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         ctx.analytics.view(req, { teamId: calendar.team_id, calendarId: calendar.id });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
         res.set('Vary', PAGE_VARY);
-        sendHtml(res, 200, calendarEmbedPage({ name: calendar.name, pageUrl, subscribeUrl: pageUrl, events, first: likelyPlatform(req.headers['user-agent']), locale: pageLocale(req) }), { frameable: true });
+        sendHtml(res, 200, calendarEmbedPage({ name: calendar.name, pageUrl, subscribeUrl: pageUrl, events, first: likelyPlatform(req.headers['user-agent']), locale: pageLocale(req, calendar.locale) }), { frameable: true });
       },
     }),
   ];

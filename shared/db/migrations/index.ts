@@ -31,6 +31,7 @@ import * as calendarOrganizer from './0029_calendar_organizer';
 import * as mailSuppressions from './0030_mail_suppressions';
 import * as inviteeResponses from './0031_invitee_responses';
 import * as emailReminders from './0032_email_reminders';
+import * as calendarLocale from './0033_calendar_locale';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -77,4 +78,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0030_mail_suppressions', mailSuppressions],
   ['0031_invitee_responses', inviteeResponses],
   ['0032_email_reminders', emailReminders],
+  ['0033_calendar_locale', calendarLocale],
 ];
