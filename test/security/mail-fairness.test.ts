@@ -41,7 +41,7 @@ afterAll(async () => {
   await sink?.close();
 });
 
-async function teamWithEvent(): Promise<{ team: TestTeam; invite: (emails: string[]) => Promise<void> }> {
+async function teamWithEvent(): Promise<{ team: TestTeam; eventPath: string; invite: (emails: string[]) => Promise<void> }> {
   const team = await gw.newTeam({ limits: { mail_per_day: null, mail_per_month: null, mail_per_recipient_per_day: null } });
   const cal = (await team.api.post('/api/calendars', { name: 'Main', timezone: 'UTC' })).body.data;
   const evt = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Launch', date_start: '2031-03-01 10:00', date_end: '2031-03-01 11:00', timezone: 'UTC' })).body.data;
@@ -49,17 +49,21 @@ async function teamWithEvent(): Promise<{ team: TestTeam; invite: (emails: strin
     const res = await team.api.post(`/api/calendars/${cal.public_id}/events/${evt.public_id}/invites`, { invitees: emails.map((email) => ({ email })) });
     if (res.status !== 200) throw new Error(`invites: ${res.status} ${res.text.slice(0, 200)}`);
   };
-  return { team, invite };
+  return { team, eventPath: `/api/calendars/${cal.public_id}/events/${evt.public_id}`, invite };
 }
 
 const fanOuts = async (invite: (emails: string[]) => Promise<void>, tag: string, calls: number) => {
   for (let c = 0; c < calls; c++) await invite(Array.from({ length: PER_CALL }, (_, i) => `${tag}-${c}-${i}@fair.test`));
 };
 
-/** Sends everything queued (a worker started now), answers the recipients in the order they arrived. */
-async function drain(expected: number): Promise<string[]> {
+/**
+ * Sends everything queued (a worker started now), answers the recipients in the order they
+ * arrived. `oneAtATime`: one job and one connection, so arrival is the order of service.
+ */
+async function drain(expected: number, oneAtATime = false): Promise<string[]> {
   const before = sink.received.length;
-  const worker = await startWorker<MailJob, MailOutcome>((ctx) => mailWorker(ctx), { QUEUE_PREFIX: prefix, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0' });
+  const serial = oneAtATime ? { MAIL_CONCURRENCY: '1', MAIL_POOL_SIZE: '1' } : {};
+  const worker = await startWorker<MailJob, MailOutcome>((ctx) => mailWorker(ctx), { QUEUE_PREFIX: prefix, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0', ...serial });
   try {
     await waitFor(() => sink.received.length - before >= expected, { what: `${expected} messages`, timeoutMs: 150_000 });
   } finally {
@@ -86,4 +90,23 @@ it("puts one team's single invitation before most of another team's thousands", 
   const again = next.indexOf('a2@fair.test');
   expect(again).toBeGreaterThanOrEqual(0);
   expect(again).toBeLessThan(4 * PER_CALL);
+});
+
+it("serves another team's single invitation after one batch of a 500-invitee fan-out and its cancellation", async () => {
+  const big = await teamWithEvent();
+  const small = await teamWithEvent();
+  const crowd = Array.from({ length: 500 }, (_, i) => `guest${i}@big.fair.test`);
+  await big.invite(crowd);
+  // No worker yet: the 500 invitations and then the 500 cancellations wait in the queue…
+  expect((await big.team.api.delete(big.eventPath, { notify_invitees: true })).body.data.invitees_notified).toBe(500);
+  // …and only then does the other team invite one person.
+  await small.invite(['solo@small.fair.test']);
+  expect(await queue.count()).toBe(21); // batches of 50: 10 + 10 + 1
+  const order = await drain(1001, true);
+  // The big team's 20 batches hold its next 20 turns; the small team's one batch takes the
+  // turn after the batch under way: one batch of invitations, not the 1000 messages before it.
+  expect(order.indexOf('solo@small.fair.test')).toBe(PER_CALL);
+  expect(order.slice(0, PER_CALL).every((to) => to.endsWith('@big.fair.test'))).toBe(true);
+  const subjects = sink.received.slice(-1001, -1001 + PER_CALL).map((m) => m.parsed.subject?.split(':')[0]);
+  expect(subjects).toEqual(Array(PER_CALL).fill('Invitation'));
 });
