@@ -40,12 +40,11 @@ export function inboundWorker(): WorkerDefinition<InboundReplyJob, InboundOutcom
           inviteeId: holder.id,
           teamId: holder.team_id,
           eventUid: holder.event_uid,
-          eventSequence: holder.event_sequence,
           response: reading.answer,
           sequence: reading.sequence,
           at: new Date(data.receivedAtMs),
         });
-        return recorded ? { recorded: 'response' } : { ignored: 'older_than_recorded' };
+        return recorded === 'recorded' ? { recorded: 'response' } : { ignored: recorded };
       });
       log.info({ kind: data.kind, ...outcome, messageId: data.messageId }, 'inbound message handled');
       return outcome;

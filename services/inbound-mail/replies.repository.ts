@@ -9,7 +9,6 @@ interface ReplyHolder {
   event_id: number;
   email: string;
   event_uid: string;
-  event_sequence: number;
 }
 
 /**
@@ -19,7 +18,7 @@ interface ReplyHolder {
 export async function findReplyHolder(db: Knex, appKey: string, token: ReplyToken): Promise<ReplyHolder | undefined> {
   const row: ReplyHolder | undefined = await db('invitees as i')
     .join('events as e', 'e.id', 'i.event_id')
-    .first('i.id', 'i.uid', 'i.team_id', 'i.event_id', 'i.email', 'e.uid as event_uid', 'e.sequence as event_sequence')
+    .first('i.id', 'i.uid', 'i.team_id', 'i.event_id', 'i.email', 'e.uid as event_uid')
     .where('i.id', token.inviteeId)
     .whereNull('e.deleted_at');
   if (!row || !verifyReplyToken(appKey, token, { inviteeUid: row.uid, eventUid: row.event_uid })) return undefined;

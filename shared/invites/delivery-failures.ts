@@ -1,6 +1,6 @@
 import type { Knex } from '../db/knex';
 import { recordWebhookEvent } from '../webhooks/outbox';
-import { INVITEES_WITH_LAST_DELIVERY, type InviteeWithDelivery, toInviteeJson } from './invitee-json';
+import { inviteesWithLastDelivery, toInviteeJson } from './invitee-json';
 
 /**
  * What follows a message that failed for good, whoever learnt it (the mail worker from
@@ -20,8 +20,7 @@ export async function afterDeliveryFailed(
     await trx.raw('INSERT INTO mail_suppressions (team_id, email, reason) VALUES (?, lower(?), ?) ON CONFLICT DO NOTHING', [row.team_id, row.email, reason.slice(0, 500)]);
   }
   if (!row.invitee_id) return;
-  const { rows } = await trx.raw(`${INVITEES_WITH_LAST_DELIVERY} WHERE i.id = ?`, [row.invitee_id]);
-  const invitee = rows[0] as InviteeWithDelivery | undefined;
+  const [invitee] = await inviteesWithLastDelivery(trx, [row.invitee_id]);
   if (!invitee) return;
   const event = await trx('events').first('uid').where({ id: invitee.event_id });
   await recordWebhookEvent(trx, {

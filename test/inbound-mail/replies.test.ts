@@ -199,11 +199,17 @@ describe('answers from calendar apps', () => {
     // The answer to the update: current.
     expect((await deliver(inv.replyAddress, fixture('thunderbird-decline.eml', { ...values, SEQUENCE: '1' }))).ok).toBe(true);
     expect(await responseOf(inv.evt, (i) => i.response === 'declined')).toMatchObject({ response_stale: false });
-    // A late copy of the first answer changes nothing.
+    // A late copy of the first answer changes nothing; nor does the same answer sent twice.
     const late = await deliver(inv.replyAddress, fixture('thunderbird-accept.eml', { ...values, SEQUENCE: '0' }));
     expect(late.ok).toBe(true);
     expect(await handled(late.response)).toEqual({ ignored: 'older_than_recorded' });
+    const again = await deliver(inv.replyAddress, fixture('thunderbird-decline.eml', { ...values, SEQUENCE: '1' }));
+    expect(await handled(again.response)).toEqual({ ignored: 'same_as_recorded' });
     expect((await inviteesOf(inv.evt))[0]).toMatchObject({ response: 'declined', response_stale: false });
+    // A later update makes the answer stale until the person answers it.
+    expect((await team.api.put(`/api/calendars/${cal.public_id}/events/${inv.evt.public_id}`, { ...moved, title: 'Quarterly planning (room 5)' })).status).toBe(200);
+    await waitFor(() => sink.for(inv.email).length >= 3 || undefined, { what: 'the second update' });
+    expect((await inviteesOf(inv.evt))[0]).toMatchObject({ response: 'declined', response_stale: true });
   });
 });
 

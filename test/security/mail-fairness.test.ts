@@ -62,7 +62,7 @@ const fanOuts = async (invite: (emails: string[]) => Promise<void>, tag: string,
  */
 async function drain(expected: number, oneAtATime = false): Promise<string[]> {
   const before = sink.received.length;
-  const serial = oneAtATime ? { MAIL_CONCURRENCY: '1', MAIL_POOL_SIZE: '1' } : {};
+  const serial: Record<string, string> = oneAtATime ? { MAIL_CONCURRENCY: '1', MAIL_POOL_SIZE: '1' } : {};
   const worker = await startWorker<MailJob, MailOutcome>((ctx) => mailWorker(ctx), { QUEUE_PREFIX: prefix, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0', ...serial });
   try {
     await waitFor(() => sink.received.length - before >= expected, { what: `${expected} messages`, timeoutMs: 150_000 });

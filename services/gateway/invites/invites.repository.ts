@@ -1,7 +1,7 @@
 import type { Knex } from '../../../shared/db/knex';
 import type { MailKind } from '../../../shared/queues/mail.job';
 import type { NewDelivery } from '../../../shared/mail/queue-mail';
-import { INVITEE_COLUMNS, INVITEES_WITH_LAST_DELIVERY, type InviteeRow, type InviteeWithDelivery, type LastDelivery } from '../../../shared/invites/invitee-json';
+import { INVITEE_COLUMNS, INVITEES_WITH_LAST_DELIVERY, type InviteeRow, type InviteeWithDelivery } from '../../../shared/invites/invitee-json';
 
 
 /** Inserts invitees; an email already invited to the event (any case) is skipped. */
@@ -115,16 +115,4 @@ export async function listInvitees(db: Knex, eventId: number, opts: { afterId?: 
     [eventId, opts.afterId ?? 0, opts.limit],
   );
   return rows as InviteeWithDelivery[];
-}
-
-/** The last delivery of each of these invitees (for answers about just-named invitees). */
-export async function lastDeliveries(db: Knex, inviteeIds: number[]): Promise<Map<number, LastDelivery>> {
-  if (!inviteeIds.length) return new Map();
-  const { rows } = await db.raw(
-    `SELECT DISTINCT ON (invitee_id) invitee_id, kind, status, attempts, error, sent_at::text AS sent_at
-       FROM deliveries WHERE invitee_id = ANY(?::bigint[])
-      ORDER BY invitee_id, id DESC`,
-    [inviteeIds],
-  );
-  return new Map((rows as Array<LastDelivery & { invitee_id: number }>).map(({ invitee_id, ...d }) => [invitee_id, d]));
 }

@@ -52,7 +52,7 @@ const inviteeSchema = Joi.object({
   responded_at: isoMicros().allow(null).required(),
   response_stale: Joi.boolean()
     .required()
-    .description('The answer was to an earlier version of the event (a lower SEQUENCE): the event has changed since the person answered'),
+    .description('The answer was to an earlier version of the event than the newest invitation or update sent to this invitee (a lower SEQUENCE): the event has changed since the person answered'),
 }).meta({ title: 'Invitee' });
 
 export const addedInviteesSchema = Joi.object({

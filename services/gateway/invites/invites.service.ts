@@ -1,4 +1,4 @@
-import type { InviteeRow, InviteeWithDelivery } from '../../../shared/invites/invitee-json';
+import { type InviteeRow, type InviteeWithDelivery, inviteesWithLastDelivery } from '../../../shared/invites/invitee-json';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
@@ -11,7 +11,6 @@ import {
   findInviteesByEmail,
   hasInvitees,
   insertInvitees,
-  lastDeliveries,
   listInvitees,
   maxSentSequence,
   raiseSequence,
@@ -89,14 +88,10 @@ export async function addInvitees(deps: InvitesDeps, t: Target, entries: Invitee
       }
       await queueInviteMail(trx, deps, { found, kind: 'invitation', sequence, inviteeIds: inserted.map((r) => r.id), requestId });
     }
-    const rows = [...existing, ...inserted];
-    const deliveries = await lastDeliveries(trx, rows.map((r) => r.id));
+    const rows = await inviteesWithLastDelivery(trx, [...existing, ...inserted].map((r) => r.id));
     // Answer in the order the request named them.
     const byEmail = new Map(rows.map((r) => [r.email.toLowerCase(), r]));
-    const invitees = wanted
-      .map((w) => byEmail.get(w.email.toLowerCase()))
-      .filter((r): r is InviteeRow => r !== undefined)
-      .map((r) => ({ ...r, last_delivery: deliveries.get(r.id) ?? null }));
+    const invitees = wanted.map((w) => byEmail.get(w.email.toLowerCase())).filter((r): r is InviteeWithDelivery => r !== undefined);
     return { uid: event.uid, changed, invitees, added: inserted.length, alreadyInvited: existing.length };
   });
   if (result.changed) await deps.caches.invalidate({ kind: 'event', uid: result.uid });

@@ -135,7 +135,7 @@ export async function submitRsvp(
     /** The answer comes with proof that it is the address's own (a signed link sent to it): no key needed. */
     addressVerified?: boolean;
     /** Also done in the answer's transaction, once it is saved. */
-    onSaved?: (trx: Knex, row: RsvpRow, event: { sequence: number }) => Promise<void>;
+    onSaved?: (trx: Knex, row: RsvpRow) => Promise<void>;
   } = {},
 ): Promise<{ row: RsvpRow; created: boolean; held: boolean }> {
   const result = await deps.db.transaction(async (trx) => {
@@ -167,7 +167,7 @@ export async function submitRsvp(
     } else if (existing && (await inCalendarByRsvpAlone(trx, existing))) {
       await tell('rsvp_no', await raiseSequence(trx, event.id));
     }
-    if (opts.onSaved) await opts.onSaved(trx, row, event);
+    if (opts.onSaved) await opts.onSaved(trx, row);
     return { row, created: !existing, held: false };
   });
   await deps.caches.invalidate({ kind: 'event', uid: found.event.uid });
@@ -261,16 +261,14 @@ export async function answerFromEmail(deps: MailingDeps, found: EventWithCalenda
   const name = who.name ?? earlier?.name ?? who.email;
   return submitRsvp(deps, found, { name, email: who.email, answer }, requestId, {
     addressVerified: true,
-    onSaved: async (trx, _row, event) => {
+    onSaved: async (trx) => {
       const [invitee] = await findInviteesByEmail(trx, found.event.id, [who.email]);
       if (!invitee) return;
       await recordInviteeResponse(trx, {
         inviteeId: invitee.id,
         teamId: found.event.team_id,
         eventUid: found.event.uid,
-        eventSequence: event.sequence,
         response: RESPONSE_OF_ANSWER[answer],
-        sequence: event.sequence,
         at: deps.clock.now(),
       });
     },
