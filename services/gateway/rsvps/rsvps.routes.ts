@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express';
 import Joi from 'joi';
 import { eventTarget } from '../analytics/analytics';
 import { AppError, conflict, forbidden, httpError, notFound, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
@@ -67,6 +68,12 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
   const RSVP_ATTEMPTS = ctx.config.rsvpRatePer10Minutes;
   const limiter = sharedLimiter(ctx.redis, { keyPrefix: `${ctx.config.queuePrefix}:rl:rsvp`, points: RSVP_ATTEMPTS, durationSeconds: RSVP_WINDOW_SECONDS });
   const rsvpBodyParsers = formOrJsonBody('8kb');
+  /** One of the address's RSVP_RATE_PER_10_MINUTES answers (the page's form and the email's buttons alike), or a 429. */
+  const takeAnswerPoint = async (req: Request, res: Response) => {
+    const { state, over } = await consumePoint(limiter, limitAddress(req.ip));
+    rateLimitHeaders(res, RSVP_ATTEMPTS, state, over);
+    if (over) throw tooManyRequests().withPage(errorPage(429, 'Too many answers from here: try again in a few minutes.'));
+  };
   const eventParams = Joi.object({ cal: idParam('cal_'), evt: idParam('evt_') });
 
   return [
@@ -106,9 +113,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         if (!access.granted) throw forbidden('This event is protected.').withPage(lockedPage(params.uid));
         // The event exists and its page is open: what it refuses is the answer, not the address.
         if (!found.event.has_rsvp) throw conflict(NO_RSVPS);
-        const { state, over } = await consumePoint(limiter, limitAddress(req.ip));
-        rateLimitHeaders(res, RSVP_ATTEMPTS, state, over);
-        if (over) throw tooManyRequests().withPage(errorPage(429, 'Too many answers from here: try again in a few minutes.'));
+        await takeAnswerPoint(req, res);
         // A refused answer from the page's form: the page again, with what was typed and
         // each problem beside its field, instead of a page that only says what went wrong.
         const formAgain = async (errors: Record<string, string[]>) => {
@@ -232,9 +237,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         }
         const input = value as { key: string; answer: RsvpAnswer };
         const { found, who } = await emailAnswerer(params.uid, input.key);
-        const { state, over } = await consumePoint(limiter, limitAddress(req.ip));
-        rateLimitHeaders(res, RSVP_ATTEMPTS, state, over);
-        if (over) throw tooManyRequests().withPage(errorPage(429, 'Too many answers from here: try again in a few minutes.'));
+        await takeAnswerPoint(req, res);
         try {
           const { row } = await answerFromEmail(ctx, found, who, input.answer, req.id);
           ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
