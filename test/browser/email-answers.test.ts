@@ -132,6 +132,9 @@ it('answers with one click from the invitation, and honours the RSVP limit', asy
   });
   expect(forced.status).toBe(409);
   expect(await forced.text()).toContain('full');
+  // It counted against the address's RSVP limit, as the page's form does.
+  expect(forced.headers.get('x-ratelimit-limit')).toBe(String(gw.config.rsvpRatePer10Minutes));
+  expect(Number(forced.headers.get('x-ratelimit-remaining'))).toBeLessThan(gw.config.rsvpRatePer10Minutes - 1);
   await bobPage.getByRole('button', { name: 'Answer Maybe' }).click();
   await bobPage.getByText('your answer is saved: Maybe').waitFor();
   await bobPage.context().close();
