@@ -118,7 +118,6 @@ export async function startInboundSmtp(deps: {
 
   /** One job per recipient, all stored or none (the message is then answered 451). */
   async function accept(raw: Buffer, recipients: ReplyToken[]): Promise<string[]> {
-    if (!recipients.length) throw smtpError(503, '5.5.1 No recipients');
     const content = await readInboundMessage(raw);
     const receivedAtMs = Date.now();
     return producer.addBulk(

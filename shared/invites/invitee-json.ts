@@ -21,7 +21,7 @@ export interface InviteeRow {
 /** An invitee's answer, as calendar apps' PARTSTAT names it (in lower case). */
 export type InviteeResponse = 'accepted' | 'declined' | 'tentative';
 
-export interface LastDelivery {
+interface LastDelivery {
   kind: MailKind;
   status: 'queued' | 'sent' | 'failed';
   attempts: number;

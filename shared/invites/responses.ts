@@ -6,7 +6,7 @@ import { type InviteeResponse, inviteesWithLastDelivery, LATEST_SENT_SEQUENCE, t
 export const RESPONSE_OF_ANSWER = { yes: 'accepted', maybe: 'tentative', no: 'declined' } as const satisfies Record<string, InviteeResponse>;
 
 /** What became of an answer: recorded, or left out as older than the one recorded or the same as it. */
-export type ResponseOutcome = 'recorded' | 'older_than_recorded' | 'same_as_recorded';
+type ResponseOutcome = 'recorded' | 'older_than_recorded' | 'same_as_recorded';
 
 /**
  * Records an invitee's answer, from their calendar app (an iTIP REPLY) or from their
