@@ -322,6 +322,9 @@ describe('deliveries', () => {
         return got.is_active === false ? got : undefined;
       }, { what: 'the webhook to be turned off' });
       expect(off.disabled_reason).toBe('Every delivery failed for 5 days.');
+      // The team's owner is told by email, once.
+      await waitFor(() => sink.for(team.email).some((m) => String(m.parsed.subject) === `Webhook turned off: ${receiver.url}${h.path}`), { what: 'the notice to the owner' });
+      expect(String(sink.for(team.email).find((m) => String(m.parsed.subject).startsWith('Webhook turned off'))?.parsed.text)).toContain('Every delivery failed for 5 days.');
       // Turned on again by its owner, it starts afresh.
       const on = await team.api.put(`/api/webhooks/${h.id}`, { url: `${receiver.url}${h.path}`, is_active: true });
       expect(on.body.data).toMatchObject({ is_active: true, disabled_reason: null, failing_since: null });
