@@ -508,6 +508,37 @@ describe('a list of days without "every"', () => {
   });
 });
 
+describe('what organizers and friends write: rough times, early hours, changed dates, list lines', () => {
+  it.each([
+    // A meridiem after the range holds for its start when that is earlier: morning at both ends.
+    ['Lap swim Saturday 6-7am', '2026-03-07T06:00:00-05:00', '2026-03-07T07:00:00-05:00'],
+    ['Drop-off 5:45-6:15 a.m. Friday', '2026-03-06T05:45:00-05:00', '2026-03-06T06:15:00-05:00'],
+    // A time said roughly is the time; a bare hour in it is read as other bare hours are.
+    ['Cookout Saturday around 2 in the yard', '2026-03-07T14:00:00-05:00', '2026-03-07T15:00:00-05:00'],
+    ['drinks fri ~6?', '2026-03-06T18:00:00-05:00', '2026-03-06T19:00:00-05:00'],
+    ['Dinner at 7ish on Saturday', '2026-03-07T19:00:00-05:00', '2026-03-07T20:00:00-05:00'],
+    ['call tomorrow 3-ish', '2026-03-06T15:00:00-05:00', '2026-03-06T16:00:00-05:00'],
+    ['Meet around 10:30am Tuesday', '2026-03-10T10:30:00-04:00', '2026-03-10T11:30:00-04:00'],
+    // An early hour in a text about the early morning stays in the morning…
+    ['Sunrise paddle Saturday at 5:45', '2026-03-07T05:45:00-05:00', '2026-03-07T06:45:00-05:00'],
+    ['Breakfast shift tomorrow at 6', '2026-03-06T06:00:00-05:00', '2026-03-06T07:00:00-05:00'],
+    // …not after a greeting's "Good morning", nor at brunch, which is at 1 in the afternoon too.
+    ['Good morning all, practice today at 4', '2026-03-05T16:00:00-05:00', '2026-03-05T17:00:00-05:00'],
+    ['Brunch Sunday at 1', '2026-03-08T13:00:00-04:00', '2026-03-08T14:00:00-04:00'],
+    // Two bare hours right before a day are a range too.
+    ['Open gym 1-3 Sunday', '2026-03-08T13:00:00-04:00', '2026-03-08T15:00:00-04:00'],
+    ['Book drive 10-2 Saturday in the lobby', '2026-03-07T10:00:00-05:00', '2026-03-07T14:00:00-05:00'],
+  ])('%s', (text, start, end) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: false });
+  });
+
+  it('takes counts and scores for no time', () => {
+    expect(read('Around 20 people are coming Saturday', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-07', is_all_day: true });
+    expect(read('Bring ~5 dollars Friday', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-06', is_all_day: true });
+    expect(read('Team won 3-1 Saturday', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-07', is_all_day: true });
+  });
+});
+
 describe('languages: English is read, others fail as unsupported_language', () => {
   it.each([
     ['German', 'Einladung zur Weihnachtsfeier am Freitag, 18.12. ab 18 Uhr im Restaurant Adler'],

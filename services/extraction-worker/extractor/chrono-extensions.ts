@@ -12,9 +12,10 @@ import * as chrono from 'chrono-node';
  * - "Fri–Sun, March 20–22": the dates, not a range from this Friday.
  * - "half past six", "quarter to 8": a clock time in words.
  * - "@ 8", "tonite": chat spellings of "at 8" and "tonight".
- * - "Saturday 8-12": two bare hours right after a day are a time range.
+ * - "Saturday 8-12", "1-3 Sunday": two bare hours next to a day are a time range.
+ * - "around 2", "2ish", "~7", "4-ish": a time said roughly is the time.
  * - A meridiem written once for a range holds where it can: "11-1pm" is 11am to 1pm
- *   (chrono made it 11pm), "noon to 1" ends at 1pm.
+ *   (chrono made it 11pm), "6-7am" starts in the morning, "noon to 1" ends at 1pm.
  */
 
 type Components = chrono.ParsingComponents;
@@ -183,10 +184,12 @@ class AtSignTimeParser implements chrono.Parser {
   }
 }
 
-// "Saturday 8-12", "Fri 3/13, 10-2": hours without am/pm, right after a day. Elsewhere
+// "Saturday 8-12", "Fri 3/13, 10-2": hours without am/pm, right after (or before) a day. Elsewhere
 // "8-12" is as likely an age, a score or a count.
 const BARE_HOUR_RANGE = /(?<![\d:/.-])(\d{1,2})(?::([0-5]\d))?[ ]?-[ ]?(\d{1,2})(?::([0-5]\d))?(?![\d:/.-]|[ ]?[ap]\.?m\b)/i;
 const AFTER_A_DAY = /(?:day|\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)|\d)\.?,?[ ]+$/i;
+// …or right before one: "Open gym 1-3 Sunday", "9-11 on Sat 3/14", "4-6 tomorrow".
+const BEFORE_A_DAY = /^,?[ ]+(?:on[ ]+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\b|(?:today|tonight|tomorrow|tmrw|this|next)\b|\d{1,2}\/\d{1,2}\b)/i;
 
 class BareHourRangeParser implements chrono.Parser {
   pattern(): RegExp {
@@ -195,12 +198,48 @@ class BareHourRangeParser implements chrono.Parser {
 
   extract(context: chrono.ParsingContext, match: RegExpMatchArray): chrono.ParsingResult | null {
     const index = match.index ?? 0;
-    if (!AFTER_A_DAY.test(context.text.slice(Math.max(0, index - 12), index))) return null;
+    const after = context.text.slice(index + match[0].length, index + match[0].length + 20);
+    if (!AFTER_A_DAY.test(context.text.slice(Math.max(0, index - 12), index)) && !BEFORE_A_DAY.test(after)) return null;
     const [startHour, endHour] = [Number(match[1]), Number(match[3])];
     if (startHour < 1 || startHour > 12 || endHour < 1 || endHour > 12 || startHour === endHour) return null;
+    // An end before its start only across noon ("10-2", "11-1"); "3-1" is a score.
+    if (endHour < startHour && !(startHour >= 7 && endHour <= 6)) return null;
     const start = context.createParsingComponents({ hour: startHour, minute: match[2] ? Number(match[2]) : 0 });
     const end = context.createParsingComponents({ hour: endHour, minute: match[4] ? Number(match[4]) : 0 });
     return context.createParsingResult(index, match[0], start, end);
+  }
+}
+
+// "around 2", "approx. 10:30am", "~7" (a lead word), or "2ish", "4-ish" (a suffix).
+const APPROXIMATE_TIME =
+  /(?:\b(?:around|approx(?:imately|\.)?|roughly|circa)[ ]+|~[ ]?)(\d{1,2})(?::([0-5]\d))?(?:[ ]?([ap]m)\b)?(?:[ ]?-?ish\b)?|(?<![\d:.])\b(\d{1,2})(?::([0-5]\d))?(?:[ ]?([ap]m))?[ ]?-?ish\b/i;
+// Words that may follow a rough time ("around 7 at the library"); another word makes it a
+// count ("around 5 people", "~3 miles").
+const AFTER_ROUGH_TIME = /^[ ]*(?:[a-z]+)?/i;
+const ROUGH_TIME_FOLLOWERS = new Set(['', 'at', 'on', 'in', 'to', 'til', 'till', 'until', 'and', 'or', 'with', 'for', 'tonight', 'tonite', 'tomorrow', 'today', 'this', 'next', 'sharp', 'ish']);
+
+/** A rough time is read as the time itself; an hour without am/pm is then read as chrono's bare hours are. */
+class ApproximateTimeParser implements chrono.Parser {
+  pattern(): RegExp {
+    return APPROXIMATE_TIME;
+  }
+
+  extract(context: chrono.ParsingContext, match: RegExpMatchArray): Components | null {
+    const [hourText, minuteText, meridiem] = match[1] !== undefined ? [match[1], match[2], match[3]] : [match[4], match[5], match[6]];
+    let hour = Number(hourText);
+    const minute = minuteText ? Number(minuteText) : 0;
+    if (hour > 23 || (meridiem && (hour < 1 || hour > 12)) || (!meridiem && !minuteText && (hour < 1 || hour > 12))) return null;
+    const after = AFTER_ROUGH_TIME.exec(context.text.slice((match.index ?? 0) + match[0].length, (match.index ?? 0) + match[0].length + 24));
+    if (!ROUGH_TIME_FOLLOWERS.has((after?.[0] ?? '').trim().toLowerCase())) return null;
+    const c = context.createParsingComponents({ hour, minute });
+    if (meridiem) {
+      const pm = meridiem.toLowerCase() === 'pm';
+      if (pm && hour < 12) hour += 12;
+      if (!pm && hour === 12) hour = 0;
+      c.assign('hour', hour);
+      c.assign('meridiem', pm ? 1 : 0);
+    }
+    return c;
   }
 }
 
@@ -225,7 +264,8 @@ const minutesOf = (c: Components) => (c.get('hour') ?? 0) * 60 + (c.get('minute'
 
 /**
  * A meridiem written once for a range: "11-1pm" and "10:30-12pm" start in the morning (chrono
- * gave the start the end's "pm" and so put it after the end); "noon to 1", "9am-5", "from
+ * gave the start the end's "pm" and so put it after the end), and so do "6-7am" and
+ * "8:15-9:00am" (their start is marked as morning); "noon to 1", "9am-5", "from
  * 10 to 3" end in the afternoon, unless the end is past midnight ("9pm-1", "22:00-02:00").
  */
 class RangeMeridiemRefiner implements chrono.Refiner {
@@ -240,6 +280,9 @@ class RangeMeridiemRefiner implements chrono.Refiner {
           start.assign('hour', (start.get('hour') ?? 0) - 12);
           start.assign('meridiem', 0);
           moved = true;
+        } else if (endMeridiem && !startMeridiem && end.get('meridiem') === 0 && (start.get('hour') ?? 0) < 12 && minutesOf(start) < minutesOf(end)) {
+          // "6-7am", "8:15-9:00am": the morning holds for the start too (no later rule may move it).
+          start.assign('meridiem', 0);
         } else if (!endMeridiem && (end.get('hour') ?? 0) < 12 && minutesOf(end) <= minutesOf(start) && minutesOf(end) + 720 > minutesOf(start)) {
           end.assign('hour', (end.get('hour') ?? 0) + 12);
           end.assign('meridiem', 1);
@@ -331,5 +374,6 @@ export const extraParsers: chrono.Parser[] = [
   new AtSignTimeParser(),
   new ToniteParser(),
   new BareHourRangeParser(),
+  new ApproximateTimeParser(),
 ];
 export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekdayLabelRefiner(), new WeekendOfRefiner(), new RangeMeridiemRefiner()];

@@ -100,15 +100,29 @@ export function markDayPartNames(scan: TextScan): void {
 // What people do in the evening: "dinner at 8", "holiday party at 7" are not in the morning.
 const EVENING_WORDS = /\b(?:dinner|supper|drinks|cocktails|happy[ ]hour|party|concert|gig|movie|gala|prom|evening|night|tonight|tonite|karaoke|pub)\b/i;
 const MORNING_WORDS = /\b(?:breakfast|brunch|morning|sunrise)\b/i;
+// What is done early in the day: "breakfast shift at 5:30", "sunrise yoga at 6" (not brunch,
+// which is at 1 in the afternoon too, nor a greeting's "Good morning").
+const EARLY_WORDS = /(?<!\bgood[ ])\b(?:breakfast|sunrise|dawn|morning)\b/i;
+
+type DayPart = 'evening' | 'early' | 'day';
+
+/** What part of the day the text is about, when its words say so; words of both say nothing. */
+function dayPartOf(text: string): DayPart {
+  const evening = EVENING_WORDS.test(text);
+  if (evening && !MORNING_WORDS.test(text)) return 'evening';
+  return !evening && EARLY_WORDS.test(text) ? 'early' : 'day';
+}
 
 /**
  * "at 3", "from 2 to 4", "drinks at 5:30": an hour from 1 to 6 without am/pm is meant in the
  * afternoon (chrono takes the morning); so is one from 7 to 10 in a text about the evening
- * ("dinner at 8"). "06:00", written the 24-hour way, stays as it is. A time-only phrase then
- * falls on today if that time is still ahead, else tomorrow.
+ * ("dinner at 8"), while in a text about the early morning ("breakfast shift at 5:30",
+ * "sunrise hike at 6") one from 4 to 6 stays in the morning. "06:00", written the 24-hour
+ * way, stays as it is. A time-only phrase then falls on today if that time is still ahead,
+ * else tomorrow.
  */
-function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date, evening: boolean): void {
-  const latest = evening ? 10 : 6;
+function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date, dayPart: DayPart): void {
+  const latest = dayPart === 'evening' ? 10 : dayPart === 'early' ? 3 : 6;
   const bare = (c: chrono.ParsedComponents, m: Moment) => m.timeCertain && !c.isCertain('meridiem') && m.offset === null && m.hour >= 1 && m.hour <= latest;
   if (!bare(r.start, from) || /(?:^|\D)0\d[:.]\d\d/.test(r.text)) return;
   from.hour += 12;
@@ -133,7 +147,7 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
   const text = clockWordsAsTimes(numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone)));
   const results = chronoReader.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
   const phrases: DatePhrase[] = [];
-  const evening = EVENING_WORDS.test(scan.text) && !MORNING_WORDS.test(scan.text);
+  const dayPart = dayPartOf(scan.text);
   for (const r of results) {
     if (phrases.length >= MAX_PHRASES) break;
     // chrono reads a lone number ("Room 12", "2026") as a date now and then; a phrase must
@@ -144,7 +158,7 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
     // "at 22 Oak Street": a house number, not 10pm.
     if (!from.dateCertain && startsWithHouseNumber(text.slice(r.index, r.index + 60))) continue;
     const to = r.end ? momentOf(r.end) : null;
-    afternoonForBareHours(r, from, to, zone, reference, evening);
+    afternoonForBareHours(r, from, to, zone, reference, dayPart);
     // A phrase ends where its word does ("Tues" was read as "Tue").
     let end = r.index + r.text.length;
     while (end < scan.text.length && /[A-Za-z]/.test(scan.original[end]) && /[A-Za-z]/.test(scan.original[end - 1])) end++;
