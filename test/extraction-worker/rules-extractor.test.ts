@@ -440,7 +440,10 @@ describe('zone words, and one moment given for two zones', () => {
 
 describe('titles without the verbs around them, ending where the time begins', () => {
   it.each([
-    ['The science fair will be held on Thursday at 6pm in the gym', 'The science fair'],
+    // The article of a sentence about the event is no part of its name; a name's own stays.
+    ['The science fair will be held on Thursday at 6pm in the gym', 'Science fair'],
+    ['Our annual gala is March 28 at 7pm', 'Annual gala'],
+    ['The Nutcracker matinee Saturday at 2', 'The Nutcracker matinee'],
     ['Soccer practice has been moved to Friday at 4pm', 'Soccer practice'],
     ['Parent night is scheduled for March 19 at 6:30pm', 'Parent night'],
     ['Band concert rescheduled to Monday 7pm', 'Band concert'],
@@ -536,6 +539,25 @@ describe('what organizers and friends write: rough times, early hours, changed d
     expect(read('Around 20 people are coming Saturday', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-07', is_all_day: true });
     expect(read('Bring ~5 dollars Friday', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-06', is_all_day: true });
     expect(read('Team won 3-1 Saturday', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-07', is_all_day: true });
+  });
+
+  it.each([
+    // The date a change moves the event to is its date; the one before names the old one.
+    ['The meeting on Monday has been moved to Tuesday at 3pm', 'Meeting', '2026-03-10T15:00:00-04:00'],
+    ["Thursday's practice is pushed back to Friday at 5", 'Practice', '2026-03-06T17:00:00-05:00'],
+    ["Tomorrow's review is postponed until Wednesday 11am", 'Review', '2026-03-11T11:00:00-04:00'],
+  ])('%s', (text, title, start) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, date_start: start });
+  });
+
+  it.each([
+    // Newsletter and chat list lines: bullets and dashes before the name are not part of it,
+    // and a place written in lowercase ends the list.
+    ['\u2022 Fri 3/20, 8:30am \u2014 Picture day, gym', 'Picture day', 'gym', '2026-03-20T08:30:00-04:00'],
+    ['- Mon 3/23, 7pm: PTA meeting, library', 'PTA meeting', 'library', '2026-03-23T19:00:00-04:00'],
+    ['\u{1F4C5} Webinar, Tuesday 2pm, online', 'Webinar', 'online', '2026-03-10T14:00:00-04:00'],
+  ])('%s', (text, title, location, start) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, location, date_start: start });
   });
 });
 

@@ -29,7 +29,10 @@ const STOP = new Set([
 const INNER = new Set(['of', 'the', 'and', '&', 'de', 'del', 'la', 'le', 'du', 'van', 'von', 'der', 'y']);
 const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'our', 'your', 'his', 'her', 'their']);
 // Lowercase one-word places a person says after "at".
-const PLACE_WORDS = new Set(['home', 'work', 'school', 'church', 'office', 'campus', 'gym', 'library', 'mine', 'yours', 'ours', 'theirs']);
+const PLACE_WORDS = new Set([
+  'home', 'work', 'school', 'church', 'office', 'campus', 'gym', 'library', 'mine', 'yours', 'ours', 'theirs',
+  'cafeteria', 'auditorium', 'gymnasium', 'playground', 'lobby', 'courtyard', 'lounge', 'online',
+]);
 // "at the moment", "in the afternoon", "in a few days": not places.
 const NOT_PLACES = new Set([
   'morning', 'afternoon', 'evening', 'night', 'moment', 'meantime', 'latest', 'earliest', 'end', 'beginning', 'start',
@@ -203,8 +206,9 @@ function listItemAfterDate(scan: TextScan, line: Line): Place | null {
 
 /**
  * A list item that reads as a place: up to six words, the first capitalized, most of them
- * capitalized or numbers ("Town Hall lawn", "Room 4 / Zoom"); a bracketed qualifier at
- * the end is part of it ("Main Auditorium (Building C)", "Studio 4 (ground floor)").
+ * capitalized or numbers ("Town Hall lawn", "Room 4 / Zoom"), or a place word a person
+ * writes in lowercase ("gym", "the library"); a bracketed qualifier at the end is part of
+ * it ("Main Auditorium (Building C)", "Studio 4 (ground floor)").
  */
 function isPlaceName(item: string): boolean {
   let name = item;
@@ -213,6 +217,8 @@ function isPlaceName(item: string): boolean {
     if (open > 0 && isPlaceQualifier(name.slice(open + 1, -1))) name = name.slice(0, open);
   }
   const words = name.split(/[\s/]+/).filter(Boolean);
+  const lowerWords = words.map((w) => w.toLowerCase());
+  if (lowerWords.length <= 2 && PLACE_WORDS.has(lowerWords[lowerWords.length - 1]) && (lowerWords.length === 1 || DETERMINERS.has(lowerWords[0]))) return true;
   if (!words.length || words.length > 6 || !isCapitalized(words[0])) return false;
   const lower = words.filter((w) => !isCapitalized(w) && !INNER.has(w.toLowerCase())).length;
   return lower === 0 || lower < words.length - lower;

@@ -36,6 +36,9 @@ const BOILERPLATE = /^\s*(?:join\s+(?:(?:zoom|microsoft\s+teams|teams|google\s+m
 const UNTIL_LEAD = /\b(?:until|till|through|thru|ending(?:[ ]on)?|ends(?:[ ]on)?)[ ]*$/i;
 const GREETING = /^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^\n]{0,40}$/i;
 const MAX_DESCRIPTION = 5000;
+// "Tomorrow's meeting has been moved to Monday at 9", "Thursday's game is pushed back to
+// Friday": the date after the verb is the event's; the one before names the old date.
+const MOVED_TO = /\b(?:moved|rescheduled|postponed|pushed(?:[ ]back)?|changed|shifted|delayed|bumped|switched)[ ]+(?:to|until|till)[ ]+(?:(?:the|on)[ ]+)?$/i;
 
 function markAllDay(scan: TextScan): boolean {
   for (const m of scan.text.matchAll(OPEN_END)) scan.mark('date', m.index, m.index + m[0].length);
@@ -162,9 +165,10 @@ export function extractWithRules(input: ExtractionInput): ExtractionResult {
   const until = recurrence ? (untilMonth ?? untilOf(takeUntil(scan, phrases))) : null;
 
   const whenLines = headers.filter((h) => h.role === 'when');
+  const inWhenLine = (p: DatePhrase) => whenLines.some((h) => p.start >= h.start && p.start <= h.end);
   const read = readTiming({
     phrases,
-    preferred: (p) => whenLines.some((h) => p.start >= h.start && p.start <= h.end),
+    preferred: phrases.some(inWhenLine) ? inWhenLine : (p) => MOVED_TO.test(scan.text.slice(Math.max(0, p.start - 40), p.start)),
     text: scan.text,
     zone: input.timezone,
     reference: input.referenceDate,

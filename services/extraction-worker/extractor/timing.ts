@@ -17,7 +17,7 @@ export type Timing =
 
 interface TimingInput {
   phrases: DatePhrase[];
-  /** Phrases on a "When:"/"Date:" line, which win over dates in prose. */
+  /** Phrases on a "When:"/"Date:" line, or else the one a change of date moves to ("moved to Monday"), which win over the others. */
   preferred: (p: DatePhrase) => boolean;
   text: string;
   zone: string;
