@@ -561,6 +561,30 @@ describe('what organizers and friends write: rough times, early hours, changed d
   });
 });
 
+describe('dashes, letters and "and" between dates', () => {
+  it.each([
+    // A spaced dash between a day and its time separates them: not a range of hours or days,
+    // nor a zone offset of "-3".
+    ['Quarterly review \u2014 Thursday 3/12 \u2014 2-3pm \u2014 Room 401', '2026-03-12T14:00:00-04:00', '2026-03-12T15:00:00-04:00', 'Room 401'],
+    ['Recital - Sunday March 22 - 2:00 PM', '2026-03-22T14:00:00-04:00', '2026-03-22T15:00:00-04:00', null],
+    ['Talk March 12 - 10:30 in Hall B', '2026-03-12T10:30:00-04:00', '2026-03-12T11:30:00-04:00', 'Hall B'],
+    // "the Y" is a place, not a year from now.
+    ['Zumba Tue/Thu 6:30-7:30pm at the Y', '2026-03-05T18:30:00-05:00', '2026-03-05T19:30:00-05:00', 'the Y'],
+  ])('%s', (text, start, end, location) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, location });
+  });
+
+  it.each([
+    // Two days in a row joined by "and" are a span; days apart are the first of two events.
+    ['Parent-teacher conferences are scheduled for March 19 and 20', 'Parent-teacher conferences', '2026-03-19', '2026-03-20'],
+    ['Bake sale April 3rd & 4th in the lobby', 'Bake sale', '2026-04-03', '2026-04-04'],
+    ['Away Thursday thru Saturday', 'Away', '2026-03-05', '2026-03-07'],
+    ['Trip 3/12 - 3/15', 'Trip', '2026-03-12', '2026-03-15'],
+  ])('all day: %s', (text, title, start, end) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, date_start: start, date_end: end, is_all_day: true });
+  });
+});
+
 describe('languages: English is read, others fail as unsupported_language', () => {
   it.each([
     ['German', 'Einladung zur Weihnachtsfeier am Freitag, 18.12. ab 18 Uhr im Restaurant Adler'],

@@ -10,6 +10,7 @@ import * as chrono from 'chrono-node';
  * - "Thursday the 19th", "on the 15th": the next such day of a month (with its weekday).
  * - "3/30-4/3": two numeric dates as one range (chrono took "3/30-4" for a date).
  * - "Fri–Sun, March 20–22": the dates, not a range from this Friday.
+ * - "March 19 and 20": two days in a row are a span.
  * - "half past six", "quarter to 8": a clock time in words.
  * - "@ 8", "tonite": chat spellings of "at 8" and "tonight".
  * - "Saturday 8-12", "1-3 Sunday": two bare hours next to a day are a time range.
@@ -353,6 +354,31 @@ class WeekdayLabelRefiner implements chrono.Refiner {
   }
 }
 
+// "March 19 and 20", "April 3rd & 4th": the second day of two in a row, without its month.
+const AND_NEXT_DAY = /^[ ]*(?:and|&)[ ]*(\d{1,2})(?:st|nd|rd|th)?\b(?![ ]*(?:[:/.]\d|[ap]m\b|[ap]\.m|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))/i;
+
+/**
+ * "Conferences are March 19 and 20": two days in a row are a span of days (chrono read the
+ * first and left "and 20" in the title). Days apart ("March 3 and 10") are two events: the
+ * first is read, as before.
+ */
+class AndNextDayRefiner implements chrono.Refiner {
+  refine(context: chrono.ParsingContext, results: chrono.ParsingResult[]): chrono.ParsingResult[] {
+    for (const r of results) {
+      if (r.end || !r.start.isCertain('day') || !r.start.isCertain('month') || r.start.isCertain('hour')) continue;
+      const m = AND_NEXT_DAY.exec(context.text.slice(r.index + r.text.length, r.index + r.text.length + 16));
+      if (!m || Number(m[1]) !== (r.start.get('day') ?? 0) + 1) continue;
+      const end = r.start.clone();
+      end.assign('day', Number(m[1]));
+      if (!end.isValidDate()) continue;
+      end.delete('weekday');
+      r.end = end;
+      r.text += m[0];
+    }
+    return results;
+  }
+}
+
 // chrono's weekday reader takes "weekend" and "weekday" for one day: Saturday, Monday.
 const WEEK_PART = /\bweek(?:end|day)$/i;
 
@@ -376,4 +402,4 @@ export const extraParsers: chrono.Parser[] = [
   new BareHourRangeParser(),
   new ApproximateTimeParser(),
 ];
-export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekdayLabelRefiner(), new WeekendOfRefiner(), new RangeMeridiemRefiner()];
+export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekdayLabelRefiner(), new WeekendOfRefiner(), new AndNextDayRefiner(), new RangeMeridiemRefiner()];

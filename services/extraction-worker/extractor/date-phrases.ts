@@ -142,9 +142,26 @@ function clockWordsAsTimes(text: string): string {
   return text.replace(CLOCK_WORDS, (all, _twelve: string | undefined, word: string) => (word.toLowerCase() === 'midnight' ? '12:00am' : '12pm').padEnd(all.length, ' '));
 }
 
+// "Thu 3/12 - 2-3pm", "March 12 — 2pm": a spaced dash between a day and its time separates
+// them (chrono read "12 - 2" as a range of hours, or of days, and "-3" as a zone offset).
+const MONTH_NAME = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b`;
+const DASH_BEFORE_TIME = new RegExp(
+  String.raw`(\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\b${MONTH_NAME}\.?[ ]\d{1,2}(?:st|nd|rd|th)?|\b\d{1,2}(?:st|nd|rd|th)?[ ]${MONTH_NAME})([ ]+)-(?=[ ]+\d{1,2}(?::\d{2}[ ]?|[ ]?)(?:[ap]m\b|-[ ]?\d{1,2}(?::\d{2})?[ ]?[ap]m\b)|[ ]+\d{1,2}:\d{2})`,
+  'gi',
+);
+// "at the Y", "the Q": chrono reads a letter after "the" as a unit of time ("the Y": a year on).
+const LETTER_AS_UNIT = /\b(the|an?|this|next|last)([ ]+)[A-Z]\b(?![.'’&])/g;
+
+/** Same-length rewrites of the text chrono reads (see the patterns above). */
+function forChrono(text: string): string {
+  return clockWordsAsTimes(text)
+    .replace(DASH_BEFORE_TIME, (_all, date: string, spaces: string) => `${date}${spaces},`)
+    .replace(LETTER_AS_UNIT, (_all, word: string, spaces: string) => `${word}${spaces} `);
+}
+
 /** Every date phrase in the text not already marked as something else, in text order. */
 export function findDatePhrases(scan: TextScan, zone: string, reference: Date): DatePhrase[] {
-  const text = clockWordsAsTimes(numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone)));
+  const text = forChrono(numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone)));
   const results = chronoReader.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
   const phrases: DatePhrase[] = [];
   const dayPart = dayPartOf(scan.text);

@@ -36,6 +36,8 @@ const BOILERPLATE = /^\s*(?:join\s+(?:(?:zoom|microsoft\s+teams|teams|google\s+m
 const UNTIL_LEAD = /\b(?:until|till|through|thru|ending(?:[ ]on)?|ends(?:[ ]on)?)[ ]*$/i;
 const GREETING = /^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^\n]{0,40}$/i;
 const MAX_DESCRIPTION = 5000;
+// Between two phrases read as one moment or range.
+const USED_JOINER = /^[\s,;:@|·•-]*(?:(?:to|until|till|through|thru|and|&|at|on|from)[\s,;:@|·•-]*)?$/i;
 // "Tomorrow's meeting has been moved to Monday at 9", "Thursday's game is pushed back to
 // Friday": the date after the verb is the event's; the one before names the old date.
 const MOVED_TO = /\b(?:moved|rescheduled|postponed|pushed(?:[ ]back)?|changed|shifted|delayed|bumped|switched)[ ]+(?:to|until|till)[ ]+(?:(?:the|on)[ ]+)?$/i;
@@ -180,6 +182,11 @@ export function extractWithRules(input: ExtractionInput): ExtractionResult {
   if (!read) throw new ExtractionFailure('No date or time found in the text.');
   // Every date phrase is cut from the title, the ones not used too ("Reminder from Monday: …").
   for (const p of phrases) scan.mark('date', p.start, p.end);
+  // …and the words that joined the phrases read as one ("Thursday thru Saturday", "Sat 3/14, 10am").
+  const used = [...read.used].sort((a, b) => a.start - b.start);
+  for (let i = 1; i < used.length; i++) {
+    if (USED_JOINER.test(scan.text.slice(used[i - 1].end, used[i].start))) scan.mark('date', used[i - 1].end, used[i].start);
+  }
 
   const lines = linesOf(scan.text);
   const first = titleLine(scan, lines, headers);
