@@ -561,7 +561,7 @@ describe('what organizers and friends write: rough times, early hours, changed d
   });
 });
 
-describe('dashes, letters and "and" between dates', () => {
+describe('dashes, letters and "and" between dates; places over several list items', () => {
   it.each([
     // A spaced dash between a day and its time separates them: not a range of hours or days,
     // nor a zone offset of "-3".
@@ -582,6 +582,22 @@ describe('dashes, letters and "and" between dates', () => {
     ['Trip 3/12 - 3/15', 'Trip', '2026-03-12', '2026-03-15'],
   ])('all day: %s', (text, title, start, end) => {
     expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, date_start: start, date_end: end, is_all_day: true });
+  });
+
+  it.each([
+    // A possessive and its noun are one place.
+    ["Book club Monday 7pm at Maria's house, 14 Oak Lane", 'Book club', "Maria's house, 14 Oak Lane"],
+    ["Party at Sam's place Saturday 8pm", 'Party', "Sam's place"],
+    ["Coffee at Joe's tomorrow at 9", 'Coffee', "Joe's"],
+    // Places in the items after the time, joined by commas, are one place…
+    ['Orientation, Wednesday 10am\u2013noon, Student Center, Room 210', 'Orientation', 'Student Center, Room 210'],
+    // …but a line that starts with its date has its name in the first item after it.
+    ['Thu, Mar 26, 6:30pm, Family Math Night, Cafeteria', 'Family Math Night', 'Cafeteria'],
+    ['Thu, Mar 26 | 6:30\u20138 PM | Family Math Night | Cafeteria', 'Family Math Night', 'Cafeteria'],
+    ['Mar 26, 6:30pm, Family Math Night', 'Family Math Night', null],
+  ])('%s', (text, title, location) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    expect({ title: r.title, location: r.location }).toEqual({ title, location });
   });
 });
 

@@ -74,6 +74,7 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
   let end = -1;
   let words = 0;
   let inAddress = false;
+  let afterPossessive = false;
   while (i < lineEnd && words < MAX_WORDS) {
     if (scan.isMarked(i)) break;
     if (text[i] === ',') {
@@ -106,7 +107,9 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
     const w = trimEndOf(m[0], /\./);
     const lower = w.toLowerCase();
     if (words > 0 && STOP.has(lower) && !(INNER.has(lower) && nextIsCapitalized(text, i + m[0].length, lineEnd))) break;
-    if (words > 0 && !lenient && !isCapitalized(w) && !(INNER.has(lower) && nextIsCapitalized(text, i + m[0].length, lineEnd))) break;
+    // "Maria's house", "Jake's garage": after a possessive, one lowercase noun is the place's.
+    if (words > 0 && !lenient && !isCapitalized(w) && !afterPossessive && !(INNER.has(lower) && nextIsCapitalized(text, i + m[0].length, lineEnd))) break;
+    afterPossessive = words === 0 && /^\p{Lu}.*'s$/u.test(w);
     if (/^\d/.test(w)) inAddress = true;
     words++;
     end = i + (/^(?:St|Ave|Rd|Dr|Blvd|Ln|Ct|Pl|Sq|Mt|No)\.$/.test(m[0]) ? m[0].length : w.length);
@@ -184,22 +187,37 @@ function streetAddress(scan: TextScan, line: Line): Place | null {
  * after the date is the place.
  */
 function listItemAfterDate(scan: TextScan, line: Line): Place | null {
-  const items: Array<{ start: number; end: number; blank: string }> = [];
+  const items: Array<{ start: number; end: number; blank: string; comma: boolean }> = [];
   const blanked = scan.blanked();
   const slice = scan.text.slice(line.start, line.end);
   let start = line.start;
   for (const sep of [...slice.matchAll(/,|[ ][-|·•][ ]/g), null]) {
     const at = sep ? line.start + sep.index : line.end;
-    items.push({ start, end: at, blank: blanked.slice(start, at) });
+    items.push({ start, end: at, blank: blanked.slice(start, at), comma: sep?.[0] === ',' });
     if (sep) start = at + sep[0].length;
   }
   const dateItem = items.findIndex((it) => scan.overlaps(it.start, it.end, ['date']));
   if (dateItem < 0) return null;
-  for (let k = items.length - 1; k > Math.max(dateItem, 0); k--) {
+  // A line that starts with its date has its name in the first item after it ("Thu, Mar 26,
+  // 6:30pm, Family Math Night, Cafeteria"): the place comes after that.
+  const hasLetters = (it: { blank: string }) => /\p{L}/u.test(it.blank);
+  const nameItem = items.slice(0, dateItem + 1).some(hasLetters) ? dateItem : items.findIndex((it, i) => i > dateItem && hasLetters(it));
+  const after = Math.max(dateItem, nameItem, 0);
+  for (let k = items.length - 1; k > after; k--) {
     const item = items[k].blank.trim();
     const from = items[k].start + items[k].blank.length - items[k].blank.trimStart().length;
     const to = from + item.length;
-    if (item && isPlaceName(item) && !scan.overlaps(from, to)) return { value: scan.original.slice(from, to), start: from, end: to };
+    if (!item || !isPlaceName(item) || scan.overlaps(from, to)) continue;
+    // "Student Center, Room 210": the items before it that are places too are part of it
+    // (after a comma; a bar or a dash separates the name from the place).
+    let first = from;
+    for (let j = k - 1; j > after && items[j].comma; j--) {
+      const before = items[j].blank.trim();
+      const at = items[j].start + items[j].blank.length - items[j].blank.trimStart().length;
+      if (!before || !isPlaceName(before) || scan.overlaps(at, at + before.length)) break;
+      first = at;
+    }
+    return { value: scan.original.slice(first, to), start: first, end: to };
   }
   return null;
 }
