@@ -601,6 +601,23 @@ describe('dashes, letters and "and" between dates; places over several list item
   });
 });
 
+describe('names as chat, newsletters and pasted invitations write them', () => {
+  it.each([
+    // A greeting with its punctuation, a chat ask and a trailing emoji are no part of the name.
+    ['hey! bday dinner for jess sat 7:30 @ the little owl \u{1F389}', 'Bday dinner for jess', 'the little owl'],
+    ['can we move our 1:1 to thurs at 2:30?', '1:1', null],
+    ['wanna grab lunch fri at 12:30?', 'Lunch', null],
+    // A sentence ends a place; an abbreviation or an initial does not.
+    ['Hi everyone,\n\nOur spring concert is Thursday, April 16 at 7:00 PM in the Auditorium. Doors open at 6:30.', 'Spring concert', 'the Auditorium'],
+    ["Meet at St. Mark's Church Sunday 10am", 'Meet', "St. Mark's Church"],
+    // Outlook's "Microsoft Teams meeting" line is not what the meeting is called.
+    ['Microsoft Teams meeting\nQ1 Business Review\nWhen: Thursday, March 19, 2026 9:00 AM-10:00 AM Pacific Time (US & Canada)', 'Q1 Business Review', null],
+  ])('%s', (text, title, location) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    expect({ title: r.title, location: r.location }).toEqual({ title, location });
+  });
+});
+
 describe('languages: English is read, others fail as unsupported_language', () => {
   it.each([
     ['German', 'Einladung zur Weihnachtsfeier am Freitag, 18.12. ab 18 Uhr im Restaurant Adler'],

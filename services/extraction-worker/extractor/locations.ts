@@ -112,8 +112,11 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
     afterPossessive = words === 0 && /^\p{Lu}.*'s$/u.test(w);
     if (/^\d/.test(w)) inAddress = true;
     words++;
-    end = i + (/^(?:St|Ave|Rd|Dr|Blvd|Ln|Ct|Pl|Sq|Mt|No)\.$/.test(m[0]) ? m[0].length : w.length);
+    const abbreviation = /^(?:St|Ave|Rd|Dr|Blvd|Ln|Ct|Pl|Sq|Mt|No)\.$/.test(m[0]);
+    end = i + (abbreviation ? m[0].length : w.length);
     i += m[0].length;
+    // "in the Auditorium. Doors open at 6:30": a sentence ends the name.
+    if (m[0].endsWith('.') && !abbreviation && !/^\p{Lu}\.$/u.test(m[0]) && /^[ ]+\p{Lu}/u.test(text.slice(i, i + 3))) break;
     while (text[i] === ' ' && !scan.isMarked(i)) i++;
   }
   return end;

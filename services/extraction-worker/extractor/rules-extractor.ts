@@ -32,7 +32,7 @@ const ALL_DAY = /\(?\ball[- ]day(?:[- ]long)?\b\)?/gi;
 // An open end says nothing chrono can read, and is no part of the title.
 const OPEN_END = /\b(?:(?:till|until|to)[ ]late|onwards?|and[ ]beyond)\b/gi;
 // Meeting-link boilerplate is not what the event is called.
-const BOILERPLATE = /^\s*(?:join\s+(?:(?:zoom|microsoft\s+teams|teams|google\s+meet|webex)\s*)?meeting|click\s+here\s+to\s+join|meeting\s+id|passcode|password|dial[- ]in|join\s+by\s+phone)\b/i;
+const BOILERPLATE = /^\s*(?:join\s+(?:(?:zoom|microsoft\s+teams|teams|google\s+meet|webex)\s*)?meeting|click\s+here\s+to\s+join|meeting\s+id|passcode|password|dial[- ]in|join\s+by\s+phone|microsoft\s+teams\s+meeting\s*$)\b/i;
 const UNTIL_LEAD = /\b(?:until|till|through|thru|ending(?:[ ]on)?|ends(?:[ ]on)?)[ ]*$/i;
 const GREETING = /^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^\n]{0,40}$/i;
 const MAX_DESCRIPTION = 5000;

@@ -15,7 +15,7 @@ const MAX_LENGTH = 255;
 // Words that only lead into a phrase that was cut ("on" Friday, "at" 3pm, "from" 2 to 5).
 const LEAD_INS = new Set(['on', 'at', 'from', 'for', 'by', 'this', 'next', 'starting', 'beginning', 'starts', 'begins', 'until', 'till', 'between', 'during', 'via', '@', 'in', 'every', 'each', 'around', 'about', 'is', 'the']);
 // What cannot end a title once what followed it is gone: separators, and these words.
-const DANGLING_CHAR = /[\s,;:|/@\-–&+(]/;
+const DANGLING_CHAR = /[\s,;:|/@\-–&+(?]/;
 const DANGLING_WORD = /\b(?:on|at|from|to|for|by|with|in|and|or|the|of|this|next|every|each|starting|until|via|is|are|will be|be)$/i;
 // Bullets, dashes and emoji before the name ("• — Picture day", "📅 "), the "'s" of a cut
 // day ("Tomorrow's staff meeting"), and words that only led into a cut phrase.
@@ -23,6 +23,10 @@ const LEADING = /^(?:[^\p{L}\p{N}"'’([#\p{Sc}]+|['’]s\b|\b(?:on|at|from|for|
 
 const FILLER = [
   /^(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\s+(?:all|everyone|everybody|team|folks|friends|y'all|guys|parents|families|neighbors|neighbours)\b\s*[,!:-]?\s*/i,
+  /^(?:hi|hello|hey|hiya|yo)\s*[!,.:]+\s*/i,
+  // Chat asks: "can we move our 1:1 to…", "want to grab lunch…", "wanna do drinks…".
+  /^(?:can|could|shall|should)\s+(?:we|you|i)\s+(?:move|push|reschedule|change|do|have|grab|get|schedule|book)\s+(?:(?:our|the|a|an|my|your|some)\s+)?/i,
+  /^(?:do\s+you\s+)?(?:want|wanna)\s+(?:to\s+)?(?:grab|get|do|have)\s+(?:(?:a|an|some)\s+)?/i,
   /^(?:just\s+a\s+|a\s+|friendly\s+|quick\s+)?reminders?\b\s*(?:[:\-!]|that\b|about\b|for\b|of\b)?\s*/i,
   /^(?:don'?t|do\s+not)\s+forget\b\s*(?:about\b|to\b|the\b)?\s*[:\-!]?\s*/i,
   /^remember\b\s*(?:to\b|the\b)?\s*[:\-!]?\s*/i,
@@ -123,6 +127,16 @@ function withoutDangling(text: string): string {
   return trimmed !== text ? trimmed : text.replace(DANGLING_WORD, '');
 }
 
+const SYMBOL = /^[\p{Extended_Pictographic}\p{So}\uFE0F\u200D]$/u;
+
+/** Without the emoji and symbols at its end ("Bday dinner 🎉"), read a code point at a time. */
+function withoutTrailingSymbols(text: string): string {
+  const chars = Array.from(text);
+  let end = chars.length;
+  while (end > 0 && SYMBOL.test(chars[end - 1])) end--;
+  return end === chars.length ? text : chars.slice(0, end).join('');
+}
+
 function tidy(raw: string): string {
   let out = raw
     .replace(/\s+/g, ' ')
@@ -132,7 +146,7 @@ function tidy(raw: string): string {
     .trim();
   for (let pass = 0; pass < 8; pass++) {
     const before = out;
-    out = trimEndOf(withoutDangling(out).replace(LEADING, ''), /\./).trim();
+    out = trimEndOf(withoutTrailingSymbols(withoutDangling(out)).replace(LEADING, ''), /\./).trim();
     if (out === before) break;
   }
   return out;
