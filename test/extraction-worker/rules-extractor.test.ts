@@ -618,6 +618,34 @@ describe('names as chat, newsletters and pasted invitations write them', () => {
   });
 });
 
+describe('where a repetition starts, and zone words before a day', () => {
+  it.each([
+    // "starting <day>" bounds the rule: its first day from then on that the rule allows.
+    ['Tennis lessons Saturdays 8-9am starting next week', '2026-03-14T08:00:00-04:00', '2026-03-14T09:00:00-04:00', 'FREQ=WEEKLY;BYDAY=SA'],
+    ['Yoga every Tuesday 6-7pm starting March 12', '2026-03-17T18:00:00-04:00', '2026-03-17T19:00:00-04:00', 'FREQ=WEEKLY;BYDAY=TU'],
+    ['Choir Mondays 6:30pm starting March 16', '2026-03-16T18:30:00-04:00', '2026-03-16T19:30:00-04:00', 'FREQ=WEEKLY;BYDAY=MO'],
+  ])('%s', (text, start, end, rule) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, recurrence_rule: rule });
+  });
+
+  it('takes the days of a weekly rule from a day list after a "Weekly" that names the event', () => {
+    expect(read('Weekly 1:1 Thursdays at 4pm', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Weekly 1:1',
+      date_start: '2026-03-05T16:00:00-05:00',
+      recurrence_rule: 'FREQ=WEEKLY;BYDAY=TH',
+    });
+  });
+
+  it('reads a region word followed by a day as a zone, and one followed by a name as a place', () => {
+    expect(read('Coffee chat 8:30 a.m. Central Friday', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Coffee chat',
+      date_start: '2026-03-06T08:30:00-06:00',
+      timezone: 'America/Chicago',
+    });
+    expect(read('Dinner Friday 7pm, Eastern Market', 'America/Chicago', NY_WINTER)).toMatchObject({ location: 'Eastern Market', date_start: '2026-03-06T19:00:00-06:00' });
+  });
+});
+
 describe('languages: English is read, others fail as unsupported_language', () => {
   it.each([
     ['German', 'Einladung zur Weihnachtsfeier am Freitag, 18.12. ab 18 Uhr im Restaurant Adler'],

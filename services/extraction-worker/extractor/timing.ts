@@ -184,6 +184,16 @@ export function readTiming(input: TimingInput): TimingResult | null {
     // "Tuesdays 4pm PT": the first Tuesday whose 4pm, Pacific time, is still ahead.
     const day = firstOccurrence(input.recurrence, from, mention?.zone ?? zone, reference, isAllDay);
     if (day) from = { ...from, ...day };
+  } else if (input.recurrence && !(phrase.to?.dateCertain && isoDay(phrase.to) !== isoDay(from))) {
+    // "Saturdays 8-9am starting March 12": the first Saturday from that day on (a start
+    // that is not one of the rule's days would be an extra occurrence of its own).
+    const dayStart = DateTime.fromObject({ year: from.year, month: from.month, day: from.day }, { zone }).toJSDate();
+    const day = firstOccurrence(input.recurrence, from, zone, dayStart, true);
+    if (day) {
+      const to = phrase.to ? { ...phrase.to, ...day } : null;
+      from = { ...from, ...day };
+      phrase = { ...phrase, to };
+    }
   }
 
   if (isAllDay) return { timing: allDay(from, phrase.to, input), used };
