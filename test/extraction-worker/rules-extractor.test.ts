@@ -646,6 +646,37 @@ describe('where a repetition starts, and zone words before a day', () => {
   });
 });
 
+describe('holidays by name', () => {
+  it.each([
+    // Alone, a holiday is the date: its next day from the reference on; its weekend the long one.
+    ["No school on Presidents' Day", '2026-01-20T09:00:00-05:00', 'No school', '2026-02-16', '2026-02-16'],
+    ['Out for Memorial Day', '2026-05-01T09:00:00-04:00', 'Out', '2026-05-25', '2026-05-25'],
+    ['Office closed Labor Day weekend', '2026-08-20T09:00:00-04:00', 'Office closed', '2026-09-05', '2026-09-07'],
+    ['Closed Thanksgiving weekend', '2026-10-28T10:00:00-04:00', 'Closed', '2026-11-26', '2026-11-29'],
+    ['Closed Christmas Eve and Christmas Day', '2026-12-01T10:00:00-05:00', 'Closed', '2026-12-24', '2026-12-25'],
+    // Past this year's, it is next year's; Easter moves.
+    ['Brunch on Easter Sunday', '2026-04-10T09:00:00-04:00', 'Brunch', '2027-03-28', '2027-03-28'],
+  ])('%s', (text, ref, title, start, end) => {
+    expect(read(text, 'America/New_York', ref)).toMatchObject({ title, date_start: start, date_end: end, is_all_day: true });
+  });
+
+  it.each([
+    // Before a noun it names the event too; beside another date it only names it.
+    ["Thanksgiving dinner at 4 at Grandma's", '2026-10-28T10:00:00-04:00', 'Thanksgiving dinner', '2026-11-26T16:00:00-05:00'],
+    ['Halloween parade 5pm on Main Street', '2026-10-01T09:00:00-04:00', 'Halloween parade', '2026-10-31T17:00:00-04:00'],
+    ['Christmas party Friday at 7', NY_WINTER, 'Christmas party', '2026-03-06T19:00:00-05:00'],
+    ["New Year's Eve party Dec 31 9pm-midnight", NY_WINTER, "New Year's Eve party", '2026-12-31T21:00:00-05:00'],
+    ['Happy Halloween! Costume parade at 2pm', '2026-10-01T09:00:00-04:00', 'Costume parade', '2026-10-31T14:00:00-04:00'],
+  ])('%s', (text, ref, title, start) => {
+    expect(read(text, 'America/New_York', ref)).toMatchObject({ title, date_start: start });
+  });
+
+  it('takes a street after "on" for the place, and nothing else after it', () => {
+    expect(read('Halloween parade 5pm on Main Street', 'America/New_York', '2026-10-01T09:00:00-04:00').location).toBe('Main Street');
+    expect(read('Party on the roof Friday 8pm', 'America/New_York', NY_WINTER).location).toBeNull();
+  });
+});
+
 describe('languages: English is read, others fail as unsupported_language', () => {
   it.each([
     ['German', 'Einladung zur Weihnachtsfeier am Freitag, 18.12. ab 18 Uhr im Restaurant Adler'],

@@ -11,6 +11,7 @@ import * as chrono from 'chrono-node';
  * - "3/30-4/3": two numeric dates as one range (chrono took "3/30-4" for a date).
  * - "Fri–Sun, March 20–22": the dates, not a range from this Friday.
  * - "March 19 and 20": two days in a row are a span.
+ * - "Memorial Day", "Thanksgiving weekend", "Christmas Eve": holidays by name.
  * - "half past six", "quarter to 8": a clock time in words.
  * - "@ 8", "tonite": chat spellings of "at 8" and "tonight".
  * - "Saturday 8-12", "1-3 Sunday": two bare hours next to a day are a time range.
@@ -244,6 +245,94 @@ class ApproximateTimeParser implements chrono.Parser {
   }
 }
 
+/** Tag on a result read from a holiday's name: the name may be the event's too ("Thanksgiving potluck"). */
+export const HOLIDAY_TAG = 'extract/holiday';
+
+type Day = { year: number; month: number; day: number };
+
+/** The nth weekday (0 Sunday … 6 Saturday) of a month; n = -1: the last one. */
+function nthWeekday(year: number, month: number, weekday: number, n: number): Day {
+  if (n > 0) {
+    const first = new Date(Date.UTC(year, month - 1, 1)).getUTCDay();
+    return { year, month, day: 1 + ((weekday - first + 7) % 7) + 7 * (n - 1) };
+  }
+  const lastDay = new Date(Date.UTC(year, month, 0));
+  return { year, month, day: lastDay.getUTCDate() - ((lastDay.getUTCDay() - weekday + 7) % 7) };
+}
+
+/** Easter Sunday (Gregorian computus). */
+function easter(year: number): Day {
+  const a = year % 19;
+  const b = Math.floor(year / 100);
+  const c = year % 100;
+  const h = (19 * a + b - Math.floor(b / 4) - Math.floor((8 * b + 13) / 25) + 15) % 30;
+  const l = (32 + 2 * (b % 4) + 2 * Math.floor(c / 4) - h - (c % 4)) % 7;
+  const m = Math.floor((a + 11 * h + 22 * l) / 451);
+  const month = Math.floor((h + l - 7 * m + 114) / 31);
+  return { year, month, day: ((h + l - 7 * m + 114) % 31) + 1 };
+}
+
+const fixed = (month: number, day: number) => (year: number): Day => ({ year, month, day });
+// The holidays of English-speaking calendars, US ones where they differ; each gives its day in a year.
+const HOLIDAYS: Array<[RegExp, (year: number) => Day]> = [
+  [/^new year'?s eve$/, fixed(12, 31)],
+  [/^new year'?s(?: day)?$/, fixed(1, 1)],
+  [/^christmas eve$/, fixed(12, 24)],
+  [/^christmas(?: day)?$/, fixed(12, 25)],
+  [/^boxing day$/, fixed(12, 26)],
+  [/^valentine'?s day$/, fixed(2, 14)],
+  [/^st\.? patrick'?s day$/, fixed(3, 17)],
+  [/^(?:the )?fourth of july$|^independence day$/, fixed(7, 4)],
+  [/^juneteenth$/, fixed(6, 19)],
+  [/^halloween$/, fixed(10, 31)],
+  [/^veterans'? day$/, fixed(11, 11)],
+  [/^(?:mlk|martin luther king(?: jr\.?)?) day$/, (y) => nthWeekday(y, 1, 1, 3)],
+  [/^presidents?'? day$|^president's day$/, (y) => nthWeekday(y, 2, 1, 3)],
+  [/^mother'?s day$/, (y) => nthWeekday(y, 5, 0, 2)],
+  [/^memorial day$/, (y) => nthWeekday(y, 5, 1, -1)],
+  [/^father'?s day$/, (y) => nthWeekday(y, 6, 0, 3)],
+  [/^labou?r day$/, (y) => nthWeekday(y, 9, 1, 1)],
+  [/^(?:columbus|indigenous peoples'?) day$/, (y) => nthWeekday(y, 10, 1, 2)],
+  [/^thanksgiving(?: day)?$/, (y) => nthWeekday(y, 11, 4, 4)],
+  [/^easter(?: sunday)?$/, easter],
+  [/^good friday$/, (y) => plusDays(easter(y), -2)],
+];
+const HOLIDAY =
+  /\b((?:new[ ]year'?s|christmas)[ ]eve|new[ ]year'?s(?:[ ]day)?|christmas(?:[ ]day)?|boxing[ ]day|valentine'?s[ ]day|st\.?[ ]patrick'?s[ ]day|(?:the[ ])?fourth[ ]of[ ]july|independence[ ]day|juneteenth|halloween|veterans'?[ ]day|(?:mlk|martin[ ]luther[ ]king(?:[ ]jr\.?)?)[ ]day|presidents?'?[ ]day|president's[ ]day|mother'?s[ ]day|memorial[ ]day|father'?s[ ]day|labou?r[ ]day|(?:columbus|indigenous[ ]peoples'?)[ ]day|thanksgiving(?:[ ]day)?|easter(?:[ ]sunday)?|good[ ]friday)(?:[ ](weekend))?(?![\w'])/i;
+
+/**
+ * "Memorial Day", "Thanksgiving weekend", "Christmas Eve": the holiday's next day from the
+ * reference day on (this year's, or next year's once it is past). A holiday's weekend is
+ * the long one around it: Saturday to a Monday holiday, a Thursday or Friday one to Sunday.
+ */
+class HolidayParser implements chrono.Parser {
+  pattern(): RegExp {
+    return HOLIDAY;
+  }
+
+  extract(context: chrono.ParsingContext, match: RegExpMatchArray): chrono.ParsingResult | null {
+    const name = match[1].toLowerCase().replace(/[ ]+/g, ' ');
+    const dayOf = HOLIDAYS.find(([pattern]) => pattern.test(name))?.[1];
+    if (!dayOf) return null;
+    const today = referenceDay(context);
+    const key = (d: Day) => d.year * 10_000 + d.month * 100 + d.day;
+    let day = dayOf(today.year);
+    if (key(day) < key(today)) day = dayOf(today.year + 1);
+    let [first, last] = [day, day];
+    if (match[2]) {
+      const weekday = new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay();
+      if (weekday === 1) first = plusDays(day, -2);
+      else if (weekday === 4 || weekday === 5) last = plusDays(day, 7 - weekday);
+      else if (weekday === 6) last = plusDays(day, 1);
+      else if (weekday === 0) first = plusDays(day, -1);
+    }
+    const start = dateComponents(context, first);
+    start.addTag(HOLIDAY_TAG);
+    const end = first === last ? null : dateComponents(context, last);
+    return context.createParsingResult(match.index ?? 0, match[0], start, end ?? undefined);
+  }
+}
+
 // "tonite", "2nite": chrono knows "tonight" (and "tmrw", "tmr").
 const TONITE = /\b(?:tonite|2nite)\b/i;
 
@@ -401,5 +490,6 @@ export const extraParsers: chrono.Parser[] = [
   new ToniteParser(),
   new BareHourRangeParser(),
   new ApproximateTimeParser(),
+  new HolidayParser(),
 ];
 export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekdayLabelRefiner(), new WeekendOfRefiner(), new AndNextDayRefiner(), new RangeMeridiemRefiner()];

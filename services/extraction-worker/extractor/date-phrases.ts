@@ -1,6 +1,7 @@
 import * as chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
+import { HOLIDAY_TAG } from './chrono-extensions';
 import { chronoReader } from './chrono-reader';
 import { writesDayFirst } from './day-first';
 import { startsWithHouseNumber } from './locations';
@@ -35,6 +36,8 @@ export interface DatePhrase {
   end: number;
   from: Moment;
   to: Moment | null;
+  /** Read from a holiday's name ("Thanksgiving"), which may name the event as well. */
+  holiday?: boolean;
 }
 
 /** At most this many phrases are kept: a hostile text full of times stays cheap. */
@@ -182,7 +185,7 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
     // …and where its "a.m." does (read as "am", the dots moved after it).
     const dotted = /^[ap]\.m\.?/i.exec(scan.original.slice(end - 2, end + 2));
     if (dotted && /[ap]m$/i.test(r.text)) end += dotted[0].length - 2;
-    phrases.push({ start: r.index, end, from, to });
+    phrases.push({ start: r.index, end, from, to, ...(r.tags().has(HOLIDAY_TAG) ? { holiday: true } : {}) });
   }
   return phrases.sort((a, b) => a.start - b.start);
 }

@@ -36,6 +36,8 @@ const BOILERPLATE = /^\s*(?:join\s+(?:(?:zoom|microsoft\s+teams|teams|google\s+m
 const UNTIL_LEAD = /\b(?:until|till|through|thru|ending(?:[ ]on)?|ends(?:[ ]on)?)[ ]*$/i;
 const GREETING = /^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^\n]{0,40}$/i;
 const MAX_DESCRIPTION = 5000;
+// What follows a holiday that names the event: a word that leads into nothing else.
+const HOLIDAY_NAMES_EVENT = /^[ ]+(?!(?:at|on|in|from|for|to|and|or|until|till|through|thru|with|by|is|are|will|starting|this|next|weekend)\b)\p{L}/iu;
 // Between two phrases read as one moment or range.
 const USED_JOINER = /^[\s,;:@|·•-]*(?:(?:to|until|till|through|thru|and|&|at|on|from)[\s,;:@|·•-]*)?$/i;
 // "Tomorrow's meeting has been moved to Monday at 9", "Thursday's game is pushed back to
@@ -163,7 +165,13 @@ export function extractWithRules(input: ExtractionInput): ExtractionResult {
   const duration = findDuration(scan);
   const allDayPhrase = markAllDay(scan);
   markDayPartNames(scan);
-  const phrases = findDatePhrases(scan, input.timezone, input.referenceDate);
+  const found = findDatePhrases(scan, input.timezone, input.referenceDate);
+  // "Christmas party Friday at 7", "New Year's Eve party Dec 31": a holiday beside a date
+  // names the event; alone ("No school on Presidents' Day") it is the date. A holiday
+  // right before a noun ("Thanksgiving potluck at 2pm") stays in the title either way.
+  const dated = found.some((p) => !p.holiday && p.from.dateCertain);
+  for (const p of found) if (p.holiday && (dated || HOLIDAY_NAMES_EVENT.test(scan.text.slice(p.end, p.end + 24)))) scan.mark('name', p.start, p.end);
+  const phrases = dated ? found.filter((p) => !p.holiday) : found;
   const until = recurrence ? (untilMonth ?? untilOf(takeUntil(scan, phrases))) : null;
 
   const whenLines = headers.filter((h) => h.role === 'when');

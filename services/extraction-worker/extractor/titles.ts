@@ -24,6 +24,8 @@ const LEADING = /^(?:[^\p{L}\p{N}"'’([#\p{Sc}]+|['’]s\b|\b(?:on|at|from|for|
 const FILLER = [
   /^(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\s+(?:all|everyone|everybody|team|folks|friends|y'all|guys|parents|families|neighbors|neighbours)\b\s*[,!:-]?\s*/i,
   /^(?:hi|hello|hey|hiya|yo)\s*[!,.:]+\s*/i,
+  // "Happy Halloween!", "Merry Christmas!" once the holiday (the date) is cut.
+  /^(?:happy|merry)\s*!+\s*/i,
   // Chat asks: "can we move our 1:1 to…", "want to grab lunch…", "wanna do drinks…".
   /^(?:can|could|shall|should)\s+(?:we|you|i)\s+(?:move|push|reschedule|change|do|have|grab|get|schedule|book)\s+(?:(?:our|the|a|an|my|your|some)\s+)?/i,
   /^(?:do\s+you\s+)?(?:want|wanna)\s+(?:to\s+)?(?:grab|get|do|have)\s+(?:(?:a|an|some)\s+)?/i,
