@@ -677,6 +677,21 @@ describe('holidays by name', () => {
   });
 });
 
+describe('school and office notices', () => {
+  it.each([
+    // Who a note is for is not the name; "will be" before a cut date goes with it.
+    ['All staff: fire drill tomorrow at 10:15 a.m.', 'Fire drill', null, '2026-03-06T10:15:00-05:00'],
+    ['Our next board meeting will be Tuesday, March 17 at 6:30 p.m. via Zoom', 'Next board meeting', 'Zoom', '2026-03-17T18:30:00-04:00'],
+    // A time written once after two days holds for the first.
+    ['Lacrosse tryouts: Mon 3/9 & Tue 3/10, 3:30\u20135:30 p.m., Turf Field', 'Lacrosse tryouts', 'Turf Field', '2026-03-09T15:30:00-04:00'],
+    // "via" names a meeting app, not any word; "All hands" is a name.
+    ['Sent via email on Monday', 'Sent via email', null, '2026-03-09'],
+    ['All hands: Friday 3pm', 'All hands', null, '2026-03-06T15:00:00-05:00'],
+  ])('%s', (text, title, location, start) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, location, date_start: start });
+  });
+});
+
 describe('languages: English is read, others fail as unsupported_language', () => {
   it.each([
     ['German', 'Einladung zur Weihnachtsfeier am Freitag, 18.12. ab 18 Uhr im Restaurant Adler'],

@@ -42,7 +42,8 @@ const NOT_PLACES = new Set([
 ]);
 const STREET = String.raw`(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Ln|Lane|Dr|Drive|Way|Pl|Place|Ct|Court|Sq|Square|Pkwy|Parkway|Hwy|Highway|Ter|Terrace|Cir|Circle|Broadway)`;
 const ADDRESS = new RegExp(String.raw`\b\d{1,5}[ ](?:[A-Z][\w'.-]*[ ]){0,4}${STREET}\b\.?(?:,[ ]?[A-Z][A-Za-z .'-]{1,30}?(?=$|[,.;\n]))?(?:,[ ]?[A-Z]{2}(?:[ ]\d{5})?)?`, 'g');
-const ON_A_STREET = new RegExp(String.raw`^(?:[A-Z][\w'.-]*[ ]){1,4}${STREET}\.?$|^Zoom$`);
+const ON_A_STREET = new RegExp(String.raw`^(?:[A-Z][\w'.-]*[ ]){1,4}${STREET}\.?$`);
+const MEETING_APP = /^(?:Zoom|(?:Microsoft[ ])?Teams|Google[ ]Meet|Webex|Skype|FaceTime|Slack|Discord|Jitsi|GoToMeeting|Whereby)$/;
 // "at 22 Oak Street": what chrono would read as a time is a house number.
 const HOUSE_NUMBER = new RegExp(String.raw`^(?:at[ ]+|@[ ]?)?\d{1,5}[ ](?:[A-Z][\w'.-]*[ ]){1,3}${STREET}\b`);
 
@@ -148,7 +149,7 @@ function nextIsCapitalized(text: string, from: number, lineEnd: number): boolean
 /** "at Cafe Luna", "in Room 4B", "in the main auditorium", "@ Sweetgreen". */
 function afterPreposition(scan: TextScan, line: Line): Place | null {
   const text = scan.text;
-  const prep = /(?:^|[\s(,])(?:(at|in|on)[ ]+|(@)[ ]*)(?=[\p{L}\p{N}])/giu;
+  const prep = /(?:^|[\s(,])(?:(at|in|on|via)[ ]+|(@)[ ]*)(?=[\p{L}\p{N}])/giu;
   prep.lastIndex = line.start;
   for (let m = prep.exec(text); m && m.index < line.end; m = prep.exec(text)) {
     const word = (m[1] ?? m[2]).toLowerCase();
@@ -170,8 +171,11 @@ function afterPreposition(scan: TextScan, line: Line): Place | null {
     }
     const end = readName(scan, nameStart, line.end, lenient);
     if (end <= nameStart) continue;
-    // "on Main Street", "on Elm St.": after "on", only a street is a place ("on Zoom" too).
-    if (word === 'on' && !ON_A_STREET.test(scan.text.slice(nameStart, end))) continue;
+    // "on Main Street", "on Elm St.": after "on", only a street is a place (and a meeting
+    // app: "on Zoom", "via Google Meet"; after "via" only that).
+    const name = scan.text.slice(nameStart, end);
+    if (word === 'on' && !ON_A_STREET.test(name) && !MEETING_APP.test(name)) continue;
+    if (word === 'via' && !MEETING_APP.test(name)) continue;
     return { value: scan.original.slice(nameStart, end), start: prepStart, end };
   }
   return null;

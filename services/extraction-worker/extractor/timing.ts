@@ -70,6 +70,10 @@ function mergeNeighbours(phrases: DatePhrase[], index: number, text: string): { 
       const [day, time] = a.dateCertain ? [first, next] : [next, first];
       return { phrase: withTimeOf(day, time), used: [first, next] };
     }
+    // "Mon 3/9 & Tue 3/10, 3:30-5:30pm": the time written once holds for the first day too.
+    if (AND_JOINER.test(gap) && dayOnly(first) && !first.to && b.dateCertain && b.timeCertain) {
+      return { phrase: withTimeOf(first, next), used: [first, next] };
+    }
     const daysInARow = AND_JOINER.test(gap) && dayOnly(first) && dayOnly(next) && !next.to && dayAfter(a, b);
     if ((RANGE_JOINER.test(gap) || daysInARow) && !first.to && a.timeCertain === b.timeCertain) {
       return { phrase: { start: first.start, end: next.end, from: a, to: b }, used: [first, next] };

@@ -24,6 +24,8 @@ const LEADING = /^(?:[^\p{L}\p{N}"'’([#\p{Sc}]+|['’]s\b|\b(?:on|at|from|for|
 const FILLER = [
   /^(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\s+(?:all|everyone|everybody|team|folks|friends|y'all|guys|parents|families|neighbors|neighbours)\b\s*[,!:-]?\s*/i,
   /^(?:hi|hello|hey|hiya|yo)\s*[!,.:]+\s*/i,
+  // Who the note is for: "All staff:", "Attention parents -".
+  /^(?:all|attention|attn:?)\s+(?:staff|parents|families|students|teachers|faculty|employees|members|volunteers)\s*[:!,-]\s*/i,
   // "Happy Halloween!", "Merry Christmas!" once the holiday (the date) is cut.
   /^(?:happy|merry)\s*!+\s*/i,
   // Chat asks: "can we move our 1:1 to…", "want to grab lunch…", "wanna do drinks…".
