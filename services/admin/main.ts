@@ -1,9 +1,9 @@
 import Joi from 'joi';
 import { createTeamWithOwner, findTeam, insertTokenRow, listTeams, listTokens, PLAN_IDS, revokeToken } from '../../shared/accounts/accounts.repository';
 import { hashToken } from '../../shared/accounts/tokens';
-import { createSignInLink } from '../../shared/accounts/sign-in-links';
+import { createSignInLink, linkToken, signInUrl } from '../../shared/accounts/sign-in-links';
 import { deploymentOf } from '../../shared/db/deployment';
-import { accountMailJob, newAccountMailJobId } from '../../shared/queues/account-mail.job';
+import { type AccountMailJob, accountMailJob, newAccountMailJobId } from '../../shared/queues/account-mail.job';
 import { Producer } from '../../shared/queues/queues';
 import { publishInvalidations } from '../../shared/cache/invalidation';
 import { type Config, loadConfigOrExit } from '../../shared/config/config';
@@ -24,7 +24,7 @@ const USAGE = `usage:
   npm run admin -- create-token --team team_… [--name NAME]
   npm run admin -- list-tokens --team team_…
   npm run admin -- revoke-token (--token-id tok_… | --token cst_…)
-  npm run admin -- sign-in-link --email EMAIL
+  npm run admin -- sign-in-link --email EMAIL [--print]
   npm run admin -- help
 
 create-team prints team_id, user_id, plan, event_limit (the monthly event limit in effect:
@@ -34,7 +34,11 @@ create-token makes another API token for the team's owner (a lost token is repla
 way), shown only once; list-tokens shows a team's tokens without their secrets;
 revoke-token revokes one by its id, or by its value when it has leaked.
 sign-in-link emails a user (a team's owner made by create-team, say) a one-time link that
-signs them in to the dashboard at /app (the mail worker sends it; it works for 15 minutes).`;
+signs them in to the dashboard at /app (the mail worker sends it; it works once, for 15
+minutes); with --print the link is printed here instead of emailed (a machine without mail).`;
+
+/** Flags that take no value (`--print`). */
+const SWITCHES = new Set(['print']);
 
 function parseFlags(args: string[]): Record<string, string> {
   const flags: Record<string, string> = {};
@@ -44,6 +48,8 @@ function parseFlags(args: string[]): Record<string, string> {
     const eq = arg.indexOf('=');
     if (eq > 0) {
       flags[arg.slice(2, eq)] = arg.slice(eq + 1);
+    } else if (SWITCHES.has(arg.slice(2))) {
+      flags[arg.slice(2)] = 'true';
     } else {
       const value = args[i + 1];
       if (value === undefined || value.startsWith('--')) throw new Error(`${arg} needs a value`);
@@ -76,7 +82,7 @@ const FLAGS: Record<string, Joi.ObjectSchema> = {
     .messages({ 'object.missing': 'give --token-id or --token', 'object.xor': 'give --token-id or --token, not both' }),
 };
 
-FLAGS['sign-in-link'] = Joi.object({ email: Joi.string().trim().email({ tlds: false }).max(254).required() });
+FLAGS['sign-in-link'] = Joi.object({ email: Joi.string().trim().email({ tlds: false }).max(254).required(), print: Joi.boolean().default(false) });
 
 class UsageError extends Error {}
 
@@ -115,18 +121,21 @@ async function queueSignInLink(config: Config, db: Knex, user: { id: number; ema
   redis.on('error', () => undefined);
   const logger = createLogger('admin', 'silent');
   const deployment = deploymentOf(db);
-  const producer = new Producer(accountMailJob, redis, config.queuePrefix, logger, deployment);
+  let producer: Producer<AccountMailJob> | undefined;
   try {
     await redis.connect().catch(() => {
       throw new Error("Redis could not be reached (REDIS_URL): the link is sent through the mail worker's queue");
     });
+    // Made once connected: its queue would start connecting the connection itself.
+    producer = new Producer(accountMailJob, redis, config.queuePrefix, logger, deployment);
+    const queue = producer;
     await deployment.get();
     await db.transaction(async (trx) => {
       const linkUid = await createSignInLink(trx, config.appKey, { purpose: 'sign_in', email: user.email, userId: user.id }, new Date());
-      await producer.add('sign-in-link', { linkUid }, { jobId: newAccountMailJobId() });
+      await queue.add('sign-in-link', { linkUid }, { jobId: newAccountMailJobId() });
     });
   } finally {
-    await producer.close();
+    await producer?.close();
     await closeRedis(redis);
   }
 }
@@ -203,6 +212,10 @@ async function run(command: string, flags: Record<string, string>, config: Confi
     case 'sign-in-link': {
       const user = await db('users').first('id', 'email').whereRaw('lower(email) = lower(?)', [flags.email]);
       if (!user) throw new UsageError(`no user has the email ${flags.email}: see list-teams`);
+      if (String(flags.print) === 'true') {
+        const uid = await createSignInLink(db, config.appKey, { purpose: 'sign_in', email: user.email, userId: user.id }, new Date());
+        return print({ email: user.email, url: signInUrl(config.publicBaseUrl, linkToken(config.appKey, uid)), note: 'The link works once, for 15 minutes.' });
+      }
       await queueSignInLink(config, db, user);
       return print({ email: user.email, sent: true, note: 'The mail worker sends it; the link works once, for 15 minutes.' });
     }

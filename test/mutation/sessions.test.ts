@@ -1,12 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import { findLiveSession, insertTokenRow, type TokenOwner } from '../../shared/accounts/accounts.repository';
 import { atLeast, ROLES } from '../../shared/accounts/roles';
-import { createSession, csrfTokenOf, revokeSession, SESSION_IDLE_MS, SESSION_MAX_MS, SESSION_SECRET, sessionCookie, touchSession } from '../../shared/accounts/sessions';
+import { createSession, csrfTokenOf, revokeSession, revokeUserSessions, SESSION_IDLE_MS, SESSION_MAX_MS, SESSION_SECRET, sessionCookie, touchSession } from '../../shared/accounts/sessions';
 import { createSignInLink, linkToken, signInUrl, useSignInLink } from '../../shared/accounts/sign-in-links';
 import { createTeamWithOwner } from '../../shared/accounts/accounts.repository';
 import { createDb, type Knex } from '../../shared/db/knex';
 import { randomBase62 } from '../../shared/ids/ids';
-import { authenticate, requireRole } from '../../services/gateway/http/auth';
+import { apiRateLimit, type AuthContext, authenticate, authOf, requireRole } from '../../services/gateway/http/auth';
+import { PlanRateLimits } from '../../services/gateway/http/rate-limits';
+import { createRedis, whenReady } from '../../shared/queues/redis';
 import { LiveCache } from '../../services/gateway/live-cache';
 import { createLogger } from '../../shared/logging/logger';
 
@@ -125,17 +127,34 @@ describe('sessions', () => {
     await touchSession(db, row.id, new Date(now.getTime() + 20 * 86_400_000));
     expect(await at(SESSION_MAX_MS - 1)).not.toBeNull();
     expect(await at(SESSION_MAX_MS)).toBeNull();
+    expect(new Date((await db('users').where({ id: team.userId }).first('last_sign_in_at')).last_sign_in_at).getTime()).toBe(now.getTime());
+    const other = await createSession(db, { userId: team.userId, teamId: team.teamId }, now);
+    const otherHash = (await import('../../shared/accounts/tokens')).hashToken(other.secret);
     expect(await revokeSession(db, row.id)).toBe(true);
     expect(await revokeSession(db, row.id)).toBe(false);
     expect(await at(1)).toBeNull();
+    // Only that one ended.
+    expect(await findLiveSession(db, otherHash, new Date(now.getTime() + 1), SESSION_IDLE_MS)).not.toBeNull();
+  });
+
+  it('sign out everywhere ends every live session of that user, and only theirs', async () => {
+    const now = new Date();
+    const someoneElse = await createTeamWithOwner(db, { name: 'Others', email: `mut-${randomBase62(10).toLowerCase()}@example.test`, plan: 'pro', withToken: false });
+    const theirs = await createSession(db, { userId: someoneElse.userId, teamId: someoneElse.teamId }, now);
+    const mine = [await createSession(db, { userId: team.userId, teamId: team.teamId }, now), await createSession(db, { userId: team.userId, teamId: team.teamId }, now)];
+    const { hashToken } = await import('../../shared/accounts/tokens');
+    const live = (secret: string) => findLiveSession(db, hashToken(secret), new Date(now.getTime() + 1), SESSION_IDLE_MS);
+    expect(await revokeUserSessions(db, team.userId)).toBeGreaterThanOrEqual(2);
+    for (const m of mine) expect(await live(m.secret)).toBeNull();
+    expect(await live(theirs.secret)).not.toBeNull();
+    expect(await revokeUserSessions(db, team.userId)).toBe(0);
   });
 });
 
 describe('the authenticate middleware', () => {
   const cookieName = 'cs_session';
   let clock: { now: () => Date };
-  const run = async (headers: Record<string, string>, method = 'GET') => {
-    const cache = new LiveCache<TokenOwner>({ ttlMs: 10_000, max: 10 });
+  const run = async (headers: Record<string, string>, method = 'GET', cache = new LiveCache<TokenOwner>({ ttlMs: 10_000, max: 10 })) => {
     const middleware = authenticate({ db, logger: createLogger('mut', 'silent'), clock, cache, appKey: KEY, cookieName });
     const req = { headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), method, get: (n: string) => headers[n] } as unknown as Request;
     let passed = false;
@@ -180,6 +199,101 @@ describe('the authenticate middleware', () => {
     }
   });
 
+  it('refuses a made-up token however it is spaced, and takes one after any run of blanks', async () => {
+    expect((await run({ Authorization: `Bearer  \t${token} ` })).status).toBe(200);
+    expect((await run({ Authorization: `bearer ${token}` })).status).toBe(200);
+    expect((await run({ Authorization: `xBearer ${token}` })).status).toBe(401);
+    expect((await run({ Authorization: `Bearer ${token} extra` })).status).toBe(401);
+    expect((await run({ Authorization: `Bearer${token}` })).status).toBe(401);
+  });
+
+  it('says what is missing when a session changes something without its CSRF token', async () => {
+    expect(await run({ Cookie: `${cookieName}=${secret}` }, 'POST')).toEqual({
+      status: 403,
+      message: 'This request needs the session’s CSRF token in the X-CSRF-Token header (GET /api/session gives it).',
+    });
+  });
+
+  it('keeps what it read in the cache, and trusts a cached credential only for its own kind and hash', async () => {
+    const { hashToken } = await import('../../shared/accounts/tokens');
+    const cache = liveCache();
+    expect((await run({ Cookie: `${cookieName}=${secret}` }, 'GET', cache)).status).toBe(200);
+    expect((await run({ Authorization: `Bearer ${token}` }, 'GET', cache)).status).toBe(200);
+    const session = cache.get(hashToken(secret)) as TokenOwner;
+    const bearer = cache.get(hashToken(token)) as TokenOwner;
+    expect(session.kind).toBe('session');
+    expect(bearer.kind).toBe('api');
+    // The session's secret sent as a bearer token finds the cached session: still a 401.
+    expect((await run({ Authorization: `Bearer ${secret}` }, 'GET', cache)).status).toBe(401);
+    // A token owner cached under a session secret's hash (it cannot happen; the check holds if it did).
+    const planted = `css_${'p'.repeat(40)}`;
+    cache.set(hashToken(planted), { ...bearer, tokenHash: hashToken(planted), expiresMs: Date.now() + 60_000 }, cache.begin());
+    expect((await run({ Cookie: `${cookieName}=${planted}` }, 'GET', cache)).status).toBe(401);
+    // An entry whose hash is not the credential's.
+    const stray = `css_${'s'.repeat(40)}`;
+    cache.set(hashToken(stray), session, cache.begin());
+    expect((await run({ Cookie: `${cookieName}=${stray}` }, 'GET', cache)).status).toBe(401);
+    // A cookie of the wrong shape is refused even when its hash is known.
+    const odd = 'not-a-session-secret';
+    cache.set(hashToken(odd), { ...session, tokenHash: hashToken(odd) }, cache.begin());
+    expect((await run({ Cookie: `${cookieName}=${odd}` }, 'GET', cache)).status).toBe(401);
+    // A revoked token stays accepted until the cache hears of it (invalidation does that).
+    const revoked = (await insertTokenRow(db, { userId: team.userId, teamId: team.teamId, kind: 'api' })).token;
+    expect((await run({ Authorization: `Bearer ${revoked}` }, 'GET', cache)).status).toBe(200);
+    await db('api_tokens').where({ token_hash: hashToken(revoked) }).update({ revoked_at: db.fn.now() });
+    expect((await run({ Authorization: `Bearer ${revoked}` }, 'GET', cache)).status).toBe(200);
+    expect((await run({ Authorization: `Bearer ${revoked}` })).status).toBe(401);
+  });
+
+  it('ends a session at its expiry to the millisecond', async () => {
+    const { hashToken } = await import('../../shared/accounts/tokens');
+    const cache = liveCache();
+    expect((await run({ Cookie: `${cookieName}=${secret}` }, 'GET', cache)).status).toBe(200);
+    const cached = cache.get(hashToken(secret)) as TokenOwner;
+    const end = cached.expiresMs as number;
+    clock = { now: () => new Date(end - 1) };
+    expect((await run({ Cookie: `${cookieName}=${secret}` }, 'GET', cache)).status).toBe(200);
+    clock = { now: () => new Date(end) };
+    expect((await run({ Cookie: `${cookieName}=${secret}` }, 'GET', cache)).status).toBe(401);
+    cache.set(hashToken(secret), { ...cached, expiresMs: undefined }, cache.begin());
+    clock = { now: () => new Date() };
+    expect((await run({ Cookie: `${cookieName}=${secret}` }, 'GET', cache)).status).toBe(401);
+  });
+
+  it('records a credential’s use when the last record is over a minute old, not sooner', async () => {
+    const { hashToken } = await import('../../shared/accounts/tokens');
+    const fresh = (await insertTokenRow(db, { userId: team.userId, teamId: team.teamId, kind: 'api' })).token;
+    const used = async () => (await db('api_tokens').where({ token_hash: hashToken(fresh) }).first('last_used_at')).last_used_at as string | null;
+    const cache = liveCache();
+    expect((await run({ Authorization: `Bearer ${fresh}` }, 'GET', cache)).status).toBe(200);
+    const first = await waitForValue(used);
+    // 30 s later: not recorded again.
+    await db('api_tokens').where({ token_hash: hashToken(fresh) }).update({ last_used_at: null });
+    const owner = cache.get(hashToken(fresh)) as TokenOwner;
+    owner.lastUsedAt = new Date(Date.now() - 30_000).toISOString();
+    expect((await run({ Authorization: `Bearer ${fresh}` }, 'GET', cache)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await used()).toBeNull();
+    // Exactly a minute later: not yet.
+    const fixed = Date.now();
+    clock = { now: () => new Date(fixed) };
+    owner.lastUsedAt = new Date(fixed - 60_000).toISOString();
+    expect((await run({ Authorization: `Bearer ${fresh}` }, 'GET', cache)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await used()).toBeNull();
+    clock = { now: () => new Date() };
+    // 61 s later: recorded.
+    owner.lastUsedAt = new Date(Date.now() - 61_000).toISOString();
+    expect((await run({ Authorization: `Bearer ${fresh}` }, 'GET', cache)).status).toBe(200);
+    expect(new Date(await waitForValue(used)).getTime()).toBeGreaterThanOrEqual(new Date(first).getTime());
+    // A session's use is recorded on the session.
+    const s = await createSession(db, { userId: team.userId, teamId: team.teamId }, new Date(Date.now() - 120_000));
+    const seen = async () => (await db('sessions').where({ secret_hash: hashToken(s.secret) }).first('last_seen_at')).last_seen_at as string;
+    const before = await seen();
+    expect((await run({ Cookie: `${cookieName}=${s.secret}` })).status).toBe(200);
+    await waitForValue(async () => (new Date(await seen()).getTime() > new Date(before).getTime() ? true : null));
+  });
+
   it('refuses a session past its end even when it was read before', async () => {
     const cookie = `${cookieName}=${secret}`;
     clock = { now: () => new Date(Date.now() + SESSION_MAX_MS + 1000) };
@@ -199,5 +313,61 @@ describe('the authenticate middleware', () => {
       return passed;
     };
     expect([pass('member', 'admin'), pass('admin', 'admin'), pass('owner', 'admin'), pass('admin', 'owner')]).toEqual([false, true, true, false]);
+  });
+});
+
+/** A cache that keeps what it is given (as the gateway's does while its invalidation channel is up). */
+function liveCache(): LiveCache<TokenOwner> {
+  const cache = new LiveCache<TokenOwner>({ ttlMs: 10_000, max: 10 });
+  cache.setLive(true);
+  return cache;
+}
+
+/** Polls until `read` answers something (the middleware records uses off the request path). */
+async function waitForValue<T>(read: () => Promise<T | null>): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const value = await read();
+    if (value !== null && value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('never recorded');
+}
+
+describe('authOf and the API rate limit', () => {
+  it('authOf refuses a request that was not authenticated', () => {
+    expect(() => authOf({} as Request)).toThrow('Unauthenticated.');
+  });
+
+  it('counts sessions and tokens in windows of their own, and answers 429 past the limit with its headers', async () => {
+    const redis = createRedis(process.env.TEST_REDIS_URL as string, 'client');
+    try {
+      await whenReady(redis, 5000);
+      const limits = new PlanRateLimits(redis, `{mut_${randomBase62(8)}}`);
+      const middleware = apiRateLimit(limits)();
+      const call = async (auth: Partial<AuthContext>) => {
+        const headers: Record<string, string> = {};
+        const res = { setHeader: (k: string, v: string) => (headers[k] = v) } as unknown as Response;
+        const req = { auth: { teamId: 1, userId: 1, role: 'owner', limits: { apiPerMinuteToken: 2, apiPerMinuteTeam: null, extractionsPerMinute: null }, ...auth } } as unknown as Request;
+        try {
+          await middleware(req, res, (() => undefined) as NextFunction);
+          return { status: 200, headers };
+        } catch (err) {
+          return { status: (err as { status: number }).status, headers };
+        }
+      };
+      expect(await call({ tokenId: 5, tokenKind: 'api' })).toEqual({ status: 200, headers: { 'X-RateLimit-Limit': '2', 'X-RateLimit-Remaining': '1' } });
+      expect((await call({ tokenId: 5, tokenKind: 'api' })).status).toBe(200);
+      // Session 5 is not token 5.
+      expect((await call({ tokenId: 5, tokenKind: 'session' })).status).toBe(200);
+      const over = await call({ tokenId: 5, tokenKind: 'api' });
+      expect(over.status).toBe(429);
+      expect(over.headers['X-RateLimit-Remaining']).toBe('0');
+      expect(Number(over.headers['Retry-After'])).toBeGreaterThan(0);
+      // An unlimited plan is not counted at all.
+      const free = await call({ tokenId: 6, tokenKind: 'api', limits: { apiPerMinuteToken: null, apiPerMinuteTeam: null, extractionsPerMinute: null } });
+      expect(free).toEqual({ status: 200, headers: {} });
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -303,6 +303,28 @@ describe('the admin CLI', () => {
     return { code, out: code === 0 ? JSON.parse(cli.stdout()) : null, err: cli.stderr() };
   };
 
+  it('signs a team owner in to the dashboard with a link it emails, or prints', async () => {
+    const email = `owner-cli-${Date.now()}@example.test`;
+    expect((await admin('create-team', '--name', 'Linked', '--email', email)).code).toBe(0);
+    const gw = await startGateway();
+    try {
+      const printed = (await admin('sign-in-link', '--email', email.toUpperCase(), '--print')).out;
+      expect(printed.url.startsWith(`${testEnv().PUBLIC_BASE_URL ?? ''}`)).toBe(true);
+      const token = new URL(printed.url).hash.slice('#token='.length);
+      const signedIn = await gw.anon.post('/api/auth/sessions', { token });
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.body.data.user).toMatchObject({ email, role: 'owner' });
+      // Emailed: the link's job is queued for the mail worker, its row made with it.
+      const emailed = await admin('sign-in-link', '--email', email);
+      expect({ code: emailed.code, err: emailed.err }).toEqual({ code: 0, err: '' });
+      expect(emailed.out).toMatchObject({ email, sent: true });
+      expect(Number((await gw.db('sign_in_links').where({ email }).count('* as n').first())?.n)).toBe(2);
+      expect(await admin('sign-in-link', '--email', 'nobody@example.test')).toMatchObject({ code: 2, err: expect.stringContaining('no user has the email') });
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('lists teams, makes another token for a team, lists and revokes tokens (by id or by value)', async () => {
     const email = `tokens-${Date.now()}@example.test`;
     const created = (await admin('create-team', '--name', 'Tokens Inc', '--email', email)).out;
