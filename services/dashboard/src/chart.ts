@@ -6,9 +6,13 @@ import type { AnalyticsRow } from './api/types';
  * The analytics chart (uPlot, loaded only on the screens that draw one): views, adds, feed
  * fetches and RSVPs per UTC day. Returns what removes it.
  */
-export function drawDaily(target: HTMLElement, rows: AnalyticsRow[], width: number): () => void {
-  const days = rows.map((r) => Date.parse(`${r.date}T00:00:00Z`) / 1000);
-  const series = (key: 'views' | 'adds' | 'feed_fetches' | 'rsvps') => rows.map((r) => r[key]);
+export function drawDaily(target: HTMLElement, rows: AnalyticsRow[], range: { from: string; to: string }, width: number): () => void {
+  // The API lists the days that have counts: every other day of the range is a zero.
+  const byDay = new Map(rows.map((r) => [r.date, r]));
+  const days: number[] = [];
+  const end = Date.parse(`${range.to}T00:00:00Z`);
+  for (let t = Date.parse(`${range.from}T00:00:00Z`); t <= end; t += 86_400_000) days.push(t / 1000);
+  const series = (key: 'views' | 'adds' | 'feed_fetches' | 'rsvps') => days.map((d) => byDay.get(new Date(d * 1000).toISOString().slice(0, 10))?.[key] ?? 0);
   const plot = new uPlot(
     {
       width,

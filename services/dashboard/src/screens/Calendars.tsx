@@ -3,7 +3,7 @@ import { api, call } from '../api/client';
 import type { Calendar, CalendarInput } from '../api/types';
 import { BASE, Link, navigate } from '../router';
 import { browserZone, TimeZoneSelect } from '../zones';
-import { ConfirmButton, CopyButton, Empty, ErrorMessage, Loading, Notice, Page, Select, Table, TextArea, TextField, useAction, useLoad } from '../ui';
+import { ConfirmButton, CopyButton, CopyValue, Empty, ErrorMessage, Loading, Notice, Page, Select, Table, TextArea, TextField, useAction, useLoad } from '../ui';
 
 export const listCalendars = () => call(api.GET('/api/calendars')).then((r) => r.data);
 
@@ -178,11 +178,13 @@ export function CalendarEditScreen({ cal }: { cal?: string }) {
       {cal && existing.data ? (
         <section class="card" aria-labelledby="cal-more">
           <h2 id="cal-more">Links</h2>
+          <CopyValue label="Public page" value={existing.data.public_url} />
+          <CopyValue label="Feed (.ics)" value={`${existing.data.public_url}.ics`} />
           <p>
-            Public page: <a href={existing.data.public_url}>{existing.data.public_url}</a> <CopyButton text={existing.data.public_url} what="the public page address" />
-          </p>
-          <p>
-            Feed: <code>{`${existing.data.public_url}.ics`}</code> <CopyButton text={`${existing.data.public_url}.ics`} what="the feed address" />
+            <a href={existing.data.public_url} target="_blank" rel="noopener noreferrer">
+              Open the public page
+            </a>{' '}
+            · <Link href={`${BASE}/subscribers?calendar=${cal}`}>Subscribers</Link> · <Link href={`${BASE}/events?calendar=${cal}&range=all`}>Events</Link>
           </p>
           <h2>Delete</h2>
           <ErrorMessage error={remove.error} />

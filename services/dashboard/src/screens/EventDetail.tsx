@@ -288,7 +288,7 @@ function Analytics({ evt }: { evt: string }) {
           <p class="totals">
             {data.data.meta.totals.views} views · {data.data.meta.totals.adds} adds to calendars · {data.data.meta.totals.feed_fetches} feed fetches · {data.data.meta.totals.rsvps} RSVPs
           </p>
-          <Chart rows={data.data.data} />
+          <Chart rows={data.data.data} range={data.data.meta} />
         </>
       ) : null}
     </section>
@@ -296,7 +296,7 @@ function Analytics({ evt }: { evt: string }) {
 }
 
 /** uPlot, loaded when the first chart is drawn: it is not part of the first page load. */
-function Chart({ rows }: { rows: AnalyticsRow[] }) {
+function Chart({ rows, range }: { rows: AnalyticsRow[]; range: { from: string; to: string } }) {
   const target = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
@@ -304,7 +304,7 @@ function Chart({ rows }: { rows: AnalyticsRow[] }) {
     let live = true;
     import('../chart').then(
       ({ drawDaily }) => {
-        if (live && target.current) remove = drawDaily(target.current, rows, Math.max(280, target.current.clientWidth));
+        if (live && target.current) remove = drawDaily(target.current, rows, range, Math.max(260, target.current.clientWidth));
       },
       () => setFailed(true),
     );
@@ -315,7 +315,7 @@ function Chart({ rows }: { rows: AnalyticsRow[] }) {
   }, [rows]);
   return (
     <>
-      <div ref={target} class="chart" role="img" aria-label={`Views, adds, feed fetches and RSVPs per day over ${rows.length} days`} />
+      <div ref={target} class="chart" role="img" aria-label={`Views, adds, feed fetches and RSVPs per day from ${range.from} to ${range.to}`} />
       {failed ? <p class="muted">The chart could not be loaded.</p> : null}
     </>
   );

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, call } from '../api/client';
 import type { SmartLink } from '../api/types';
 import { BASE, Link, navigate } from '../router';
-import { Badge, Checkbox, ConfirmButton, CopyValue, Empty, ErrorMessage, Loading, Page, Pager, Select, ShownOnce, Table, TextField, useAction, useLoad, usePager, when } from '../ui';
+import { Badge, Checkbox, ConfirmButton, CopyButton, CopyValue, Empty, ErrorMessage, Loading, Page, Pager, Select, ShownOnce, Table, TextField, useAction, useLoad, usePager, when } from '../ui';
 import { listCalendars } from './Calendars';
 
 /** Smart links: addresses forms and webhooks post to, each submission becoming an event. */
@@ -13,7 +13,7 @@ export function SmartLinksScreen() {
   const [form, setForm] = useState({ name: '', calendar: '', requires_approval: false, signed: true, default_duration: '60' });
   const save = useAction();
   const calendarOptions = (calendars.data ?? []).map((c): [string, string] => [c.public_id, c.name]);
-  const calendarName = (uid: string) => calendars.data?.find((c) => c.uid === uid)?.name ?? '';
+  const calendarName = (uid: string) => calendars.data?.find((c) => c.uid === uid || c.public_id === uid)?.name ?? '';
   const submit = (e: Event) => {
     e.preventDefault();
     void save.run(async () => {
@@ -60,7 +60,7 @@ export function SmartLinksScreen() {
                   {l.is_active ? <Badge tone="ok">active</Badge> : <Badge>paused</Badge>} {l.requires_approval ? <Badge tone="warn">approval</Badge> : null} {l.signed ? <Badge tone="info">signed</Badge> : null}
                 </td>
                 <td>
-                  <CopyValue label="URL" value={l.url} />
+                  <CopyButton text={l.url} label="Copy URL" what={`of ${l.name}`} />
                 </td>
               </tr>
             ))}
@@ -108,7 +108,7 @@ export function SmartLinkScreen({ sl }: { sl: string }) {
     });
   const setActive = (is_active: boolean) =>
     void act.run(async () => {
-      const calendar = (await listCalendars()).find((c) => c.uid === l.calendar_uid)?.public_id ?? '';
+      const calendar = (await listCalendars()).find((c) => c.uid === l.calendar_uid || c.public_id === l.calendar_uid)?.public_id ?? '';
       await call(api.PUT('/api/smart-links/{sl}', { params: { path: { sl } }, body: { name: l.name, calendar, requires_approval: l.requires_approval, signed: l.signed, default_duration: l.default_duration, is_active } }));
       link.reload();
     });
