@@ -1,6 +1,10 @@
 import Joi from 'joi';
 import { createTeamWithOwner, findTeam, insertTokenRow, listTeams, listTokens, PLAN_IDS, revokeToken } from '../../shared/accounts/accounts.repository';
 import { hashToken } from '../../shared/accounts/tokens';
+import { createSignInLink } from '../../shared/accounts/sign-in-links';
+import { deploymentOf } from '../../shared/db/deployment';
+import { accountMailJob, newAccountMailJobId } from '../../shared/queues/account-mail.job';
+import { Producer } from '../../shared/queues/queues';
 import { publishInvalidations } from '../../shared/cache/invalidation';
 import { type Config, loadConfigOrExit } from '../../shared/config/config';
 import { createDb, type Knex } from '../../shared/db/knex';
@@ -20,6 +24,7 @@ const USAGE = `usage:
   npm run admin -- create-token --team team_… [--name NAME]
   npm run admin -- list-tokens --team team_…
   npm run admin -- revoke-token (--token-id tok_… | --token cst_…)
+  npm run admin -- sign-in-link --email EMAIL
   npm run admin -- help
 
 create-team prints team_id, user_id, plan, event_limit (the monthly event limit in effect:
@@ -27,7 +32,9 @@ create-team prints team_id, user_id, plan, event_limit (the monthly event limit 
 or null) and the token, shown only once.
 create-token makes another API token for the team's owner (a lost token is replaced this
 way), shown only once; list-tokens shows a team's tokens without their secrets;
-revoke-token revokes one by its id, or by its value when it has leaked.`;
+revoke-token revokes one by its id, or by its value when it has leaked.
+sign-in-link emails a user (a team's owner made by create-team, say) a one-time link that
+signs them in to the dashboard at /app (the mail worker sends it; it works for 15 minutes).`;
 
 function parseFlags(args: string[]): Record<string, string> {
   const flags: Record<string, string> = {};
@@ -69,6 +76,8 @@ const FLAGS: Record<string, Joi.ObjectSchema> = {
     .messages({ 'object.missing': 'give --token-id or --token', 'object.xor': 'give --token-id or --token, not both' }),
 };
 
+FLAGS['sign-in-link'] = Joi.object({ email: Joi.string().trim().email({ tlds: false }).max(254).required() });
+
 class UsageError extends Error {}
 
 function fail(message: string, code = 2): never {
@@ -96,6 +105,28 @@ async function announceRevoked(config: Config, userId: number): Promise<boolean>
   } catch {
     return false;
   } finally {
+    await closeRedis(redis);
+  }
+}
+
+/** Makes the link and queues its email in one transaction (the dashboard's sign-in does the same). */
+async function queueSignInLink(config: Config, db: Knex, user: { id: number; email: string }): Promise<void> {
+  const redis = createRedis(config.redis, 'client', { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  const logger = createLogger('admin', 'silent');
+  const deployment = deploymentOf(db);
+  const producer = new Producer(accountMailJob, redis, config.queuePrefix, logger, deployment);
+  try {
+    await redis.connect().catch(() => {
+      throw new Error("Redis could not be reached (REDIS_URL): the link is sent through the mail worker's queue");
+    });
+    await deployment.get();
+    await db.transaction(async (trx) => {
+      const linkUid = await createSignInLink(trx, config.appKey, { purpose: 'sign_in', email: user.email, userId: user.id }, new Date());
+      await producer.add('sign-in-link', { linkUid }, { jobId: newAccountMailJobId() });
+    });
+  } finally {
+    await producer.close();
     await closeRedis(redis);
   }
 }
@@ -168,6 +199,12 @@ async function run(command: string, flags: Record<string, string>, config: Confi
         revoked: true,
         ...(told ? {} : { note: 'Redis could not be reached: gateways may accept the token for up to 20 more seconds (their cache).' }),
       });
+    }
+    case 'sign-in-link': {
+      const user = await db('users').first('id', 'email').whereRaw('lower(email) = lower(?)', [flags.email]);
+      if (!user) throw new UsageError(`no user has the email ${flags.email}: see list-teams`);
+      await queueSignInLink(config, db, user);
+      return print({ email: user.email, sent: true, note: 'The mail worker sends it; the link works once, for 15 minutes.' });
     }
     default:
       throw new UsageError(`unknown command "${command}"`);

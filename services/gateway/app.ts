@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import { deploymentOf } from '../../shared/db/deployment';
+import { sessionCookie } from '../../shared/accounts/sessions';
 import express, { type Express } from 'express';
 import { accountRoutes } from './account/account.routes';
 import { queueBoard } from './admin/queue-board';
@@ -41,6 +42,9 @@ import { reminderRoutes } from './reminders/reminders.routes';
 import { smartLinkRoutes } from './smart-links/smart-links.routes';
 import { subscriberRoutes } from './subscribers/subscribers.routes';
 import { systemRoutes } from './system.routes';
+import { memberRoutes } from './team/members.routes';
+import { sessionRoutes } from './team/sessions.routes';
+import { tokenRoutes } from './team/tokens.routes';
 
 interface GatewayApp {
   app: Express;
@@ -102,6 +106,9 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...systemRoutes(deps.db, deps.redis, deps.config.queuePrefix, opts.isShuttingDown ?? (() => false), metrics, deps.config.metricsToken, deps.config.publicBaseUrl),
     ...docsRoutes(() => openapi),
     ...accountRoutes(ctx),
+    ...sessionRoutes(ctx),
+    ...tokenRoutes(ctx),
+    ...memberRoutes(ctx),
     ...calendarRoutes(ctx),
     ...webhookRoutes(ctx),
     ...analyticsRoutes(ctx),
@@ -126,7 +133,9 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     serverUrl: deps.config.publicBaseUrl,
   });
   app.use(answerOptions(routes));
-  mountRoutes(app, routes, { authenticate: authenticate(deps.db, deps.logger, caches.tokens), rateLimit: apiRateLimit(limits) });
+  const cookieName = sessionCookie(deps.config).name;
+  const auth = authenticate({ db: deps.db, logger: deps.logger, clock: deps.clock, cache: caches.tokens, appKey: deps.config.appKey, cookieName });
+  mountRoutes(app, routes, { authenticate: auth, rateLimit: apiRateLimit(limits) });
 
   if (deps.config.adminToken) app.use(queueBoard(queues.all(), deps.config.adminToken));
   app.use('/app', dashboardApp(opts.dashboardDir));

@@ -4,7 +4,9 @@ import { METRIC } from '../../shared/metrics/metrics';
 import { advanceTurn } from '../../shared/mail/mail-fairness';
 import { type MailJob, mailJob, type MailKind } from '../../shared/queues/mail.job';
 import { QUEUES } from '../../shared/queues/queues';
-import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
+import { closeRedis, createRedis } from '../../shared/queues/redis';
+import { createWorker, type WorkerContext, type WorkerDefinition } from '../../shared/queues/worker';
+import { accountMailWorker } from './account-mail';
 import { type MailOutcome, processMailJob } from './mail.processor';
 import { createMailTransport, type MailTransport } from './mail.transport';
 import { layout } from './message.layout';
@@ -17,7 +19,9 @@ import { startReminderSweeper } from './reminders.sweep';
  * SMTP pool (or the outbox), at most MAIL_RATE_PER_SECOND messages across every mail
  * worker. A job whose worker stopped answering is taken over after WORKER_LOCK_MS.
  * Delivery records of events over DELIVERY_RETENTION_DAYS ago are pruned hourly, and due
- * email reminders are swept every REMINDER_SWEEP_MS (reminders.sweep.ts).
+ * email reminders are swept every REMINDER_SWEEP_MS (reminders.sweep.ts). Beside it, on
+ * its own connection, runs the account-emails queue's worker (sign-in links, invitations
+ * to a team: account-mail.ts), over the same transport.
  */
 export function mailWorker(ctx: WorkerContext, transport: MailTransport = createMailTransport(ctx.config)): WorkerDefinition<MailJob, MailOutcome> {
   const { config } = ctx;
@@ -34,6 +38,9 @@ export function mailWorker(ctx: WorkerContext, transport: MailTransport = create
   const retention = startRetention(ctx, DELIVERY_RECORDS, config.deliveryRetentionDays);
   const reminders = startReminderSweeper(ctx);
   const queueKey = `${config.queuePrefix}:${QUEUES.emails}`;
+  const accountConnection = createRedis(config.redis, 'worker');
+  accountConnection.on('error', (err) => ctx.logger.debug({ err: err.message }, 'redis (account mail) connection error'));
+  const accounts = createWorker(accountMailWorker(transport, config.mailFrom), ctx, accountConnection);
   return {
     contract: mailJob,
     concurrency: config.mail.concurrency,
@@ -44,6 +51,8 @@ export function mailWorker(ctx: WorkerContext, transport: MailTransport = create
       return processMailJob(job, { db: c.db, clock: c.clock, transport, from, recorder, rate, countDelivery }, log);
     },
     close: async () => {
+      await accounts.close();
+      await closeRedis(accountConnection);
       await reminders.stop();
       await retention.stop();
       await transport.close();

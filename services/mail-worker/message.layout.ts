@@ -17,15 +17,16 @@ import { parseTemplate, type Template, templateNames } from './mail-template';
  */
 export const LATER = new Set(['answer', 'yesUrl', 'maybeUrl', 'noUrl', 'reason', 'unsubscribe', 'unsubscribeUrl']);
 
-const INK = '#1f2328';
-const MUTED = '#57606a';
-const ACCENT = '#0a58ca';
+/** The colours and font of every message (account messages too: see account-mail.ts). */
+export const INK = '#1f2328';
+export const MUTED = '#57606a';
+export const ACCENT = '#0a58ca';
 const LINE = '#d0d7de';
-const PAGE = '#f2f4f7';
-const FONT = "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
+export const PAGE = '#f2f4f7';
+export const FONT = "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
 
 /** A link drawn as a button; inline-block, so a row of them wraps on a narrow screen. */
-const button = (href: string, label: string, primary = false) =>
+export const button = (href: string, label: string, primary = false) =>
   `<a href="${href}" style="display:inline-block;margin:0 8px 8px 0;padding:${primary ? '10px 18px' : '8px 14px'};border:1px solid ${primary ? ACCENT : LINE};` +
   `border-radius:6px;background:${primary ? ACCENT : '#ffffff'};color:${primary ? '#ffffff' : ACCENT};font-size:15px;font-weight:600;line-height:20px;` +
   `text-decoration:none;white-space:nowrap">${label}</a>`;

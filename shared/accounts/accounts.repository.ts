@@ -1,5 +1,6 @@
 import type { Knex } from '../db/knex';
 import { newUid } from '../ids/ids';
+import type { Role } from './roles';
 import { generateToken, type TokenKind } from './tokens';
 
 export type PlanId = 'free' | 'pro' | 'business' | 'unlimited';
@@ -12,41 +13,69 @@ export interface PlanLimits {
   extractionsPerMinute: number | null;
 }
 
+/**
+ * Whom a credential acts for: an API or extension token, or a dashboard session (see
+ * sessions.ts). Cached by the gateway under the credential's hash.
+ */
 export interface TokenOwner {
+  /** The token's or the session's row id. */
   tokenId: number;
   tokenHash: string;
-  kind: TokenKind;
+  kind: TokenKind | 'session';
   userId: number;
   teamId: number;
+  /** The user's role in the team (a token acts with its user's). */
+  role: Role;
   lastUsedAt: string | null;
+  /** Sessions only: when it ends at the latest (ms). */
+  expiresMs?: number;
   /** The team's plan's limits, read with the token (cached with it). */
   limits: PlanLimits;
 }
+
+/** The columns of a credential's owner: its user's role and the team's plan's limits. */
+const OWNER_COLUMNS = ['k.user_id', 'k.team_id', 'u.role', 'p.api_per_minute_token', 'p.api_per_minute_team', 'p.extractions_per_minute'];
+
+const ownerOf = (row: Record<string, unknown>): Pick<TokenOwner, 'userId' | 'teamId' | 'role' | 'limits'> => ({
+  userId: row.user_id as number,
+  teamId: row.team_id as number,
+  role: row.role as Role,
+  limits: {
+    apiPerMinuteToken: row.api_per_minute_token as number | null,
+    apiPerMinuteTeam: row.api_per_minute_team as number | null,
+    extractionsPerMinute: row.extractions_per_minute as number | null,
+  },
+});
+
+/** A credential table (`api_tokens` or `sessions`) as `k`, with its user and its team's plan. */
+const withOwner = (db: Knex, table: 'api_tokens' | 'sessions') =>
+  db(`${table} as k`).join('users as u', 'u.id', 'k.user_id').join('teams as t', 't.id', 'k.team_id').join('plans as p', 'p.id', 't.plan_id').select(OWNER_COLUMNS);
 
 interface NewTeam {
   teamId: number;
   teamUid: string;
   userId: number;
   userUid: string;
+  /** Empty when made without one (a dashboard sign-up). */
   token: string;
   /** The team's monthly event limit in effect: its override, else its plan's (null: none). */
   eventLimit: number | null;
 }
 
-/** Creates a team, its first user and that user's API token, in one transaction. */
+/** Creates a team, its first user (its owner) and, unless told not to, that user's API token, in one transaction. */
 export async function createTeamWithOwner(
   db: Knex,
   // A plan id: one of PLAN_IDS, or a plan row added by the operator.
-  input: { name: string; email: string; userName?: string; plan: string; eventLimit?: number | null },
+  input: { name: string; email: string; userName?: string; plan: string; eventLimit?: number | null; withToken?: boolean },
 ): Promise<NewTeam> {
   return db.transaction(async (trx) => {
     const [team] = await trx('teams')
       .insert({ uid: newUid(), name: input.name, plan_id: input.plan, event_limit_override: input.eventLimit ?? null })
       .returning(['id', 'uid']);
     const [user] = await trx('users')
-      .insert({ uid: newUid(), team_id: team.id, name: input.userName ?? input.name, email: input.email })
+      .insert({ uid: newUid(), team_id: team.id, name: input.userName ?? input.name, email: input.email, role: 'owner' })
       .returning(['id', 'uid']);
-    const token = await insertToken(trx, { userId: user.id, teamId: team.id, kind: 'api', name: 'default' });
+    const token = input.withToken === false ? '' : await insertToken(trx, { userId: user.id, teamId: team.id, kind: 'api', name: 'default' });
     const { event_limit: eventLimit } = await trx('teams as t')
       .join('plans as p', 'p.id', 't.plan_id')
       .where('t.id', team.id)
@@ -126,23 +155,22 @@ export async function revokeToken(db: Knex, by: { uid: string } | { hash: string
 }
 
 export async function findActiveToken(db: Knex, hash: string): Promise<TokenOwner | null> {
-  const row = await db('api_tokens as k')
-    .join('teams as t', 't.id', 'k.team_id')
-    .join('plans as p', 'p.id', 't.plan_id')
-    .select('k.id', 'k.token_hash', 'k.kind', 'k.user_id', 'k.team_id', 'k.last_used_at', 'p.api_per_minute_token', 'p.api_per_minute_team', 'p.extractions_per_minute')
-    .where({ 'k.token_hash': hash })
+  const row = await withOwner(db, 'api_tokens').select('k.id', 'k.token_hash', 'k.kind', 'k.last_used_at').where({ 'k.token_hash': hash }).whereNull('k.revoked_at').first();
+  if (!row) return null;
+  return { tokenId: row.id, tokenHash: row.token_hash, kind: row.kind, lastUsedAt: row.last_used_at, ...ownerOf(row) };
+}
+
+/** The live session with this secret's hash, as of `now`: not revoked, not expired, not idle (see sessions.ts). */
+export async function findLiveSession(db: Knex, hash: string, now: Date, idleMs: number): Promise<TokenOwner | null> {
+  const row = await withOwner(db, 'sessions')
+    .select('k.id', 'k.secret_hash', 'k.last_seen_at', 'k.expires_at')
+    .where({ 'k.secret_hash': hash })
     .whereNull('k.revoked_at')
+    .where('k.expires_at', '>', now)
+    .where('k.last_seen_at', '>', new Date(now.getTime() - idleMs))
     .first();
   if (!row) return null;
-  return {
-    tokenId: row.id,
-    tokenHash: row.token_hash,
-    kind: row.kind,
-    userId: row.user_id,
-    teamId: row.team_id,
-    lastUsedAt: row.last_used_at,
-    limits: { apiPerMinuteToken: row.api_per_minute_token, apiPerMinuteTeam: row.api_per_minute_team, extractionsPerMinute: row.extractions_per_minute },
-  };
+  return { tokenId: row.id, tokenHash: row.secret_hash, kind: 'session', lastUsedAt: row.last_seen_at, expiresMs: new Date(row.expires_at).getTime(), ...ownerOf(row) };
 }
 
 export async function touchToken(db: Knex, tokenId: number): Promise<void> {

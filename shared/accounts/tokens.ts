@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomBase62, sha256Hex } from '../ids/ids';
 
 export type TokenKind = 'api' | 'extension';
@@ -20,4 +20,9 @@ export function sameDigest(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');
   const y = Buffer.from(b, 'hex');
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
+}
+
+/** Constant-time equality of two strings of any length (their SHA-256 digests are compared). */
+export function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }

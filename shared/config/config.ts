@@ -42,6 +42,10 @@ export interface Config {
   trustProxy: string | number | false;
   /** Count page views, adds to calendars, feed fetches and RSVPs (see docs/analytics.md). */
   analyticsEnabled: boolean;
+  /** Who may make a team from the dashboard: anyone (`open`), nobody (`invite`: teams come from the admin CLI, people join by invitation), or `closed` (no sign-up and no invitations: the CLI only). */
+  signup: 'open' | 'invite' | 'closed';
+  /** Sign-in attempts (links asked for, links and passwords tried) one address may make in 10 minutes. */
+  signInRatePer10Minutes: number;
   /** Webhook endpoints may be http:// (development); otherwise https only. */
   webhookAllowHttp: boolean;
   /** Networks webhooks may reach although they are not public (CIDR list; development and tests). */
@@ -170,6 +174,8 @@ const schema = Joi.object({
   TRUST_PROXY: Joi.string().allow('').default(''),
   WEBHOOK_ALLOW_HTTP: Joi.boolean().default(false),
   ANALYTICS_ENABLED: Joi.boolean().default(true),
+  SIGNUP: Joi.string().valid('open', 'invite', 'closed').default('invite'),
+  SIGN_IN_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   WEBHOOK_ALLOWED_NETWORKS: Joi.string().allow('').default(''),
   RSVP_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
   SUBSCRIBE_RATE_PER_10_MINUTES: Joi.number().integer().min(1).max(1_000_000).default(20),
@@ -359,6 +365,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: readTrustProxy(value.TRUST_PROXY),
     webhookAllowHttp: value.WEBHOOK_ALLOW_HTTP,
     analyticsEnabled: value.ANALYTICS_ENABLED,
+    signup: value.SIGNUP,
+    signInRatePer10Minutes: value.SIGN_IN_RATE_PER_10_MINUTES,
     webhookAllowedNetworks: value.WEBHOOK_ALLOWED_NETWORKS,
     workerLockMs: value.WORKER_LOCK_MS,
     submissionRetentionDays: value.SUBMISSION_RETENTION_DAYS,

@@ -30,7 +30,7 @@ export const UID_LENGTH = 16;
 export const UID_PATTERN = /^[0-9A-Za-z]{16}$/;
 export const newUid = (): string => randomBase62(UID_LENGTH);
 
-export type IdPrefix = 'cal_' | 'evt_' | 'sl_' | 'sls_' | 'ext_' | 'inv_' | 'rsvp_' | 'sub_' | 'dk_' | 'team_' | 'usr_' | 'wh_' | 'whd_';
+export type IdPrefix = 'cal_' | 'evt_' | 'sl_' | 'sls_' | 'ext_' | 'inv_' | 'rsvp_' | 'sub_' | 'dk_' | 'team_' | 'usr_' | 'wh_' | 'whd_' | 'tok_';
 
 export const publicId = (prefix: IdPrefix, uid: string): string => prefix + uid;
 

@@ -15,6 +15,7 @@ export const QUEUES = {
   emails: 'emails',
   webhooks: 'webhooks',
   inboundReplies: 'inbound-replies',
+  accountEmails: 'account-emails',
 } as const;
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

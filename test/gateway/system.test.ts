@@ -62,7 +62,7 @@ describe('health, docs and unknown paths', () => {
       expect(documented).toContain(op);
     }
     const create = doc.paths['/api/calendars/{cal}/events'].post;
-    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '404', '408', '409', '413', '415', '422', '429', '503']);
+    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '403', '404', '408', '409', '413', '415', '422', '429', '503']);
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['title', 'date_start', 'date_end', 'timezone']);
     expect(create.requestBody.required).toBe(true);
     // Every field optional: an empty POST takes the defaults, so the body may be left out.
@@ -74,7 +74,7 @@ describe('health, docs and unknown paths', () => {
     expect(Object.values(doc.paths).every((ops) => 'options' in (ops as object))).toBe(true);
     expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
     expect(doc.tags.every((t: { description?: string }) => t.description)).toBe(true);
-    expect(create.security).toEqual([{ bearerAuth: [] }]);
+    expect(create.security).toEqual([{ bearerAuth: [] }, { sessionCookie: [] }]);
     expect(Object.keys(create.responses['200'].headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining']);
     expect(Object.keys(create.responses['429'].headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After']);
   });

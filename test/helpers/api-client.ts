@@ -26,10 +26,17 @@ export class ApiClient {
     readonly baseUrl: string,
     readonly token: string | null,
     private readonly conformance: OpenApiConformance,
+    /** A dashboard session instead of a token: its cookie, and its CSRF token sent on every request. */
+    readonly session?: { cookie: string; csrf: string },
   ) {}
 
   as(token: string | null): ApiClient {
     return new ApiClient(this.baseUrl, token, this.conformance);
+  }
+
+  /** The same API as a signed-in dashboard would call it. */
+  asSession(session: { cookie: string; csrf: string }): ApiClient {
+    return new ApiClient(this.baseUrl, null, this.conformance, session);
   }
 
   get = (path: string, opts?: RequestOptions) => this.request('GET', path, opts);
@@ -40,6 +47,10 @@ export class ApiClient {
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (this.session) {
+      headers.Cookie = this.session.cookie;
+      headers['X-CSRF-Token'] = this.session.csrf;
+    }
     let body: string | Buffer | undefined;
     if (opts.raw !== undefined) {
       body = opts.raw;

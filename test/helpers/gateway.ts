@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createTeamWithOwner, type PlanId } from '../../shared/accounts/accounts.repository';
+import { createSession, csrfTokenOf, sessionCookie } from '../../shared/accounts/sessions';
 import { type Config, loadConfig } from '../../shared/config/config';
 import { createDb, type Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';
@@ -57,6 +58,7 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     // ran in. Out of the way here; the tests of these limits set them low with a queue prefix
     // of their own.
     RSVP_RATE_PER_10_MINUTES: '1000000',
+    SIGN_IN_RATE_PER_10_MINUTES: '1000000',
     SUBSCRIBE_RATE_PER_10_MINUTES: '1000000',
     SMART_LINK_BAD_SIGNATURES_PER_MINUTE: '1000000',
     PUBLIC_READ_RATE_PER_MINUTE: '1000000',
@@ -95,6 +97,8 @@ export interface PlanRateLimitRow {
 
 export interface TestTeam {
   api: ApiClient;
+  /** The same team's owner through a dashboard session (made directly in the database, as a sign-in makes it). */
+  session: ApiClient;
   token: string;
   teamId: number;
   userId: number;
@@ -148,7 +152,9 @@ export async function startGateway(env: Record<string, string> = {}, options: { 
         plan,
         eventLimit: opts.eventLimit ?? null,
       });
-      return { api: anon.as(created.token), token: created.token, teamId: created.teamId, userId: created.userId, email };
+      const session = await createSession(db, { userId: created.userId, teamId: created.teamId }, new Date());
+      const sessionApi = anon.asSession({ cookie: `${sessionCookie(config).name}=${session.secret}`, csrf: csrfTokenOf(config.appKey, session.secret) });
+      return { api: anon.as(created.token), session: sessionApi, token: created.token, teamId: created.teamId, userId: created.userId, email };
     },
     async close() {
       server.closeAllConnections();

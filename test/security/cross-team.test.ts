@@ -1,6 +1,6 @@
 import { revokeTokens } from '../../shared/accounts/accounts.repository';
 import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
-import type { ApiResponse } from '../helpers/api-client';
+import { ApiClient, type ApiResponse } from '../helpers/api-client';
 import type { TestGateway } from '../helpers/gateway';
 import { startWorker } from '../helpers/workers';
 import {
@@ -21,8 +21,9 @@ import {
 
 /**
  * Every /api operation of the OpenAPI document (not a list kept by hand: a new route is
- * covered, or this file fails until it is): no token, a revoked token or a near-miss token
- * is a 401; another team's ids answer exactly like ids that do not exist, and change nothing.
+ * covered, or this file fails until it is): no token, a revoked token, a near-miss token or a
+ * session that is not live is a 401; another team's ids answer exactly like ids that do not
+ * exist, and change nothing, whether the caller uses an API token or a dashboard session.
  */
 
 const NAME = 'cross_team';
@@ -65,20 +66,34 @@ const BODIES: Record<string, (ids: Ids) => unknown> = {
   'PUT /api/smart-links/{sl}': (ids) => ({ name: 'Form', calendar: ids.cal }),
   'PUT /api/calendars/{cal}/subscribers/{sub}': () => ({ status: 'blocked' }),
   'POST /api/calendars/{cal}/events/{evt}/invites': () => ({ invitees: [{ email: 'new@example.com' }] }),
+  'POST /api/tokens': () => ({ name: 'Mine' }),
+  'POST /api/members': () => ({ email: 'joining@example.com', role: 'member' }),
+  'PUT /api/members/{usr}': () => ({ role: 'member' }),
+  'PUT /api/account/password': () => ({ password: 'a long enough password' }),
 };
 
-/** /api operations that take no token: the dk_ key in their query is what names a team. */
-const PUBLIC_API = ['GET /api/dyn', 'GET /api/dyn_ade'];
+/**
+ * /api operations that take no token: the dk_ key in their query is what names a team; the
+ * sign-in operations name no team (sessions.test.ts covers them).
+ */
+const PUBLIC_API = ['GET /api/dyn', 'GET /api/dyn_ade', 'GET /api/auth/options', 'POST /api/auth/sign-in-link', 'POST /api/auth/sign-up', 'POST /api/auth/sessions'];
 
 const usesIds = (op: Operation) => {
   const body = BODIES[op.key];
   return body !== undefined && JSON.stringify(body(unknownIds())) !== JSON.stringify(body(unknownIds()));
 };
 
-function send(op: Operation, token: string | null, pathIds: Record<string, string>, bodyIds: Ids): Promise<ApiResponse> {
+function send(op: Operation, as: ApiClient | string | null, pathIds: Record<string, string>, bodyIds: Ids): Promise<ApiResponse> {
   const body = BODIES[op.key]?.(bodyIds);
-  return gw.anon.as(token).request(op.method, fillPath(op.path, pathIds), { body });
+  const client = as instanceof ApiClient ? as : gw.anon.as(as);
+  return client.request(op.method, fillPath(op.path, pathIds), { body });
 }
+
+/** B's two kinds of credential: its API token, and its owner's dashboard session. */
+const credentials = () => [
+  ['token', b.team.api],
+  ['session', b.team.session],
+] as const;
 
 const leaks = (res: ApiResponse, of: Seeded) => of.uids.filter((uid) => res.text.includes(uid));
 
@@ -119,10 +134,18 @@ it('no token, a revoked token or a near miss of a real one answers 401 on every 
     ['the token in another case', real.replace(/[a-z]/g, (c) => c.toUpperCase())],
     ['the same secret as an extension token', real.replace(/^cst_/, 'csx_')],
   ];
+  // Sessions: one signed out, one made up, and the token sent as a session cookie.
+  const signedOut = await gw.newTeam({ plan: 'unlimited' });
+  expect((await signedOut.session.delete('/api/session')).status).toBe(200);
+  const cookies: Array<[string, ApiClient]> = [
+    ['a signed-out session', signedOut.session],
+    ['a made-up session', gw.anon.asSession({ cookie: `cs_session=css_${'a'.repeat(40)}`, csrf: 'x' })],
+    ['the API token as a session cookie', gw.anon.asSession({ cookie: `cs_session=${real}`, csrf: 'x' })],
+  ];
   const before = await teamDigest(gw.db, b.team.teamId);
   const wrong: string[] = [];
   for (const op of apiOps.filter((o) => o.auth)) {
-    for (const [what, token] of tokens) {
+    for (const [what, token] of [...tokens, ...cookies]) {
       // The request a valid token would have made succeed: B's own ids.
       const res = await send(op, token, b.ids, b.ids);
       const ok = res.status === 401 && res.headers.get('www-authenticate') === 'Bearer' && JSON.stringify(res.body) === '{"message":"Unauthenticated."}';
@@ -150,14 +173,16 @@ it("another team's ids answer exactly like unknown ids, and leave that team's da
         withA[name] = i < k ? b.ids[name] : a.ids[name];
         withUnknown[name] = i < k ? b.ids[name] : unknown[name];
       });
-      const resA = await send(op, b.team.token, withA, a.ids);
-      const resUnknown = await send(op, b.team.token, withUnknown, unknown);
-      compared++;
-      const label = `${op.key} [${names.map((n, i) => `${n}:${i < k ? 'B' : 'A'}`).join(', ')}${usesIds(op) ? ', body ids: A' : ''}]`;
-      const same = resA.status === resUnknown.status && JSON.stringify(resA.body) === JSON.stringify(resUnknown.body);
-      if (!same) differ.push(`${label}: ${resA.status} ${resA.text.slice(0, 120)} vs unknown ${resUnknown.status} ${resUnknown.text.slice(0, 120)}`);
-      else if (k < names.length && resA.status !== 404) differ.push(`${label}: ${resA.status} instead of 404`);
-      if (leaks(resA, a).length) leaked.push(`${label}: ${leaks(resA, a).join(', ')}`);
+      for (const [kind, client] of credentials()) {
+        const resA = await send(op, client, withA, a.ids);
+        const resUnknown = await send(op, client, withUnknown, unknown);
+        compared++;
+        const label = `${op.key} by ${kind} [${names.map((n, i) => `${n}:${i < k ? 'B' : 'A'}`).join(', ')}${usesIds(op) ? ', body ids: A' : ''}]`;
+        const same = resA.status === resUnknown.status && JSON.stringify(resA.body) === JSON.stringify(resUnknown.body);
+        if (!same) differ.push(`${label}: ${resA.status} ${resA.text.slice(0, 120)} vs unknown ${resUnknown.status} ${resUnknown.text.slice(0, 120)}`);
+        else if (k < names.length && resA.status !== 404) differ.push(`${label}: ${resA.status} instead of 404`);
+        if (leaks(resA, a).length) leaked.push(`${label}: ${leaks(resA, a).join(', ')}`);
+      }
     }
   }
   expect(compared).toBeGreaterThan(40);
@@ -169,12 +194,14 @@ it("what a team reads, lists included, holds nothing of another team's", async (
   const before = await teamDigest(gw.db, a.team.teamId);
   const problems: string[] = [];
   for (const op of apiOps.filter((o) => o.auth && o.method === 'GET')) {
-    const res = await send(op, b.team.token, b.ids, b.ids);
-    if (res.status !== 200) problems.push(`${op.key}: ${res.status} ${res.text.slice(0, 120)}`);
-    if (leaks(res, a).length) problems.push(`${op.key} shows A's ${leaks(res, a).join(', ')}`);
-    // Not vacuous: B's own answer does show B's things (analytics holds counts, no ids:
-    // analytics.test.ts checks that one team's counts are not another's).
-    if (op.key !== 'GET /api/analytics' && !leaks(res, b).length && !res.text.includes(b.team.email)) problems.push(`${op.key} shows nothing of B's either: ${res.text.slice(0, 120)}`);
+    for (const [kind, client] of credentials()) {
+      const res = await send(op, client, b.ids, b.ids);
+      if (res.status !== 200) problems.push(`${op.key} by ${kind}: ${res.status} ${res.text.slice(0, 120)}`);
+      if (leaks(res, a).length) problems.push(`${op.key} by ${kind} shows A's ${leaks(res, a).join(', ')}`);
+      // Not vacuous: B's own answer does show B's things (analytics holds counts, no ids:
+      // analytics.test.ts checks that one team's counts are not another's).
+      if (op.key !== 'GET /api/analytics' && !leaks(res, b).length && !res.text.includes(b.team.email)) problems.push(`${op.key} by ${kind} shows nothing of B's either: ${res.text.slice(0, 120)}`);
+    }
   }
   // The lists again, filtered by another team's calendar: nothing, exactly as for a calendar that does not exist.
   const byCalendar = await b.team.api.get(`/api/events?calendar=${a.ids.cal}`);
@@ -185,7 +212,7 @@ it("what a team reads, lists included, holds nothing of another team's", async (
 });
 
 it('the public /api pages answer for a live dk_ key and 404 for one that does not exist', async () => {
-  for (const key of PUBLIC_API) {
+  for (const key of PUBLIC_API.filter((k) => k.includes('/api/dyn'))) {
     const [, path] = key.split(' ');
     const keyParam = path === '/api/dyn' ? 'uid' : 'client';
     const query = (dk: string) => `?${keyParam}=${dk}&title=Launch&start=2031-05-08 09:00&timezone=UTC`;

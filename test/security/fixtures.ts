@@ -31,7 +31,7 @@ export function startSecurityGateway(name: string, env: Record<string, string> =
   });
 }
 
-export const ID_KINDS = ['cal', 'evt', 'ext', 'inv', 'sl', 'sls', 'dk', 'sub', 'rsvp', 'wh', 'whd'] as const;
+export const ID_KINDS = ['cal', 'evt', 'ext', 'inv', 'sl', 'sls', 'dk', 'sub', 'rsvp', 'wh', 'whd', 'tok', 'usr'] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 export type Ids = Record<IdKind, string>;
 
@@ -113,12 +113,16 @@ export async function seedTeam(gw: TestGateway, team: TestTeam, opts: { awaitSub
   }
   const key = await ok<{ id: string }>('dynamic link', team.api.post('/api/dynamic-links', { name: `Key ${mark}` }));
   uids.push(bare(key.id));
+  // A second API token and a member invited by email (its message waits in the queue).
+  const token = await ok<{ id: string }>('API token', team.api.post('/api/tokens', { name: `Token ${mark}` }));
+  const member = await ok<{ id: string }>('member', team.api.post('/api/members', { email: `member-${mark.toLowerCase()}@example.com`, role: 'member' }));
+  uids.push(bare(token.id), bare(member.id));
   // An unlimited team's usage row is written in batches: reading the account writes it now,
   // so it does not appear in the middle of a test that compares the team's rows.
   await ok('account', team.api.get('/api/account'));
   return {
     team,
-    ids: { cal: calendar.public_id, evt: event.public_id, ext: extraction.id, inv: invitees[0].id, sl: link.id, sls: submission, dk: key.id, sub: subscriber.id, rsvp: rsvp.id, wh: webhook.id, whd: delivery },
+    ids: { cal: calendar.public_id, evt: event.public_id, ext: extraction.id, inv: invitees[0].id, sl: link.id, sls: submission, dk: key.id, sub: subscriber.id, rsvp: rsvp.id, wh: webhook.id, whd: delivery, tok: token.id, usr: member.id },
     calendar,
     event,
     link,
@@ -194,11 +198,11 @@ export function fillPath(path: string, values: Record<string, string>): string {
 // ---- a team's rows ----------------------------------------------------------------------
 
 /** Columns that change on their own after a request (counters written in batches, last use). */
-const VOLATILE = ['last_used_at', 'uses', 'sync_count', 'last_synced_at', 'events_created'];
+const VOLATILE = ['last_used_at', 'last_seen_at', 'uses', 'sync_count', 'last_synced_at', 'events_created'];
 
 const TEAM_TABLES = [
   'api_tokens', 'calendars', 'events', 'extractions', 'invitees', 'deliveries', 'rsvps', 'subscribers',
-  'smart_links', 'smart_link_submissions', 'dynamic_links', 'team_usage', 'users',
+  'smart_links', 'smart_link_submissions', 'dynamic_links', 'team_usage', 'users', 'sessions',
 ];
 
 /**

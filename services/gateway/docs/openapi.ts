@@ -84,6 +84,12 @@ function impliedResponses(route: RouteSpec): Record<string, unknown> {
     if (api) out['415'] = { description: 'Body in a content type this endpoint does not take', content: content(messageSchema) };
   }
   if (route.body || route.query) out['422'] = { description: 'Validation failed: every failing field is listed', content: content(validationErrorSchema) };
+  if (route.auth && (route.role || route.method !== 'get')) {
+    out['403'] = {
+      description: [route.role ? `The caller's role is below ${route.role}` : '', route.method !== 'get' ? 'a dashboard session without its X-CSRF-Token' : ''].filter(Boolean).join(', or '),
+      content: content(messageSchema),
+    };
+  }
   return { ...out, ...TIMEOUT };
 }
 
@@ -100,6 +106,9 @@ const TAGS = [
   { name: 'Analytics', description: 'Page views, adds to calendars by platform, feed fetches and RSVPs, per day; nothing that identifies a visitor is kept.' },
   { name: 'Dynamic links', description: 'Add-to-calendar links made from query parameters, without storing an event.' },
   { name: 'Account', description: 'The caller, its team, plan and usage; browser-extension tokens.' },
+  { name: 'Sessions', description: 'Signing in to the dashboard: emailed one-time links, passwords, sign-up, sessions and sign-out.' },
+  { name: 'API tokens', description: "The team's API and extension tokens: create (shown once), list with last use, revoke." },
+  { name: 'Members', description: "The team's people and their roles (owner, admin, member); invitations by email." },
   { name: 'Public pages', description: 'What visitors open without a token: event and calendar pages, platform links, .ics files and feeds.' },
   { name: 'Documentation', description: 'This document and its interactive reference.' },
   { name: 'System', description: 'Liveness, readiness, metrics and robots.txt.' },
@@ -169,11 +178,12 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): JsonSchema
     const operation: Record<string, unknown> = {
       operationId: route.operationId,
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      ...(route.description || route.role ? { description: [route.description, route.role ? `Needs the ${route.role} role (or above) in the team.` : ''].filter(Boolean).join(' ') } : {}),
       tags: route.tags,
       parameters: [...pathParameters(path, route.params), ...parameters(route.query, 'query')],
       responses,
-      ...(route.auth ? { security: [{ bearerAuth: [] }] } : { security: [] }),
+      ...(route.auth ? { security: [{ bearerAuth: [] }, { sessionCookie: [] }] } : { security: [] }),
+      ...(route.auth ? { 'x-required-role': route.role ?? 'member' } : {}),
     };
     if (route.body) {
       const schema = toJsonSchema(route.body) as { required?: string[] };
@@ -196,6 +206,13 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): JsonSchema
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token: `Authorization: Bearer <token>`' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'cs_session',
+          description:
+            'A dashboard session (POST /api/auth/sessions sets it; named `__Host-cs_session` where the service runs on https or in production). Requests that change something also need `X-CSRF-Token` (GET /api/session gives it).',
+        },
       },
     },
     paths,

@@ -1,7 +1,8 @@
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import type Joi from 'joi';
 import type { FieldErrors } from '../../../shared/errors/app-error';
-import type { AuthContext } from './auth';
+import type { Role } from '../../../shared/accounts/roles';
+import { type AuthContext, requireRole } from './auth';
 import type { LimitCheck } from './rate-limits';
 import { throwIfErrors, validatePart } from './validation';
 
@@ -42,8 +43,10 @@ export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknow
   summary: string;
   description?: string;
   tags: string[];
-  /** Bearer token required. */
+  /** A bearer token or a dashboard session required. */
   auth: boolean;
+  /** The least role the caller needs in their team (default: member, any signed-in user). */
+  role?: Role;
   /** Path parameters, for the document only: ids are checked by the services (unknown → 404). */
   params?: Joi.ObjectSchema;
   query?: Joi.ObjectSchema;
@@ -114,6 +117,7 @@ export function mountRoutes(app: Router, routes: RouteSpec[], opts: MountOptions
       });
     }
     if (route.auth) chain.push(opts.authenticate, opts.rateLimit(route.limits));
+    if (route.auth && route.role && route.role !== 'member') chain.push(requireRole(route.role));
     if (route.before) chain.push(...route.before);
     chain.push(async (req: Request, res: Response, _next: NextFunction) => {
       const params = { value: req.params as Record<string, string>, errors: {} };

@@ -354,6 +354,7 @@ const ID_PATTERNS: Record<IdPrefix, RegExp> = {
   usr_: /^usr_[0-9A-Za-z]{16}$/,
   wh_: /^wh_[0-9A-Za-z]{16}$/,
   whd_: /^whd_[0-9A-Za-z]{16}$/,
+  tok_: /^tok_[0-9A-Za-z]{16}$/,
 };
 
 export const idParam = (prefix: IdPrefix) => Joi.string().pattern(ID_PATTERNS[prefix]).required().description(`${prefix}… public id`);

@@ -44,6 +44,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       description: 'Forms and webhooks post to its `url` with no token. The answer is the only one that shows `signing_secret` (until a rotation).',
       tags,
       auth: true,
+      role: 'admin',
       body: createSmartLinkBody,
       responses: { 200: { description: 'The new link, with its signing secret', body: one }, ...errors(400, 401, 413, 415, 422, 503) },
       handler: async ({ body }, req) => {
@@ -82,6 +83,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       description: '`name` and `calendar` are required; omitted optional fields keep their value.',
       tags,
       auth: true,
+      role: 'admin',
       params: smartLinkParams,
       body: updateSmartLinkBody,
       responses: { 200: { description: 'The link', body: one }, ...errors(400, 401, 404, 413, 415, 422, 503) },
@@ -95,6 +97,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       description: 'Deletes the link: its URL answers 404 from then on. Submissions already queued are still written; their records stay.',
       tags,
       auth: true,
+      role: 'admin',
       params: smartLinkParams,
       responses: {
         200: { description: 'Deleted', body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() })) },
@@ -113,6 +116,7 @@ export function smartLinkRoutes(ctx: AppContext): RouteSpec[] {
       description: 'A new signing secret for a signed link, shown once in the answer. The previous secret keeps verifying for 24 hours, so the sender can switch without losing submissions.',
       tags,
       auth: true,
+      role: 'admin',
       params: smartLinkParams,
       responses: { 200: { description: 'The link with its new signing secret', body: one }, ...errors(401, 404, 503) },
       handler: async ({ params }, req) => {

@@ -133,6 +133,7 @@ export function webhookRoutes(ctx: AppContext): RouteSpec[] {
       description: `Deliveries are signed as Standard Webhooks v1 (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`) with the secret answered here, once. Types: ${WEBHOOK_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}. At most 20 webhooks a team (409 beyond).`,
       tags,
       auth: true,
+      role: 'admin',
       body: webhookBody,
       responses: { 200: { description: 'The new webhook and its secret', body: dataOf(withSecret) }, ...errors(400, 401, 409, 413, 415, 422, 503) },
       handler: async ({ body }, req) => {
@@ -160,6 +161,7 @@ export function webhookRoutes(ctx: AppContext): RouteSpec[] {
       description: '`url` is required; an omitted optional field keeps its value. `is_active: true` turns on a webhook the service turned off.',
       tags,
       auth: true,
+      role: 'admin',
       params: whParams,
       body: webhookBody,
       responses: { 200: { description: 'The webhook', body: dataOf(webhookSchema) }, ...errors(400, 401, 404, 413, 415, 422, 503) },
@@ -173,6 +175,7 @@ export function webhookRoutes(ctx: AppContext): RouteSpec[] {
       description: 'Nothing more is delivered to it, pending deliveries included.',
       tags,
       auth: true,
+      role: 'admin',
       params: whParams,
       responses: {
         200: { description: 'Deleted', body: Joi.object({ data: Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() }).required() }) },
@@ -191,6 +194,7 @@ export function webhookRoutes(ctx: AppContext): RouteSpec[] {
       description: 'Answers the new secret, once. For 24 hours the old one signs too: each delivery carries both signatures, so a receiver can switch without losing one.',
       tags,
       auth: true,
+      role: 'admin',
       params: whParams,
       responses: { 200: { description: 'The webhook and its new secret', body: dataOf(withSecret) }, ...errors(401, 404, 503) },
       handler: async ({ params }, req) => {
@@ -206,6 +210,7 @@ export function webhookRoutes(ctx: AppContext): RouteSpec[] {
       description: 'Queues a `webhook.test` delivery to this webhook (even when it is turned off); follow it in its deliveries.',
       tags,
       auth: true,
+      role: 'admin',
       params: whParams,
       responses: { 202: { description: 'Queued', body: dataOf(Joi.object({ delivery_id: Joi.string().pattern(/^whd_/).required() })) }, ...errors(401, 404, 503) },
       handler: async ({ params }, req) => accepted({ data: { delivery_id: `whd_${await sendTest(ctx, authOf(req).teamId, params.wh)}` } }),
@@ -247,6 +252,7 @@ export function webhookRoutes(ctx: AppContext): RouteSpec[] {
       description: 'A failed (or pending) delivery is tried again at once, with the same `webhook-id`. One that succeeded is a 409.',
       tags,
       auth: true,
+      role: 'admin',
       params: Joi.object({ wh: idParam('wh_'), whd: idParam('whd_') }),
       responses: { 202: { description: 'Queued again', body: dataOf(Joi.object({ delivery_id: Joi.string().required() })) }, ...errors(401, 404, 409, 503) },
       handler: async ({ params }, req) => accepted({ data: { delivery_id: await retryDelivery(ctx, authOf(req).teamId, params.wh, params.whd) } }),

@@ -32,6 +32,7 @@ import * as mailSuppressions from './0030_mail_suppressions';
 import * as inviteeResponses from './0031_invitee_responses';
 import * as emailReminders from './0032_email_reminders';
 import * as calendarLocale from './0033_calendar_locale';
+import * as dashboardAccounts from './0034_dashboard_accounts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -79,4 +80,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0031_invitee_responses', inviteeResponses],
   ['0032_email_reminders', emailReminders],
   ['0033_calendar_locale', calendarLocale],
+  ['0034_dashboard_accounts', dashboardAccounts],
 ];

@@ -1,0 +1,132 @@
+import mjml2html from 'mjml';
+import { linkToken, type LinkPurpose, signInUrl } from '../../shared/accounts/sign-in-links';
+import type { Knex } from '../../shared/db/knex';
+import { type AccountMailJob, accountMailJob } from '../../shared/queues/account-mail.job';
+import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
+import { parseTemplate, render, type Template } from './mail-template';
+import type { MailTransport } from './mail.transport';
+import { ACCENT, button, FONT, INK, MUTED, PAGE } from './message.layout';
+
+/**
+ * Account messages: a sign-in link, an invitation to a team, a sign-up to finish. The job
+ * names the link; its row says to whom, for what, and whether it is still worth sending (a
+ * link already used or expired is not sent; one already sent is not sent again).
+ */
+interface LinkRow {
+  uid: string;
+  purpose: LinkPurpose;
+  email: string;
+  expires_at: string;
+  used_at: string | null;
+  mailed_at: string | null;
+  user_name: string | null;
+  team_name: string | null;
+  inviter_name: string | null;
+  sign_up: { name: string; team_name: string } | null;
+}
+
+const SOURCE = `<mjml lang="en">
+<mj-head>
+  <mj-title>{{subject}}</mj-title>
+  <mj-preview>{{lead}}</mj-preview>
+  <mj-attributes>
+    <mj-all font-family="${FONT}" />
+    <mj-text font-size="16px" line-height="24px" color="${INK}" padding="0" />
+  </mj-attributes>
+</mj-head>
+<mj-body width="600px" background-color="${PAGE}">
+  <mj-section padding="20px 0 0"><mj-column><mj-spacer height="1px" /></mj-column></mj-section>
+  <mj-section background-color="#ffffff" padding="24px" border-top="4px solid ${ACCENT}"><mj-column>
+    <mj-text><h1 style="margin:0 0 12px;font-size:22px;line-height:28px;font-weight:700">{{heading}}</h1><p style="margin:0 0 16px">{{lead}}</p></mj-text>
+    <mj-text>${button('{{url}}', '{{action}}', true)}</mj-text>
+    <mj-text font-size="14px" line-height="20px" color="${MUTED}" padding="12px 0 0">{{note}}<br>If the button does not work, open this address: <a href="{{url}}" style="color:${ACCENT};word-break:break-all">{{url}}</a></mj-text>
+  </mj-column></mj-section>
+  <mj-section padding="16px 24px 32px"><mj-column>
+    <mj-text font-size="13px" line-height="20px" color="${MUTED}" align="center">{{reason}}</mj-text>
+  </mj-column></mj-section>
+</mj-body>
+</mjml>`;
+
+let compiled: Promise<Template> | undefined;
+/** Compiled once per process (MJML is slow), then filled by substitution. */
+function template(): Promise<Template> {
+  compiled ??= mjml2html(SOURCE, { validationLevel: 'strict', fonts: {} }).then(({ html, errors }) => {
+    if (errors.length) throw new Error(`account message layout: ${errors.map((e) => e.formattedMessage).join('; ')}`);
+    return parseTemplate(html.replace(/\r?\n/g, '\r\n'));
+  });
+  return compiled;
+}
+
+const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
+
+/** The words of each kind of message. */
+function wording(row: LinkRow, now: Date) {
+  const left = new Date(row.expires_at).getTime() - now.getTime();
+  const lasts = left > 2 * 86_400_000 ? `${Math.round(left / 86_400_000)} days` : left > 2 * 3_600_000 ? `${Math.round(left / 3_600_000)} hours` : `${minutes(left)} minutes`;
+  const team = row.team_name ?? row.sign_up?.team_name ?? 'your team';
+  switch (row.purpose) {
+    case 'invite':
+      return {
+        subject: `You are invited to ${team}`,
+        heading: `Join ${team}`,
+        lead: `${row.inviter_name ?? 'A teammate'} invited you to manage calendars and events with ${team}.`,
+        action: 'Accept the invitation',
+        note: `The button signs you in; it works once, for ${lasts}.`,
+      };
+    case 'sign_up':
+      return {
+        subject: 'Finish creating your account',
+        heading: 'Confirm your email address',
+        lead: `Open the link to create the team ${team} and sign in.`,
+        action: 'Create my account',
+        note: `The button works once, for ${lasts}. If you did not sign up, ignore this message: nothing is created.`,
+      };
+    default:
+      return {
+        subject: 'Your sign-in link',
+        heading: `Sign in to ${team}`,
+        lead: 'Someone, hopefully you, asked to sign in to the dashboard with this address.',
+        action: 'Sign in',
+        note: `The button works once, for ${lasts}. If you did not ask for it, ignore this message.`,
+      };
+  }
+}
+
+async function findLink(db: Knex, uid: string): Promise<LinkRow | undefined> {
+  return db('sign_in_links as l')
+    .leftJoin('users as u', 'u.id', 'l.user_id')
+    .leftJoin('teams as t', 't.id', 'u.team_id')
+    .leftJoin('users as i', 'i.id', 'u.invited_by')
+    .where('l.uid', uid)
+    .first('l.uid', 'l.purpose', 'l.email', 'l.expires_at', 'l.used_at', 'l.mailed_at', 'l.sign_up', 'u.name as user_name', 't.name as team_name', 'i.name as inviter_name');
+}
+
+export type AccountMailOutcome = 'sent' | 'skipped';
+
+/** The account-emails queue's worker, run by the mail worker process beside the emails queue. */
+export function accountMailWorker(transport: MailTransport, from: string): WorkerDefinition<AccountMailJob, AccountMailOutcome> {
+  return {
+    contract: accountMailJob,
+    concurrency: 2,
+    process: async (job, ctx: WorkerContext, log) => {
+      const row = await findLink(ctx.db, job.data.linkUid);
+      // Queued inside the transaction that makes the row: not visible yet, or rolled back.
+      // Tried again (the job's backoff); a link that never appears ends the job for good.
+      if (!row) throw new Error('no such sign-in link (yet)');
+      const now = ctx.clock.now();
+      if (row.used_at || row.mailed_at || new Date(row.expires_at) <= now) {
+        log.info({ link: row.uid }, 'sign-in link used, sent or expired: not sent');
+        return 'skipped';
+      }
+      const url = signInUrl(ctx.config.publicBaseUrl, linkToken(ctx.config.appKey, row.uid));
+      const words = wording(row, now);
+      const reason = `You received this because ${row.email} was given on ${new URL(ctx.config.publicBaseUrl).host}.`;
+      const html = render(await template(), { ...words, url, reason });
+      const text = [words.heading, '', words.lead, '', `${words.action}: ${url}`, '', words.note, '', reason, ''].join('\r\n');
+      await transport.send({ from, to: row.email, subject: words.subject, text, html }, `account-${row.uid}`);
+      await ctx.db('sign_in_links').where({ uid: row.uid }).update({ mailed_at: now });
+      log.info({ link: row.uid, purpose: row.purpose }, 'sign-in link sent');
+      return 'sent';
+    },
+  };
+}
