@@ -60,6 +60,10 @@ beforeAll(async () => {
     const sent = await submitForm(link.url, { title, start: '2031-04-10 14:00', duration: '30', location: 'Zoom' });
     await outcomeOf(team, sent.body.data.id);
   }
+  await team.api.post('/api/tokens', { name: 'CRM sync' });
+  await team.api.post('/api/extension/token');
+  await team.api.post('/api/members', { email: 'bea@example.com', name: 'Bea Admin', role: 'admin' });
+  await team.api.post('/api/members', { email: 'cy@example.com', name: 'Cy Member', role: 'member' });
   const hook = await team.api.post('/api/webhooks', { url: 'https://hooks.example.com/calendar', description: 'CRM', event_types: ['event.created', 'rsvp.created'] });
   if (hook.status !== 201 && hook.status !== 200) throw new Error(`webhook: ${hook.status} ${hook.text}`);
   ids.wh = hook.body.data.id;
@@ -116,7 +120,6 @@ describe('every screen of the dashboard', () => {
         }
         const signedOut = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
         const page = await signedOut.newPage();
-        await page.route('**/api/session', (route) => route.fulfill({ status: 401, contentType: 'application/json', body: '{"message":"Unauthenticated."}' }));
         await page.goto(`${gw.baseUrl}/app/sign-in`);
         await page.getByRole('heading', { name: 'Sign in' }).waitFor();
         found['sign-in'] = await axeProblems(page);

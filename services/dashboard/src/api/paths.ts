@@ -1,5 +1,4 @@
-import type { paths as Generated } from './schema.gen';
-import type { PendingPaths } from './pending';
+import type { paths } from './schema.gen';
 
-/** Every path the dashboard calls: the gateway's OpenAPI document, plus the contract of routes it does not declare yet. */
-export type Paths = Generated & Omit<PendingPaths, keyof Generated>;
+/** Every path the dashboard calls, as the gateway's OpenAPI document declares it. */
+export type Paths = paths;

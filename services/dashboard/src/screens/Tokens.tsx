@@ -13,7 +13,7 @@ export function TokensScreen() {
     e.preventDefault();
     void create.run(async () => {
       const res = await call(api.POST('/api/tokens', { body: { name } }));
-      setCreated({ name: res.data.name, token: res.data.token });
+      setCreated({ name: res.data.name ?? name, token: res.data.token });
       setName('');
       tokens.reload();
     });
@@ -56,7 +56,7 @@ export function TokensScreen() {
           <tbody>
             {tokens.data.map((t) => (
               <tr key={t.id}>
-                <td>{t.name}</td>
+                <td>{t.name ?? <span class="muted">No name</span>}</td>
                 <td>{t.kind === 'extension' ? <Badge tone="info">browser extension</Badge> : <Badge>API</Badge>}</td>
                 <td>{t.user.name}</td>
                 <td>{when(t.created_at)}</td>
@@ -64,7 +64,7 @@ export function TokensScreen() {
                 <td>
                   <ConfirmButton
                     label="Revoke"
-                    question={`Revoke ${t.name}? What uses it stops working at once.`}
+                    question={`Revoke ${t.name ?? 'this token'}? What uses it stops working at once.`}
                     busy={revoke.busy}
                     onConfirm={() =>
                       void revoke.run(async () => {
