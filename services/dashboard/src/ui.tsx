@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api/client';
 
 /** A screen: its heading takes the focus when the screen opens, so a screen reader starts there. */
@@ -326,11 +326,19 @@ export function Badge({ tone, children }: { tone?: 'ok' | 'warn' | 'bad' | 'info
   return <span class={`badge ${tone ?? ''}`}>{children}</span>;
 }
 
-/** A table that scrolls sideways by itself on a narrow screen, named for screen readers. */
+/**
+ * A table, named for screen readers. On a narrow screen each row is a card with each cell
+ * under its column's name: the names are copied from the header into `data-label`.
+ */
 export function Table({ caption, children }: { caption: string; children: ComponentChildren }) {
+  const table = useRef<HTMLTableElement>(null);
+  useLayoutEffect(() => {
+    const labels = [...(table.current?.querySelectorAll('thead th') ?? [])].map((th) => th.textContent?.trim() ?? '');
+    table.current?.querySelectorAll('tbody tr').forEach((tr) => [...tr.children].forEach((td, i) => td.setAttribute('data-label', labels[i] ?? '')));
+  });
   return (
     <div class="table-wrap" role="region" aria-label={caption} tabIndex={0}>
-      <table>
+      <table ref={table}>
         <caption class="visually-hidden">{caption}</caption>
         {children}
       </table>

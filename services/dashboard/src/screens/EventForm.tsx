@@ -226,7 +226,7 @@ function EventFields({
         <TimeZoneSelect value={form.timezone} onValue={set('timezone')} error={f('timezone')} hint={form.is_all_day ? 'An all-day event is the same dates everywhere.' : 'The times above are wall-clock times in this zone.'} />
       </fieldset>
       <fieldset>
-        <legend>Repeats</legend>
+        <legend>Recurrence</legend>
         <Select<Form['repeats']>
           label="Repeats"
           value={form.repeats}
@@ -259,7 +259,7 @@ function EventFields({
             ) : null}
             <div class="row">
               <Select<Recurrence['end']>
-                label="Ends"
+                label="Stops"
                 value={form.recurrence.end}
                 onValue={(end) => setRecurrence({ end })}
                 options={[
