@@ -14,6 +14,8 @@ export default defineConfig({
   base: '/app/',
   logLevel: 'warn',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // `npx vite services/dashboard`: the screens with hot reload, the API from a running gateway.
+  server: { proxy: { '/api': process.env.GATEWAY_URL ?? 'http://localhost:3000' } },
   build: {
     outDir: path.resolve(here, '../../dist/dashboard'),
     emptyOutDir: true,
