@@ -112,6 +112,67 @@ describe('the dashboard, end to end', () => {
     }
   });
 
+  it('sets a password on the account screen, then signs in with it', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const someone = await gw.newTeam();
+    await signInAs(gw, context, someone);
+    try {
+      const { page, problems } = await open(context, '/app/account', 'Account');
+      await page.getByLabel('New password').fill('short');
+      await page.getByRole('button', { name: 'Save password' }).click();
+      // The API's 422 beside its field.
+      await page.locator('.field.invalid .field-error').waitFor();
+      await expect(page.getByLabel('New password').getAttribute('aria-invalid')).resolves.toBe('true');
+      await page.getByLabel('New password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Save password' }).click();
+      await page.getByText('Your password is saved.').waitFor();
+      await page.getByRole('heading', { name: 'Change your password' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).first().click();
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in with a password instead' }).click();
+      await page.getByLabel('Email').fill(someone.email);
+      await page.getByLabel('Password').fill('wrong password here');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('alert').waitFor();
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('offers sign-up only where it is open', async () => {
+    const open_ = await startGateway({ QUEUE_PREFIX: prefix, SIGNUP: 'open' });
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      // Here sign-up is by invitation: no link to it, and its address says so.
+      await page.goto(`${gw.baseUrl}/app/sign-in`);
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await expect(page.getByRole('link', { name: 'Create a team' }).count()).resolves.toBe(0);
+      await page.goto(`${gw.baseUrl}/app/sign-up`);
+      await page.getByRole('heading', { level: 1, name: 'Sign-up is closed' }).waitFor();
+      // Where it is open: the form, and a message once sent.
+      await page.goto(`${open_.baseUrl}/app/sign-in`);
+      await page.getByRole('link', { name: 'Create a team' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Create a team' }).waitFor();
+      const email = `founder-${process.env.TEST_RUN_ID ?? 'x'}@people.example.test`;
+      await page.getByLabel('Your name').fill('Fay Founder');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Team name').fill('Fay’s events');
+      await page.getByRole('button', { name: 'Create the team' }).click();
+      await page.getByText(`Check ${email}`).waitFor();
+      await page.screenshot({ path: path.join(SHOTS, 'flow-sign-up-390.png'), fullPage: true });
+      await waitFor(() => sink.for(email).length === 1, { what: 'the sign-up message' });
+    } finally {
+      await context.close();
+      await open_.close();
+    }
+  });
+
   it('creates a calendar with the keyboard, and an event with a recurrence, then shows its links', async () => {
     const context = await ownerContext();
     try {
@@ -296,6 +357,7 @@ describe('the dashboard, end to end', () => {
       await member.getByRole('button', { name: 'Send invitation' }).click();
       await member.getByRole('alert').waitFor();
       await expect(member.getByRole('alert').textContent()).resolves.toBe('This needs the admin role in the team; yours is member.');
+      await expect(member.evaluate<number>('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
       await member.screenshot({ path: path.join(SHOTS, 'flow-member-403-390.png'), fullPage: true });
       // After a reload the page follows the role: no admin screens, no invite form.
       await member.reload();
