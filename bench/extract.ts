@@ -66,6 +66,10 @@ const HOSTILE: Record<string, string> = {
   'numeric ranges': repeat('3/30-4/3 99/99-99/99 '),
   'title verbs and places': repeat('is scheduled for 9am, Room 4 (ground floor) / '),
   'foreign words': repeat('der die das und la le el '),
+  // Rough times, holidays, dashes before times, day pairs and places over list items.
+  'rough times and holidays': repeat('around 7ish ~8 4-ish Thanksgiving weekend Memorial Day '),
+  'dashes and day pairs': repeat('3/12 - 2-3pm March 19 and 20 at the Y '),
+  'possessives and list places': repeat("at Maria's house, Student Center, Room 2, "),
 };
 
 type Scored = Record<Field, Tally>;

@@ -1,9 +1,9 @@
+import { type EventWithCalendar } from '../../shared/events/event-rows';
 import type { TokenOwner } from '../../shared/accounts/accounts.repository';
 import { type Invalidation, type InvalidationTarget, publishInvalidations } from '../../shared/cache/invalidation';
 import { LiveCache } from './live-cache';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/queues/redis';
-import type { EventWithCalendar } from './events/events.repository';
 import type { DynamicLinkRow } from './dynamic-links/dynamic-links.repository';
 import { type Feed, feedBytes } from './public/calendar-feed';
 import type { KeyedLink } from './smart-links/smart-links.repository';

@@ -2,6 +2,7 @@ import mjml2html from 'mjml';
 import { linkToken, type LinkPurpose, signInUrl } from '../../shared/accounts/sign-in-links';
 import type { Knex } from '../../shared/db/knex';
 import { type AccountMailJob, accountMailJob } from '../../shared/queues/account-mail.job';
+import type { Logger } from '../../shared/logging/logger';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { parseTemplate, render, type Template } from './mail-template';
 import type { MailTransport } from './mail.transport';
@@ -103,13 +104,49 @@ async function findLink(db: Knex, uid: string): Promise<LinkRow | undefined> {
 
 export type AccountMailOutcome = 'sent' | 'skipped';
 
+/**
+ * The notice that the service turned a webhook off (every delivery failing for days), to
+ * the team's owners and admins: the people who can mend the endpoint and turn it on again.
+ * Not sent when the webhook is on again by then, or was noticed already.
+ */
+async function sendWebhookNotice(ctx: WorkerContext, transport: MailTransport, from: string, webhookId: number, log: Logger): Promise<AccountMailOutcome> {
+  const hook = await ctx.db('webhooks as w')
+    .join('teams as t', 't.id', 'w.team_id')
+    .where('w.id', webhookId)
+    .whereNull('w.deleted_at')
+    .first('w.uid', 'w.url', 'w.description', 'w.team_id', 'w.is_active', 'w.disabled_reason', 'w.disabled_notified_at', 't.name as team_name');
+  if (!hook || hook.is_active || hook.disabled_notified_at) {
+    log.info({ webhookId }, 'webhook gone, on again or noticed already: no notice sent');
+    return 'skipped';
+  }
+  const people = await ctx.db('users').where({ team_id: hook.team_id }).whereIn('role', ['owner', 'admin']).orderBy('id').select('email');
+  const base = ctx.config.publicBaseUrl;
+  const url = `${base}/app/webhooks`;
+  const named = hook.description ? `${hook.description} (${hook.url})` : hook.url;
+  const words = {
+    subject: `Webhook turned off: ${hook.url}`.slice(0, 200),
+    heading: 'A webhook was turned off',
+    lead: `${hook.disabled_reason ?? 'Its deliveries kept failing.'} The webhook to ${named} of ${hook.team_name} gets nothing until it is turned on again; the events since then wait in its deliveries.`,
+    action: 'Open the webhooks page',
+    note: `Mend the endpoint, send it a test, then turn it on (or PUT /api/webhooks/wh_${hook.uid} with "is_active": true).`,
+  };
+  const reason = `You received this as an owner or admin of ${hook.team_name} on ${new URL(base).host}.`;
+  const html = render(await template(), { ...words, url, reason });
+  const text = [words.heading, '', words.lead, '', `${words.action}: ${url}`, '', words.note, '', reason, ''].join('\r\n');
+  for (const person of people) await transport.send({ from, to: person.email, subject: words.subject, text, html }, `webhook-off-${hook.uid}-${person.email}`);
+  await ctx.db('webhooks').where({ id: webhookId }).update({ disabled_notified_at: ctx.clock.now() });
+  log.info({ webhook: hook.uid, recipients: people.length }, 'webhook turned off: team told');
+  return 'sent';
+}
+
 /** The account-emails queue's worker, run by the mail worker process beside the emails queue. */
 export function accountMailWorker(transport: MailTransport, from: string): WorkerDefinition<AccountMailJob, AccountMailOutcome> {
   return {
     contract: accountMailJob,
     concurrency: 2,
     process: async (job, ctx: WorkerContext, log) => {
-      const row = await findLink(ctx.db, job.data.linkUid);
+      if (job.data.webhookId !== undefined) return sendWebhookNotice(ctx, transport, from, job.data.webhookId, log);
+      const row = await findLink(ctx.db, job.data.linkUid as string);
       // Queued inside the transaction that makes the row: not visible yet, or rolled back.
       // Tried again (the job's backoff); a link that never appears ends the job for good.
       if (!row) throw new Error('no such sign-in link (yet)');

@@ -67,7 +67,7 @@ class SubmissionBatcher {
 
   private async write(db: Knex, batch: Waiting[]): Promise<void> {
     try {
-      const { outcomes, calendarsChanged } = await writeBatch(db, batch.map((w) => w.submission), this.ctx.clock.now());
+      const { outcomes, calendarsChanged } = await writeBatch(db, batch.map((w) => w.submission), this.ctx.clock.now(), this.ctx.config.publicBaseUrl);
       for (const w of batch) w.resolve(outcomes.get(w.submission.submission) as SubmissionOutcome);
       // Calendar feeds cached by the gateways must include the new events.
       await publishInvalidations(

@@ -1,6 +1,8 @@
 import { sanitizeDescription } from '../../shared/calendar/html';
 import { toSubmissionJson } from '../../shared/smart-links/submission-json';
-import { recordWebhookEvents } from '../../shared/webhooks/outbox';
+import { recordWebhookEvents, teamsListening } from '../../shared/webhooks/outbox';
+import { eventsWithCalendars } from '../../shared/events/event-rows';
+import { toEventJson } from '../../shared/events/event-json';
 import type { Knex } from '../../shared/db/knex';
 import type { SmartLinkSubmission, SubmissionOutcome } from '../../shared/queues/smart-link.job';
 import { reserveEventSlots } from '../../shared/usage/event-limit';
@@ -51,9 +53,11 @@ async function sanitizedDescriptions(batch: SmartLinkSubmission[]): Promise<Map<
  * - identical content (same event uid) makes one event; the others are `duplicate` of it;
  * - new events take slots of their team's monthly allowance, in the order received; those
  *   beyond it are removed again and their submissions `failed` with event_limit_exceeded;
- * - every submission gets its row, in the same transaction as its event.
+ * - every submission gets its row, in the same transaction as its event;
+ * - the teams' webhooks hear of each new event (`event.created`, the event as the API shows
+ *   it, links at `baseUrl`) and of each submission's outcome, in the same transaction.
  */
-export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Date): Promise<BatchResult> {
+export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Date, baseUrl: string): Promise<BatchResult> {
   const descriptions = await sanitizedDescriptions(batch);
   return db.transaction(async (trx) => {
     const outcomes = await recordedOutcomes(trx, batch.map((j) => j.submission));
@@ -117,7 +121,19 @@ export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Da
       });
     }
     const recorded = await insertSubmissions(trx, submissions);
-    // The teams' webhooks hear of each outcome in the same transaction (see shared/webhooks/outbox.ts).
+    // The teams' webhooks hear of each new event, then of each outcome, in the same
+    // transaction (see shared/webhooks/outbox.ts): an event's created message comes before
+    // anything later done to it. Events are read back only for teams that listen.
+    const created = [...inserted].filter(([uid]) => !refused.has(uid));
+    const listening = await teamsListening(trx, [...new Set(created.map(([uid]) => (byEventUid.get(uid) as SmartLinkSubmission).link.teamId))], 'event.created');
+    const told = await eventsWithCalendars(
+      trx,
+      created.filter(([uid]) => listening.has((byEventUid.get(uid) as SmartLinkSubmission).link.teamId)).map(([, id]) => id),
+    );
+    await recordWebhookEvents(
+      trx,
+      told.map((found) => ({ teamId: found.event.team_id, type: 'event.created', resource: `event:${found.event.uid}`, data: toEventJson(found, baseUrl), at: now })),
+    );
     await recordWebhookEvents(
       trx,
       recorded.map((row) => ({

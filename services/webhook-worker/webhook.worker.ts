@@ -5,6 +5,7 @@ import { parseNetworks, postGuarded } from '../../shared/net/outbound';
 import { Producer } from '../../shared/queues/queues';
 import { type WebhookJob, webhookJob, WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
+import { type AccountMailJob, accountMailJob, newAccountMailJobId } from '../../shared/queues/account-mail.job';
 import { openSecret } from '../../shared/webhooks/secrets';
 import { signPayload } from '../../shared/webhooks/signature';
 
@@ -120,6 +121,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
   const { db, config, logger } = ctx;
   const allowed = parseNetworks(config.webhookAllowedNetworks);
   const producer = new Producer(webhookJob, ctx.redis, config.queuePrefix, logger, deploymentOf(db));
+  const notices = new Producer(accountMailJob, ctx.redis, config.queuePrefix, logger, deploymentOf(db));
   const turns = new EndpointTurns(PER_ENDPOINT);
   const retention = startRetention(ctx, WEBHOOK_RECORDS, config.deliveryRetentionDays);
 
@@ -180,7 +182,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
     concurrency: 16,
     process: async (job, c, log) => {
       const results = await deliverAll(c.db, job.data, { allowed, turns, appKey: config.appKey });
-      const recorded = await record(c.db, results);
+      const recorded = await record(c.db, results, notices);
       log.info({ deliveries: job.data.deliveries.length, attempts: results.filter((r) => r.kind === 'attempt').length, recorded }, 'webhook deliveries');
       relaySoon();
       return recorded;
@@ -190,6 +192,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
       await retention.stop();
       await relaying;
       await producer.close();
+      await notices.close();
     },
   };
 }
@@ -305,7 +308,7 @@ async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>, appKey
  * job started from (pending, the same relay): a delivery changed meanwhile (retried through
  * the API, relayed again) keeps its new state, and an attempt on it is not recorded.
  */
-async function record(db: Knex, results: Result[]): Promise<number> {
+async function record(db: Knex, results: Result[], notices: Producer<AccountMailJob>): Promise<number> {
   if (!results.length) return 0;
   const attempts = results.filter((r): r is Extract<Result, { kind: 'attempt' }> => r.kind === 'attempt');
   const json = (rows: unknown[]) => JSON.stringify(rows);
@@ -368,13 +371,18 @@ async function record(db: Knex, results: Result[]): Promise<number> {
     if (attempts.some((a) => recorded.has(a.d.id) && a.outcome === 'succeeded')) {
       await trx('webhooks').where({ id: webhookId }).whereNotNull('failing_since').update({ failing_since: null });
     } else if (mine.length) {
-      await trx.raw(
-        `UPDATE webhooks SET failing_since = coalesce(failing_since, now()),
-                is_active = CASE WHEN failing_since < now() - interval '${DISABLE_AFTER}' THEN false ELSE is_active END,
+      const { rows } = await trx.raw(
+        `WITH before AS (SELECT id, is_active FROM webhooks WHERE id = ? FOR UPDATE)
+         UPDATE webhooks w SET failing_since = coalesce(failing_since, now()),
+                is_active = CASE WHEN failing_since < now() - interval '${DISABLE_AFTER}' THEN false ELSE w.is_active END,
                 disabled_reason = CASE WHEN failing_since < now() - interval '${DISABLE_AFTER}' THEN 'Every delivery failed for ${DISABLE_AFTER}.' ELSE disabled_reason END
-          WHERE id = ?`,
+           FROM before WHERE w.id = before.id
+         RETURNING before.is_active AS was_active, w.is_active`,
         [webhookId],
       );
+      // Turned off by this statement: the team's admins are told, in the same transaction
+      // (a rolled-back one leaves a job that finds the webhook on, and sends nothing).
+      if (rows[0]?.was_active && !rows[0].is_active) await notices.add('webhook-disabled', { webhookId }, { jobId: newAccountMailJobId() });
     }
     return recorded.size;
   });

@@ -86,3 +86,15 @@ export async function recordWebhookEvents(trx: Knex, messages: WebhookMessage[])
   );
   return (rows as Array<{ uid: string }>).map((r) => r.uid);
 }
+
+/** Which of these teams have an active webhook that listens for `type` (to skip building messages nobody gets). */
+export async function teamsListening(trx: Knex, teamIds: number[], type: WebhookEventType): Promise<Set<number>> {
+  if (!teamIds.length) return new Set();
+  const rows = await trx('webhooks')
+    .distinct('team_id')
+    .whereIn('team_id', teamIds)
+    .whereNull('deleted_at')
+    .where('is_active', true)
+    .where((q) => q.whereNull('event_types').orWhereRaw('? = ANY (event_types)', [type]));
+  return new Set(rows.map((r: { team_id: string | number }) => Number(r.team_id)));
+}

@@ -440,7 +440,10 @@ describe('zone words, and one moment given for two zones', () => {
 
 describe('titles without the verbs around them, ending where the time begins', () => {
   it.each([
-    ['The science fair will be held on Thursday at 6pm in the gym', 'The science fair'],
+    // The article of a sentence about the event is no part of its name; a name's own stays.
+    ['The science fair will be held on Thursday at 6pm in the gym', 'Science fair'],
+    ['Our annual gala is March 28 at 7pm', 'Annual gala'],
+    ['The Nutcracker matinee Saturday at 2', 'The Nutcracker matinee'],
     ['Soccer practice has been moved to Friday at 4pm', 'Soccer practice'],
     ['Parent night is scheduled for March 19 at 6:30pm', 'Parent night'],
     ['Band concert rescheduled to Monday 7pm', 'Band concert'],
@@ -505,6 +508,187 @@ describe('a list of days without "every"', () => {
     ['Workshop Monday and Tuesday', '2026-03-09', '2026-03-10'],
   ])('takes days in a row joined by "and" for a span, not a rule: %s', (text, start, end) => {
     expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: true, recurrence_rule: null });
+  });
+});
+
+describe('what organizers and friends write: rough times, early hours, changed dates, list lines', () => {
+  it.each([
+    // A meridiem after the range holds for its start when that is earlier: morning at both ends.
+    ['Lap swim Saturday 6-7am', '2026-03-07T06:00:00-05:00', '2026-03-07T07:00:00-05:00'],
+    ['Drop-off 5:45-6:15 a.m. Friday', '2026-03-06T05:45:00-05:00', '2026-03-06T06:15:00-05:00'],
+    // A time said roughly is the time; a bare hour in it is read as other bare hours are.
+    ['Cookout Saturday around 2 in the yard', '2026-03-07T14:00:00-05:00', '2026-03-07T15:00:00-05:00'],
+    ['drinks fri ~6?', '2026-03-06T18:00:00-05:00', '2026-03-06T19:00:00-05:00'],
+    ['Dinner at 7ish on Saturday', '2026-03-07T19:00:00-05:00', '2026-03-07T20:00:00-05:00'],
+    ['call tomorrow 3-ish', '2026-03-06T15:00:00-05:00', '2026-03-06T16:00:00-05:00'],
+    ['Meet around 10:30am Tuesday', '2026-03-10T10:30:00-04:00', '2026-03-10T11:30:00-04:00'],
+    // An early hour in a text about the early morning stays in the morning…
+    ['Sunrise paddle Saturday at 5:45', '2026-03-07T05:45:00-05:00', '2026-03-07T06:45:00-05:00'],
+    ['Breakfast shift tomorrow at 6', '2026-03-06T06:00:00-05:00', '2026-03-06T07:00:00-05:00'],
+    // …not after a greeting's "Good morning", nor at brunch, which is at 1 in the afternoon too.
+    ['Good morning all, practice today at 4', '2026-03-05T16:00:00-05:00', '2026-03-05T17:00:00-05:00'],
+    ['Brunch Sunday at 1', '2026-03-08T13:00:00-04:00', '2026-03-08T14:00:00-04:00'],
+    // Two bare hours right before a day are a range too.
+    ['Open gym 1-3 Sunday', '2026-03-08T13:00:00-04:00', '2026-03-08T15:00:00-04:00'],
+    ['Book drive 10-2 Saturday in the lobby', '2026-03-07T10:00:00-05:00', '2026-03-07T14:00:00-05:00'],
+  ])('%s', (text, start, end) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, is_all_day: false });
+  });
+
+  it('takes counts and scores for no time', () => {
+    expect(read('Around 20 people are coming Saturday', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-07', is_all_day: true });
+    expect(read('Bring ~5 dollars Friday', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-06', is_all_day: true });
+    expect(read('Team won 3-1 Saturday', 'America/New_York', NY_WINTER)).toMatchObject({ date_start: '2026-03-07', is_all_day: true });
+  });
+
+  it.each([
+    // The date a change moves the event to is its date; the one before names the old one.
+    ['The meeting on Monday has been moved to Tuesday at 3pm', 'Meeting', '2026-03-10T15:00:00-04:00'],
+    ["Thursday's practice is pushed back to Friday at 5", 'Practice', '2026-03-06T17:00:00-05:00'],
+    ["Tomorrow's review is postponed until Wednesday 11am", 'Review', '2026-03-11T11:00:00-04:00'],
+  ])('%s', (text, title, start) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, date_start: start });
+  });
+
+  it.each([
+    // Newsletter and chat list lines: bullets and dashes before the name are not part of it,
+    // and a place written in lowercase ends the list.
+    ['\u2022 Fri 3/20, 8:30am \u2014 Picture day, gym', 'Picture day', 'gym', '2026-03-20T08:30:00-04:00'],
+    ['- Mon 3/23, 7pm: PTA meeting, library', 'PTA meeting', 'library', '2026-03-23T19:00:00-04:00'],
+    ['\u{1F4C5} Webinar, Tuesday 2pm, online', 'Webinar', 'online', '2026-03-10T14:00:00-04:00'],
+  ])('%s', (text, title, location, start) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, location, date_start: start });
+  });
+});
+
+describe('dashes, letters and "and" between dates; places over several list items', () => {
+  it.each([
+    // A spaced dash between a day and its time separates them: not a range of hours or days,
+    // nor a zone offset of "-3".
+    ['Quarterly review \u2014 Thursday 3/12 \u2014 2-3pm \u2014 Room 401', '2026-03-12T14:00:00-04:00', '2026-03-12T15:00:00-04:00', 'Room 401'],
+    ['Recital - Sunday March 22 - 2:00 PM', '2026-03-22T14:00:00-04:00', '2026-03-22T15:00:00-04:00', null],
+    ['Talk March 12 - 10:30 in Hall B', '2026-03-12T10:30:00-04:00', '2026-03-12T11:30:00-04:00', 'Hall B'],
+    // "the Y" is a place, not a year from now.
+    ['Zumba Tue/Thu 6:30-7:30pm at the Y', '2026-03-05T18:30:00-05:00', '2026-03-05T19:30:00-05:00', 'the Y'],
+  ])('%s', (text, start, end, location) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, location });
+  });
+
+  it.each([
+    // Two days in a row joined by "and" are a span; days apart are the first of two events.
+    ['Parent-teacher conferences are scheduled for March 19 and 20', 'Parent-teacher conferences', '2026-03-19', '2026-03-20'],
+    ['Bake sale April 3rd & 4th in the lobby', 'Bake sale', '2026-04-03', '2026-04-04'],
+    ['Away Thursday thru Saturday', 'Away', '2026-03-05', '2026-03-07'],
+    ['Trip 3/12 - 3/15', 'Trip', '2026-03-12', '2026-03-15'],
+  ])('all day: %s', (text, title, start, end) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, date_start: start, date_end: end, is_all_day: true });
+  });
+
+  it.each([
+    // A possessive and its noun are one place.
+    ["Book club Monday 7pm at Maria's house, 14 Oak Lane", 'Book club', "Maria's house, 14 Oak Lane"],
+    ["Party at Sam's place Saturday 8pm", 'Party', "Sam's place"],
+    ["Coffee at Joe's tomorrow at 9", 'Coffee', "Joe's"],
+    // Places in the items after the time, joined by commas, are one place…
+    ['Orientation, Wednesday 10am\u2013noon, Student Center, Room 210', 'Orientation', 'Student Center, Room 210'],
+    // …but a line that starts with its date has its name in the first item after it.
+    ['Thu, Mar 26, 6:30pm, Family Math Night, Cafeteria', 'Family Math Night', 'Cafeteria'],
+    ['Thu, Mar 26 | 6:30\u20138 PM | Family Math Night | Cafeteria', 'Family Math Night', 'Cafeteria'],
+    ['Mar 26, 6:30pm, Family Math Night', 'Family Math Night', null],
+  ])('%s', (text, title, location) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    expect({ title: r.title, location: r.location }).toEqual({ title, location });
+  });
+});
+
+describe('names as chat, newsletters and pasted invitations write them', () => {
+  it.each([
+    // A greeting with its punctuation, a chat ask and a trailing emoji are no part of the name.
+    ['hey! bday dinner for jess sat 7:30 @ the little owl \u{1F389}', 'Bday dinner for jess', 'the little owl'],
+    ['can we move our 1:1 to thurs at 2:30?', '1:1', null],
+    ['wanna grab lunch fri at 12:30?', 'Lunch', null],
+    // A sentence ends a place; an abbreviation or an initial does not.
+    ['Hi everyone,\n\nOur spring concert is Thursday, April 16 at 7:00 PM in the Auditorium. Doors open at 6:30.', 'Spring concert', 'the Auditorium'],
+    ["Meet at St. Mark's Church Sunday 10am", 'Meet', "St. Mark's Church"],
+    // Outlook's "Microsoft Teams meeting" line is not what the meeting is called.
+    ['Microsoft Teams meeting\nQ1 Business Review\nWhen: Thursday, March 19, 2026 9:00 AM-10:00 AM Pacific Time (US & Canada)', 'Q1 Business Review', null],
+  ])('%s', (text, title, location) => {
+    const r = read(text, 'America/New_York', NY_WINTER);
+    expect({ title: r.title, location: r.location }).toEqual({ title, location });
+  });
+});
+
+describe('where a repetition starts, and zone words before a day', () => {
+  it.each([
+    // "starting <day>" bounds the rule: its first day from then on that the rule allows.
+    ['Tennis lessons Saturdays 8-9am starting next week', '2026-03-14T08:00:00-04:00', '2026-03-14T09:00:00-04:00', 'FREQ=WEEKLY;BYDAY=SA'],
+    ['Yoga every Tuesday 6-7pm starting March 12', '2026-03-17T18:00:00-04:00', '2026-03-17T19:00:00-04:00', 'FREQ=WEEKLY;BYDAY=TU'],
+    ['Choir Mondays 6:30pm starting March 16', '2026-03-16T18:30:00-04:00', '2026-03-16T19:30:00-04:00', 'FREQ=WEEKLY;BYDAY=MO'],
+  ])('%s', (text, start, end, rule) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ date_start: start, date_end: end, recurrence_rule: rule });
+  });
+
+  it('takes the days of a weekly rule from a day list after a "Weekly" that names the event', () => {
+    expect(read('Weekly 1:1 Thursdays at 4pm', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Weekly 1:1',
+      date_start: '2026-03-05T16:00:00-05:00',
+      recurrence_rule: 'FREQ=WEEKLY;BYDAY=TH',
+    });
+  });
+
+  it('reads a region word followed by a day as a zone, and one followed by a name as a place', () => {
+    expect(read('Coffee chat 8:30 a.m. Central Friday', 'America/New_York', NY_WINTER)).toMatchObject({
+      title: 'Coffee chat',
+      date_start: '2026-03-06T08:30:00-06:00',
+      timezone: 'America/Chicago',
+    });
+    expect(read('Dinner Friday 7pm, Eastern Market', 'America/Chicago', NY_WINTER)).toMatchObject({ location: 'Eastern Market', date_start: '2026-03-06T19:00:00-06:00' });
+  });
+});
+
+describe('holidays by name', () => {
+  it.each([
+    // Alone, a holiday is the date: its next day from the reference on; its weekend the long one.
+    ["No school on Presidents' Day", '2026-01-20T09:00:00-05:00', 'No school', '2026-02-16', '2026-02-16'],
+    ['Out for Memorial Day', '2026-05-01T09:00:00-04:00', 'Out', '2026-05-25', '2026-05-25'],
+    ['Office closed Labor Day weekend', '2026-08-20T09:00:00-04:00', 'Office closed', '2026-09-05', '2026-09-07'],
+    ['Closed Thanksgiving weekend', '2026-10-28T10:00:00-04:00', 'Closed', '2026-11-26', '2026-11-29'],
+    ['Closed Christmas Eve and Christmas Day', '2026-12-01T10:00:00-05:00', 'Closed', '2026-12-24', '2026-12-25'],
+    // Past this year's, it is next year's; Easter moves.
+    ['Brunch on Easter Sunday', '2026-04-10T09:00:00-04:00', 'Brunch', '2027-03-28', '2027-03-28'],
+  ])('%s', (text, ref, title, start, end) => {
+    expect(read(text, 'America/New_York', ref)).toMatchObject({ title, date_start: start, date_end: end, is_all_day: true });
+  });
+
+  it.each([
+    // Before a noun it names the event too; beside another date it only names it.
+    ["Thanksgiving dinner at 4 at Grandma's", '2026-10-28T10:00:00-04:00', 'Thanksgiving dinner', '2026-11-26T16:00:00-05:00'],
+    ['Halloween parade 5pm on Main Street', '2026-10-01T09:00:00-04:00', 'Halloween parade', '2026-10-31T17:00:00-04:00'],
+    ['Christmas party Friday at 7', NY_WINTER, 'Christmas party', '2026-03-06T19:00:00-05:00'],
+    ["New Year's Eve party Dec 31 9pm-midnight", NY_WINTER, "New Year's Eve party", '2026-12-31T21:00:00-05:00'],
+    ['Happy Halloween! Costume parade at 2pm', '2026-10-01T09:00:00-04:00', 'Costume parade', '2026-10-31T14:00:00-04:00'],
+  ])('%s', (text, ref, title, start) => {
+    expect(read(text, 'America/New_York', ref)).toMatchObject({ title, date_start: start });
+  });
+
+  it('takes a street after "on" for the place, and nothing else after it', () => {
+    expect(read('Halloween parade 5pm on Main Street', 'America/New_York', '2026-10-01T09:00:00-04:00').location).toBe('Main Street');
+    expect(read('Party on the roof Friday 8pm', 'America/New_York', NY_WINTER).location).toBeNull();
+  });
+});
+
+describe('school and office notices', () => {
+  it.each([
+    // Who a note is for is not the name; "will be" before a cut date goes with it.
+    ['All staff: fire drill tomorrow at 10:15 a.m.', 'Fire drill', null, '2026-03-06T10:15:00-05:00'],
+    ['Our next board meeting will be Tuesday, March 17 at 6:30 p.m. via Zoom', 'Next board meeting', 'Zoom', '2026-03-17T18:30:00-04:00'],
+    // A time written once after two days holds for the first.
+    ['Lacrosse tryouts: Mon 3/9 & Tue 3/10, 3:30\u20135:30 p.m., Turf Field', 'Lacrosse tryouts', 'Turf Field', '2026-03-09T15:30:00-04:00'],
+    // "via" names a meeting app, not any word; "All hands" is a name.
+    ['Sent via email on Monday', 'Sent via email', null, '2026-03-09'],
+    ['All hands: Friday 3pm', 'All hands', null, '2026-03-06T15:00:00-05:00'],
+  ])('%s', (text, title, location, start) => {
+    expect(read(text, 'America/New_York', NY_WINTER)).toMatchObject({ title, location, date_start: start });
   });
 });
 

@@ -129,7 +129,7 @@ describe('submission status', () => {
       // Once its record is written the submission is no longer queued, though its job is still there.
       const queued = await queuedEntry(idle.redis, idle.config.queuePrefix, ids[2].slice(4));
       const job = await queue.getJob(queued?.jobId as string);
-      await writeBatch(gw.db, submissionsOf(job?.data).filter((s) => s.submission === ids[2].slice(4)), new Date());
+      await writeBatch(gw.db, submissionsOf(job?.data).filter((s) => s.submission === ids[2].slice(4)), new Date(), gw.config.publicBaseUrl);
       const after = await list('status=queued');
       expect(after.body.data.map((s: { id: string }) => s.id)).toEqual(newest.filter((id) => id !== ids[2]));
       expect((await list('')).body.data.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([[ids[2], 'processed']]);
@@ -175,8 +175,8 @@ describe('the batch writer', () => {
   it('is idempotent: the same jobs written twice make each event and submission row once', async () => {
     const { own, ref } = await linkRefs();
     const jobs = [job(ref, 1), job(ref, 2), job(ref, 3, 'Event 1')]; // the third repeats the first's content
-    const first = await writeBatch(gw.db, jobs, new Date());
-    const second = await writeBatch(gw.db, jobs, new Date());
+    const first = await writeBatch(gw.db, jobs, new Date(), gw.config.publicBaseUrl);
+    const second = await writeBatch(gw.db, jobs, new Date(), gw.config.publicBaseUrl);
     expect([...first.outcomes.values()].map((o) => o.status)).toEqual(['processed', 'processed', 'duplicate']);
     expect(Object.fromEntries(second.outcomes)).toEqual(Object.fromEntries(first.outcomes));
     expect(second.calendarsChanged.size).toBe(0);
@@ -189,7 +189,7 @@ describe('the batch writer', () => {
   it('keeps the allowance in the order received and frees nothing it did not use', async () => {
     const { own, ref } = await linkRefs(2);
     const jobs = [job(ref, 3), job(ref, 1), job(ref, 2)];
-    const { outcomes } = await writeBatch(gw.db, jobs, new Date());
+    const { outcomes } = await writeBatch(gw.db, jobs, new Date(), gw.config.publicBaseUrl);
     expect(outcomes.get(jobs[1].submission)?.status).toBe('processed');
     expect(outcomes.get(jobs[2].submission)?.status).toBe('processed');
     expect(outcomes.get(jobs[0].submission)).toEqual({ status: 'failed', event: null, error: 'event_limit_exceeded' });
@@ -200,7 +200,7 @@ describe('the batch writer', () => {
   it('fails submissions whose calendar was deleted, without an event', async () => {
     const { own, ref } = await linkRefs();
     await gw.db('calendars').where({ id: ref.calendarId }).update({ deleted_at: gw.db.fn.now() });
-    const { outcomes } = await writeBatch(gw.db, [job(ref, 1)], new Date());
+    const { outcomes } = await writeBatch(gw.db, [job(ref, 1)], new Date(), gw.config.publicBaseUrl);
     expect([...outcomes.values()]).toEqual([{ status: 'failed', event: null, error: 'calendar_not_found' }]);
     const events = await gw.db('events').where({ team_id: own.teamId }).count<{ count: number }[]>('* as count');
     expect(events[0].count).toBe(0);

@@ -76,7 +76,7 @@ beforeAll(async () => {
   gw = await startGateway(env);
   worker = (await startWorker(webhookWorker, env)) as unknown as TestWorker<unknown, unknown>;
   extractor = (await startWorker((ctx) => extractionWorker(ctx), env)) as unknown as TestWorker<unknown, unknown>;
-  smartLinks = (await startWorker(smartLinkWorker, env)) as unknown as TestWorker<unknown, unknown>;
+  smartLinks = (await startWorker(smartLinkWorker, { ...env, PUBLIC_BASE_URL: gw.baseUrl })) as unknown as TestWorker<unknown, unknown>;
   sink = await startSmtpSink({ answer: ({ to }) => (to.some((r) => r.startsWith('bounce')) ? { code: 550, message: '5.1.1 Recipient address rejected: User unknown' } : 'accept') });
   mailer = (await startWorker((ctx) => mailWorker(ctx), { ...env, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0' })) as unknown as TestWorker<unknown, unknown>;
   team = await gw.newTeam();
@@ -202,6 +202,20 @@ describe('deliveries', () => {
     expect(shown.event_public_id).toMatch(/^evt_/);
   });
 
+  it('tells of an event a smart link made, as the events API shows it, before its submission', async () => {
+    const h = await hook({ event_types: ['event.created', 'smart_link.submission_processed'] });
+    const { link } = await newLink(gw, team);
+    const good = await submitForm(link.url, { title: 'Made by the form', start: '2031-03-01 09:00' });
+    expect(good.status).toBe(202);
+    await waitFor(() => receiver.at(h.path).length >= 2, { what: 'the event and its submission to be told of' });
+    const told = receiver.at(h.path).map((r) => verified(h.secret, r));
+    expect(told.map((b) => b.type)).toEqual(['event.created', 'smart_link.submission_processed']);
+    const submission = (await team.api.get(`/api/smart-link-submissions/${good.body.data.id}`)).body.data;
+    const shown = (await team.api.get(`/api/events/${submission.event_public_id}`)).body.data;
+    expect(told[0].data).toEqual(shown);
+    expect(told[0].data.title).toBe('Made by the form');
+  });
+
   it("tells of an invitee's message refused for good, with the invitee as the API shows it", async () => {
     const h = await hook({ event_types: ['invitee.delivery_failed'] });
     const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Board dinner'))).body.data;
@@ -308,6 +322,9 @@ describe('deliveries', () => {
         return got.is_active === false ? got : undefined;
       }, { what: 'the webhook to be turned off' });
       expect(off.disabled_reason).toBe('Every delivery failed for 5 days.');
+      // The team's owner is told by email, once.
+      await waitFor(() => sink.for(team.email).some((m) => String(m.parsed.subject) === `Webhook turned off: ${receiver.url}${h.path}`), { what: 'the notice to the owner' });
+      expect(String(sink.for(team.email).find((m) => String(m.parsed.subject).startsWith('Webhook turned off'))?.parsed.text)).toContain('Every delivery failed for 5 days.');
       // Turned on again by its owner, it starts afresh.
       const on = await team.api.put(`/api/webhooks/${h.id}`, { url: `${receiver.url}${h.path}`, is_active: true });
       expect(on.body.data).toMatchObject({ is_active: true, disabled_reason: null, failing_since: null });

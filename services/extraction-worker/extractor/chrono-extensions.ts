@@ -10,11 +10,14 @@ import * as chrono from 'chrono-node';
  * - "Thursday the 19th", "on the 15th": the next such day of a month (with its weekday).
  * - "3/30-4/3": two numeric dates as one range (chrono took "3/30-4" for a date).
  * - "Fri–Sun, March 20–22": the dates, not a range from this Friday.
+ * - "March 19 and 20": two days in a row are a span.
+ * - "Memorial Day", "Thanksgiving weekend", "Christmas Eve": holidays by name.
  * - "half past six", "quarter to 8": a clock time in words.
  * - "@ 8", "tonite": chat spellings of "at 8" and "tonight".
- * - "Saturday 8-12": two bare hours right after a day are a time range.
+ * - "Saturday 8-12", "1-3 Sunday": two bare hours next to a day are a time range.
+ * - "around 2", "2ish", "~7", "4-ish": a time said roughly is the time.
  * - A meridiem written once for a range holds where it can: "11-1pm" is 11am to 1pm
- *   (chrono made it 11pm), "noon to 1" ends at 1pm.
+ *   (chrono made it 11pm), "6-7am" starts in the morning, "noon to 1" ends at 1pm.
  */
 
 type Components = chrono.ParsingComponents;
@@ -183,10 +186,12 @@ class AtSignTimeParser implements chrono.Parser {
   }
 }
 
-// "Saturday 8-12", "Fri 3/13, 10-2": hours without am/pm, right after a day. Elsewhere
+// "Saturday 8-12", "Fri 3/13, 10-2": hours without am/pm, right after (or before) a day. Elsewhere
 // "8-12" is as likely an age, a score or a count.
 const BARE_HOUR_RANGE = /(?<![\d:/.-])(\d{1,2})(?::([0-5]\d))?[ ]?-[ ]?(\d{1,2})(?::([0-5]\d))?(?![\d:/.-]|[ ]?[ap]\.?m\b)/i;
 const AFTER_A_DAY = /(?:day|\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)|\d)\.?,?[ ]+$/i;
+// …or right before one: "Open gym 1-3 Sunday", "9-11 on Sat 3/14", "4-6 tomorrow".
+const BEFORE_A_DAY = /^,?[ ]+(?:on[ ]+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\b|(?:today|tonight|tomorrow|tmrw|this|next)\b|\d{1,2}\/\d{1,2}\b)/i;
 
 class BareHourRangeParser implements chrono.Parser {
   pattern(): RegExp {
@@ -195,12 +200,136 @@ class BareHourRangeParser implements chrono.Parser {
 
   extract(context: chrono.ParsingContext, match: RegExpMatchArray): chrono.ParsingResult | null {
     const index = match.index ?? 0;
-    if (!AFTER_A_DAY.test(context.text.slice(Math.max(0, index - 12), index))) return null;
+    const after = context.text.slice(index + match[0].length, index + match[0].length + 20);
+    if (!AFTER_A_DAY.test(context.text.slice(Math.max(0, index - 12), index)) && !BEFORE_A_DAY.test(after)) return null;
     const [startHour, endHour] = [Number(match[1]), Number(match[3])];
     if (startHour < 1 || startHour > 12 || endHour < 1 || endHour > 12 || startHour === endHour) return null;
+    // An end before its start only across noon ("10-2", "11-1"); "3-1" is a score.
+    if (endHour < startHour && !(startHour >= 7 && endHour <= 6)) return null;
     const start = context.createParsingComponents({ hour: startHour, minute: match[2] ? Number(match[2]) : 0 });
     const end = context.createParsingComponents({ hour: endHour, minute: match[4] ? Number(match[4]) : 0 });
     return context.createParsingResult(index, match[0], start, end);
+  }
+}
+
+// "around 2", "approx. 10:30am", "~7" (a lead word), or "2ish", "4-ish" (a suffix).
+const APPROXIMATE_TIME =
+  /(?:\b(?:around|approx(?:imately|\.)?|roughly|circa)[ ]+|~[ ]?)(\d{1,2})(?::([0-5]\d))?(?:[ ]?([ap]m)\b)?(?:[ ]?-?ish\b)?|(?<![\d:.])\b(\d{1,2})(?::([0-5]\d))?(?:[ ]?([ap]m))?[ ]?-?ish\b/i;
+// Words that may follow a rough time ("around 7 at the library"); another word makes it a
+// count ("around 5 people", "~3 miles").
+const AFTER_ROUGH_TIME = /^[ ]*(?:[a-z]+)?/i;
+const ROUGH_TIME_FOLLOWERS = new Set(['', 'at', 'on', 'in', 'to', 'til', 'till', 'until', 'and', 'or', 'with', 'for', 'tonight', 'tonite', 'tomorrow', 'today', 'this', 'next', 'sharp', 'ish']);
+
+/** A rough time is read as the time itself; an hour without am/pm is then read as chrono's bare hours are. */
+class ApproximateTimeParser implements chrono.Parser {
+  pattern(): RegExp {
+    return APPROXIMATE_TIME;
+  }
+
+  extract(context: chrono.ParsingContext, match: RegExpMatchArray): Components | null {
+    const [hourText, minuteText, meridiem] = match[1] !== undefined ? [match[1], match[2], match[3]] : [match[4], match[5], match[6]];
+    let hour = Number(hourText);
+    const minute = minuteText ? Number(minuteText) : 0;
+    if (hour > 23 || (meridiem && (hour < 1 || hour > 12)) || (!meridiem && !minuteText && (hour < 1 || hour > 12))) return null;
+    const after = AFTER_ROUGH_TIME.exec(context.text.slice((match.index ?? 0) + match[0].length, (match.index ?? 0) + match[0].length + 24));
+    if (!ROUGH_TIME_FOLLOWERS.has((after?.[0] ?? '').trim().toLowerCase())) return null;
+    const c = context.createParsingComponents({ hour, minute });
+    if (meridiem) {
+      const pm = meridiem.toLowerCase() === 'pm';
+      if (pm && hour < 12) hour += 12;
+      if (!pm && hour === 12) hour = 0;
+      c.assign('hour', hour);
+      c.assign('meridiem', pm ? 1 : 0);
+    }
+    return c;
+  }
+}
+
+/** Tag on a result read from a holiday's name: the name may be the event's too ("Thanksgiving potluck"). */
+export const HOLIDAY_TAG = 'extract/holiday';
+
+type Day = { year: number; month: number; day: number };
+
+/** The nth weekday (0 Sunday … 6 Saturday) of a month; n = -1: the last one. */
+function nthWeekday(year: number, month: number, weekday: number, n: number): Day {
+  if (n > 0) {
+    const first = new Date(Date.UTC(year, month - 1, 1)).getUTCDay();
+    return { year, month, day: 1 + ((weekday - first + 7) % 7) + 7 * (n - 1) };
+  }
+  const lastDay = new Date(Date.UTC(year, month, 0));
+  return { year, month, day: lastDay.getUTCDate() - ((lastDay.getUTCDay() - weekday + 7) % 7) };
+}
+
+/** Easter Sunday (Gregorian computus). */
+function easter(year: number): Day {
+  const a = year % 19;
+  const b = Math.floor(year / 100);
+  const c = year % 100;
+  const h = (19 * a + b - Math.floor(b / 4) - Math.floor((8 * b + 13) / 25) + 15) % 30;
+  const l = (32 + 2 * (b % 4) + 2 * Math.floor(c / 4) - h - (c % 4)) % 7;
+  const m = Math.floor((a + 11 * h + 22 * l) / 451);
+  const month = Math.floor((h + l - 7 * m + 114) / 31);
+  return { year, month, day: ((h + l - 7 * m + 114) % 31) + 1 };
+}
+
+const fixed = (month: number, day: number) => (year: number): Day => ({ year, month, day });
+// The holidays of English-speaking calendars, US ones where they differ; each gives its day in a year.
+const HOLIDAYS: Array<[RegExp, (year: number) => Day]> = [
+  [/^new year'?s eve$/, fixed(12, 31)],
+  [/^new year'?s(?: day)?$/, fixed(1, 1)],
+  [/^christmas eve$/, fixed(12, 24)],
+  [/^christmas(?: day)?$/, fixed(12, 25)],
+  [/^boxing day$/, fixed(12, 26)],
+  [/^valentine'?s day$/, fixed(2, 14)],
+  [/^st\.? patrick'?s day$/, fixed(3, 17)],
+  [/^(?:the )?fourth of july$|^independence day$/, fixed(7, 4)],
+  [/^juneteenth$/, fixed(6, 19)],
+  [/^halloween$/, fixed(10, 31)],
+  [/^veterans'? day$/, fixed(11, 11)],
+  [/^(?:mlk|martin luther king(?: jr\.?)?) day$/, (y) => nthWeekday(y, 1, 1, 3)],
+  [/^presidents?'? day$|^president's day$/, (y) => nthWeekday(y, 2, 1, 3)],
+  [/^mother'?s day$/, (y) => nthWeekday(y, 5, 0, 2)],
+  [/^memorial day$/, (y) => nthWeekday(y, 5, 1, -1)],
+  [/^father'?s day$/, (y) => nthWeekday(y, 6, 0, 3)],
+  [/^labou?r day$/, (y) => nthWeekday(y, 9, 1, 1)],
+  [/^(?:columbus|indigenous peoples'?) day$/, (y) => nthWeekday(y, 10, 1, 2)],
+  [/^thanksgiving(?: day)?$/, (y) => nthWeekday(y, 11, 4, 4)],
+  [/^easter(?: sunday)?$/, easter],
+  [/^good friday$/, (y) => plusDays(easter(y), -2)],
+];
+const HOLIDAY =
+  /\b((?:new[ ]year'?s|christmas)[ ]eve|new[ ]year'?s(?:[ ]day)?|christmas(?:[ ]day)?|boxing[ ]day|valentine'?s[ ]day|st\.?[ ]patrick'?s[ ]day|(?:the[ ])?fourth[ ]of[ ]july|independence[ ]day|juneteenth|halloween|veterans'?[ ]day|(?:mlk|martin[ ]luther[ ]king(?:[ ]jr\.?)?)[ ]day|presidents?'?[ ]day|president's[ ]day|mother'?s[ ]day|memorial[ ]day|father'?s[ ]day|labou?r[ ]day|(?:columbus|indigenous[ ]peoples'?)[ ]day|thanksgiving(?:[ ]day)?|easter(?:[ ]sunday)?|good[ ]friday)(?:[ ](weekend))?(?![\w'])/i;
+
+/**
+ * "Memorial Day", "Thanksgiving weekend", "Christmas Eve": the holiday's next day from the
+ * reference day on (this year's, or next year's once it is past). A holiday's weekend is
+ * the long one around it: Saturday to a Monday holiday, a Thursday or Friday one to Sunday.
+ */
+class HolidayParser implements chrono.Parser {
+  pattern(): RegExp {
+    return HOLIDAY;
+  }
+
+  extract(context: chrono.ParsingContext, match: RegExpMatchArray): chrono.ParsingResult | null {
+    const name = match[1].toLowerCase().replace(/[ ]+/g, ' ');
+    const dayOf = HOLIDAYS.find(([pattern]) => pattern.test(name))?.[1];
+    if (!dayOf) return null;
+    const today = referenceDay(context);
+    const key = (d: Day) => d.year * 10_000 + d.month * 100 + d.day;
+    let day = dayOf(today.year);
+    if (key(day) < key(today)) day = dayOf(today.year + 1);
+    let [first, last] = [day, day];
+    if (match[2]) {
+      const weekday = new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay();
+      if (weekday === 1) first = plusDays(day, -2);
+      else if (weekday === 4 || weekday === 5) last = plusDays(day, 7 - weekday);
+      else if (weekday === 6) last = plusDays(day, 1);
+      else if (weekday === 0) first = plusDays(day, -1);
+    }
+    const start = dateComponents(context, first);
+    start.addTag(HOLIDAY_TAG);
+    const end = first === last ? null : dateComponents(context, last);
+    return context.createParsingResult(match.index ?? 0, match[0], start, end ?? undefined);
   }
 }
 
@@ -225,7 +354,8 @@ const minutesOf = (c: Components) => (c.get('hour') ?? 0) * 60 + (c.get('minute'
 
 /**
  * A meridiem written once for a range: "11-1pm" and "10:30-12pm" start in the morning (chrono
- * gave the start the end's "pm" and so put it after the end); "noon to 1", "9am-5", "from
+ * gave the start the end's "pm" and so put it after the end), and so do "6-7am" and
+ * "8:15-9:00am" (their start is marked as morning); "noon to 1", "9am-5", "from
  * 10 to 3" end in the afternoon, unless the end is past midnight ("9pm-1", "22:00-02:00").
  */
 class RangeMeridiemRefiner implements chrono.Refiner {
@@ -240,6 +370,9 @@ class RangeMeridiemRefiner implements chrono.Refiner {
           start.assign('hour', (start.get('hour') ?? 0) - 12);
           start.assign('meridiem', 0);
           moved = true;
+        } else if (endMeridiem && !startMeridiem && end.get('meridiem') === 0 && (start.get('hour') ?? 0) < 12 && minutesOf(start) < minutesOf(end)) {
+          // "6-7am", "8:15-9:00am": the morning holds for the start too (no later rule may move it).
+          start.assign('meridiem', 0);
         } else if (!endMeridiem && (end.get('hour') ?? 0) < 12 && minutesOf(end) <= minutesOf(start) && minutesOf(end) + 720 > minutesOf(start)) {
           end.assign('hour', (end.get('hour') ?? 0) + 12);
           end.assign('meridiem', 1);
@@ -310,6 +443,31 @@ class WeekdayLabelRefiner implements chrono.Refiner {
   }
 }
 
+// "March 19 and 20", "April 3rd & 4th": the second day of two in a row, without its month.
+const AND_NEXT_DAY = /^[ ]*(?:and|&)[ ]*(\d{1,2})(?:st|nd|rd|th)?\b(?![ ]*(?:[:/.]\d|[ap]m\b|[ap]\.m|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))/i;
+
+/**
+ * "Conferences are March 19 and 20": two days in a row are a span of days (chrono read the
+ * first and left "and 20" in the title). Days apart ("March 3 and 10") are two events: the
+ * first is read, as before.
+ */
+class AndNextDayRefiner implements chrono.Refiner {
+  refine(context: chrono.ParsingContext, results: chrono.ParsingResult[]): chrono.ParsingResult[] {
+    for (const r of results) {
+      if (r.end || !r.start.isCertain('day') || !r.start.isCertain('month') || r.start.isCertain('hour')) continue;
+      const m = AND_NEXT_DAY.exec(context.text.slice(r.index + r.text.length, r.index + r.text.length + 16));
+      if (!m || Number(m[1]) !== (r.start.get('day') ?? 0) + 1) continue;
+      const end = r.start.clone();
+      end.assign('day', Number(m[1]));
+      if (!end.isValidDate()) continue;
+      end.delete('weekday');
+      r.end = end;
+      r.text += m[0];
+    }
+    return results;
+  }
+}
+
 // chrono's weekday reader takes "weekend" and "weekday" for one day: Saturday, Monday.
 const WEEK_PART = /\bweek(?:end|day)$/i;
 
@@ -331,5 +489,7 @@ export const extraParsers: chrono.Parser[] = [
   new AtSignTimeParser(),
   new ToniteParser(),
   new BareHourRangeParser(),
+  new ApproximateTimeParser(),
+  new HolidayParser(),
 ];
-export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekdayLabelRefiner(), new WeekendOfRefiner(), new RangeMeridiemRefiner()];
+export const extraRefiners: chrono.Refiner[] = [new WeekPartRefiner(), new WeekdayLabelRefiner(), new WeekendOfRefiner(), new AndNextDayRefiner(), new RangeMeridiemRefiner()];

@@ -1,6 +1,7 @@
 import * as chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
+import { HOLIDAY_TAG } from './chrono-extensions';
 import { chronoReader } from './chrono-reader';
 import { writesDayFirst } from './day-first';
 import { startsWithHouseNumber } from './locations';
@@ -35,6 +36,8 @@ export interface DatePhrase {
   end: number;
   from: Moment;
   to: Moment | null;
+  /** Read from a holiday's name ("Thanksgiving"), which may name the event as well. */
+  holiday?: boolean;
 }
 
 /** At most this many phrases are kept: a hostile text full of times stays cheap. */
@@ -100,15 +103,29 @@ export function markDayPartNames(scan: TextScan): void {
 // What people do in the evening: "dinner at 8", "holiday party at 7" are not in the morning.
 const EVENING_WORDS = /\b(?:dinner|supper|drinks|cocktails|happy[ ]hour|party|concert|gig|movie|gala|prom|evening|night|tonight|tonite|karaoke|pub)\b/i;
 const MORNING_WORDS = /\b(?:breakfast|brunch|morning|sunrise)\b/i;
+// What is done early in the day: "breakfast shift at 5:30", "sunrise yoga at 6" (not brunch,
+// which is at 1 in the afternoon too, nor a greeting's "Good morning").
+const EARLY_WORDS = /(?<!\bgood[ ])\b(?:breakfast|sunrise|dawn|morning)\b/i;
+
+type DayPart = 'evening' | 'early' | 'day';
+
+/** What part of the day the text is about, when its words say so; words of both say nothing. */
+function dayPartOf(text: string): DayPart {
+  const evening = EVENING_WORDS.test(text);
+  if (evening && !MORNING_WORDS.test(text)) return 'evening';
+  return !evening && EARLY_WORDS.test(text) ? 'early' : 'day';
+}
 
 /**
  * "at 3", "from 2 to 4", "drinks at 5:30": an hour from 1 to 6 without am/pm is meant in the
  * afternoon (chrono takes the morning); so is one from 7 to 10 in a text about the evening
- * ("dinner at 8"). "06:00", written the 24-hour way, stays as it is. A time-only phrase then
- * falls on today if that time is still ahead, else tomorrow.
+ * ("dinner at 8"), while in a text about the early morning ("breakfast shift at 5:30",
+ * "sunrise hike at 6") one from 4 to 6 stays in the morning. "06:00", written the 24-hour
+ * way, stays as it is. A time-only phrase then falls on today if that time is still ahead,
+ * else tomorrow.
  */
-function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date, evening: boolean): void {
-  const latest = evening ? 10 : 6;
+function afternoonForBareHours(r: chrono.ParsedResult, from: Moment, to: Moment | null, zone: string, reference: Date, dayPart: DayPart): void {
+  const latest = dayPart === 'evening' ? 10 : dayPart === 'early' ? 3 : 6;
   const bare = (c: chrono.ParsedComponents, m: Moment) => m.timeCertain && !c.isCertain('meridiem') && m.offset === null && m.hour >= 1 && m.hour <= latest;
   if (!bare(r.start, from) || /(?:^|\D)0\d[:.]\d\d/.test(r.text)) return;
   from.hour += 12;
@@ -128,12 +145,29 @@ function clockWordsAsTimes(text: string): string {
   return text.replace(CLOCK_WORDS, (all, _twelve: string | undefined, word: string) => (word.toLowerCase() === 'midnight' ? '12:00am' : '12pm').padEnd(all.length, ' '));
 }
 
+// "Thu 3/12 - 2-3pm", "March 12 — 2pm": a spaced dash between a day and its time separates
+// them (chrono read "12 - 2" as a range of hours, or of days, and "-3" as a zone offset).
+const MONTH_NAME = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b`;
+const DASH_BEFORE_TIME = new RegExp(
+  String.raw`(\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\b${MONTH_NAME}\.?[ ]\d{1,2}(?:st|nd|rd|th)?|\b\d{1,2}(?:st|nd|rd|th)?[ ]${MONTH_NAME})([ ]+)-(?=[ ]+\d{1,2}(?::\d{2}[ ]?|[ ]?)(?:[ap]m\b|-[ ]?\d{1,2}(?::\d{2})?[ ]?[ap]m\b)|[ ]+\d{1,2}:\d{2})`,
+  'gi',
+);
+// "at the Y", "the Q": chrono reads a letter after "the" as a unit of time ("the Y": a year on).
+const LETTER_AS_UNIT = /\b(the|an?|this|next|last)([ ]+)[A-Z]\b(?![.'’&])/g;
+
+/** Same-length rewrites of the text chrono reads (see the patterns above). */
+function forChrono(text: string): string {
+  return clockWordsAsTimes(text)
+    .replace(DASH_BEFORE_TIME, (_all, date: string, spaces: string) => `${date}${spaces},`)
+    .replace(LETTER_AS_UNIT, (_all, word: string, spaces: string) => `${word}${spaces} `);
+}
+
 /** Every date phrase in the text not already marked as something else, in text order. */
 export function findDatePhrases(scan: TextScan, zone: string, reference: Date): DatePhrase[] {
-  const text = clockWordsAsTimes(numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone)));
+  const text = forChrono(numericDatesMonthFirst(scan.blanked(), writesDayFirst(zone)));
   const results = chronoReader.parse(text, { instant: reference, timezone: zoneOffsetMinutes(zone, reference.getTime()) }, { forwardDate: true });
   const phrases: DatePhrase[] = [];
-  const evening = EVENING_WORDS.test(scan.text) && !MORNING_WORDS.test(scan.text);
+  const dayPart = dayPartOf(scan.text);
   for (const r of results) {
     if (phrases.length >= MAX_PHRASES) break;
     // chrono reads a lone number ("Room 12", "2026") as a date now and then; a phrase must
@@ -144,14 +178,14 @@ export function findDatePhrases(scan: TextScan, zone: string, reference: Date): 
     // "at 22 Oak Street": a house number, not 10pm.
     if (!from.dateCertain && startsWithHouseNumber(text.slice(r.index, r.index + 60))) continue;
     const to = r.end ? momentOf(r.end) : null;
-    afternoonForBareHours(r, from, to, zone, reference, evening);
+    afternoonForBareHours(r, from, to, zone, reference, dayPart);
     // A phrase ends where its word does ("Tues" was read as "Tue").
     let end = r.index + r.text.length;
     while (end < scan.text.length && /[A-Za-z]/.test(scan.original[end]) && /[A-Za-z]/.test(scan.original[end - 1])) end++;
     // …and where its "a.m." does (read as "am", the dots moved after it).
     const dotted = /^[ap]\.m\.?/i.exec(scan.original.slice(end - 2, end + 2));
     if (dotted && /[ap]m$/i.test(r.text)) end += dotted[0].length - 2;
-    phrases.push({ start: r.index, end, from, to });
+    phrases.push({ start: r.index, end, from, to, ...(r.tags().has(HOLIDAY_TAG) ? { holiday: true } : {}) });
   }
   return phrases.sort((a, b) => a.start - b.start);
 }

@@ -96,8 +96,17 @@ const NUMERIC = /\b(?:UTC|GMT)[ ]?([+-])[ ]?(\d{1,2})(?::?(\d{2}))?\b/g;
 const NAMED = /\b((?:[A-Z][a-z]+[ ]){0,2}[A-Z][a-z]+)(?:[ ](?:Standard|Daylight|Summer))?[ ][Tt]ime\b/g;
 const ABBREVIATION = /\(?\b([A-Z]{1,5})\b\)?/g;
 // "noon Central", "8:30 a.m. Eastern", "(Pacific)": a US region word alone after a time, not
-// the start of a name ("5 Central Park West", "Eastern Market").
-const REGION_WORD = /\b(Pacific|Mountain|Central|Eastern)\b(?![ ]+[A-Z])/g;
+// the start of a name ("5 Central Park West", "Eastern Market"); a day or month may follow
+// ("8:30 a.m. Central Friday").
+const REGION_WORD = /\b(Pacific|Mountain|Central|Eastern)\b/g;
+const NAME_GOES_ON = /^[ ]+([A-Z][a-z]*)/;
+const DAY_OR_MONTH = new Set(
+  'mon monday tue tues tuesday wed weds wednesday thu thur thurs thursday fri friday sat saturday sun sunday jan january feb february mar march apr april may jun june jul july aug august sep sept september oct october nov november dec december'.split(' '),
+);
+const startsName = (text: string, end: number) => {
+  const next = NAME_GOES_ON.exec(text.slice(end, end + 16));
+  return !!next && !DAY_OR_MONTH.has(next[1].toLowerCase());
+};
 // "Time zone: America/New_York" (Google Calendar writes the IANA name itself).
 const IANA_NAME = /\b(?:[A-Z][A-Za-z]+\/)(?:[A-Z][A-Za-z_-]+\/)?[A-Z][A-Za-z_-]+\b/g;
 
@@ -131,7 +140,7 @@ export function findZoneMentions(scan: TextScan): ZoneMention[] {
     if (zone) add({ start: m.index, end: m.index + m[0].length, zone, fixedOffsetMinutes: null });
   }
   for (const m of text.matchAll(REGION_WORD)) {
-    if (!followsTime(text, m.index)) continue;
+    if (!followsTime(text, m.index) || startsName(text, m.index + m[0].length)) continue;
     const zone = zoneOfLabel(m[1]);
     if (zone) add({ start: m.index, end: m.index + m[0].length, zone, fixedOffsetMinutes: null });
   }

@@ -29,7 +29,10 @@ const STOP = new Set([
 const INNER = new Set(['of', 'the', 'and', '&', 'de', 'del', 'la', 'le', 'du', 'van', 'von', 'der', 'y']);
 const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'our', 'your', 'his', 'her', 'their']);
 // Lowercase one-word places a person says after "at".
-const PLACE_WORDS = new Set(['home', 'work', 'school', 'church', 'office', 'campus', 'gym', 'library', 'mine', 'yours', 'ours', 'theirs']);
+const PLACE_WORDS = new Set([
+  'home', 'work', 'school', 'church', 'office', 'campus', 'gym', 'library', 'mine', 'yours', 'ours', 'theirs',
+  'cafeteria', 'auditorium', 'gymnasium', 'playground', 'lobby', 'courtyard', 'lounge', 'online',
+]);
 // "at the moment", "in the afternoon", "in a few days": not places.
 const NOT_PLACES = new Set([
   'morning', 'afternoon', 'evening', 'night', 'moment', 'meantime', 'latest', 'earliest', 'end', 'beginning', 'start',
@@ -39,6 +42,8 @@ const NOT_PLACES = new Set([
 ]);
 const STREET = String.raw`(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Ln|Lane|Dr|Drive|Way|Pl|Place|Ct|Court|Sq|Square|Pkwy|Parkway|Hwy|Highway|Ter|Terrace|Cir|Circle|Broadway)`;
 const ADDRESS = new RegExp(String.raw`\b\d{1,5}[ ](?:[A-Z][\w'.-]*[ ]){0,4}${STREET}\b\.?(?:,[ ]?[A-Z][A-Za-z .'-]{1,30}?(?=$|[,.;\n]))?(?:,[ ]?[A-Z]{2}(?:[ ]\d{5})?)?`, 'g');
+const ON_A_STREET = new RegExp(String.raw`^(?:[A-Z][\w'.-]*[ ]){1,4}${STREET}\.?$`);
+const MEETING_APP = /^(?:Zoom|(?:Microsoft[ ])?Teams|Google[ ]Meet|Webex|Skype|FaceTime|Slack|Discord|Jitsi|GoToMeeting|Whereby)$/;
 // "at 22 Oak Street": what chrono would read as a time is a house number.
 const HOUSE_NUMBER = new RegExp(String.raw`^(?:at[ ]+|@[ ]?)?\d{1,5}[ ](?:[A-Z][\w'.-]*[ ]){1,3}${STREET}\b`);
 
@@ -71,6 +76,7 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
   let end = -1;
   let words = 0;
   let inAddress = false;
+  let afterPossessive = false;
   while (i < lineEnd && words < MAX_WORDS) {
     if (scan.isMarked(i)) break;
     if (text[i] === ',') {
@@ -103,11 +109,16 @@ function readName(scan: TextScan, from: number, lineEnd: number, lenient: boolea
     const w = trimEndOf(m[0], /\./);
     const lower = w.toLowerCase();
     if (words > 0 && STOP.has(lower) && !(INNER.has(lower) && nextIsCapitalized(text, i + m[0].length, lineEnd))) break;
-    if (words > 0 && !lenient && !isCapitalized(w) && !(INNER.has(lower) && nextIsCapitalized(text, i + m[0].length, lineEnd))) break;
+    // "Maria's house", "Jake's garage": after a possessive, one lowercase noun is the place's.
+    if (words > 0 && !lenient && !isCapitalized(w) && !afterPossessive && !(INNER.has(lower) && nextIsCapitalized(text, i + m[0].length, lineEnd))) break;
+    afterPossessive = words === 0 && /^\p{Lu}.*'s$/u.test(w);
     if (/^\d/.test(w)) inAddress = true;
     words++;
-    end = i + (/^(?:St|Ave|Rd|Dr|Blvd|Ln|Ct|Pl|Sq|Mt|No)\.$/.test(m[0]) ? m[0].length : w.length);
+    const abbreviation = /^(?:St|Ave|Rd|Dr|Blvd|Ln|Ct|Pl|Sq|Mt|No)\.$/.test(m[0]);
+    end = i + (abbreviation ? m[0].length : w.length);
     i += m[0].length;
+    // "in the Auditorium. Doors open at 6:30": a sentence ends the name.
+    if (m[0].endsWith('.') && !abbreviation && !/^\p{Lu}\.$/u.test(m[0]) && /^[ ]+\p{Lu}/u.test(text.slice(i, i + 3))) break;
     while (text[i] === ' ' && !scan.isMarked(i)) i++;
   }
   return end;
@@ -138,7 +149,7 @@ function nextIsCapitalized(text: string, from: number, lineEnd: number): boolean
 /** "at Cafe Luna", "in Room 4B", "in the main auditorium", "@ Sweetgreen". */
 function afterPreposition(scan: TextScan, line: Line): Place | null {
   const text = scan.text;
-  const prep = /(?:^|[\s(,])(?:(at|in)[ ]+|(@)[ ]*)(?=[\p{L}\p{N}])/giu;
+  const prep = /(?:^|[\s(,])(?:(at|in|on|via)[ ]+|(@)[ ]*)(?=[\p{L}\p{N}])/giu;
   prep.lastIndex = line.start;
   for (let m = prep.exec(text); m && m.index < line.end; m = prep.exec(text)) {
     const word = (m[1] ?? m[2]).toLowerCase();
@@ -160,6 +171,11 @@ function afterPreposition(scan: TextScan, line: Line): Place | null {
     }
     const end = readName(scan, nameStart, line.end, lenient);
     if (end <= nameStart) continue;
+    // "on Main Street", "on Elm St.": after "on", only a street is a place (and a meeting
+    // app: "on Zoom", "via Google Meet"; after "via" only that).
+    const name = scan.text.slice(nameStart, end);
+    if (word === 'on' && !ON_A_STREET.test(name) && !MEETING_APP.test(name)) continue;
+    if (word === 'via' && !MEETING_APP.test(name)) continue;
     return { value: scan.original.slice(nameStart, end), start: prepStart, end };
   }
   return null;
@@ -181,30 +197,46 @@ function streetAddress(scan: TextScan, line: Line): Place | null {
  * after the date is the place.
  */
 function listItemAfterDate(scan: TextScan, line: Line): Place | null {
-  const items: Array<{ start: number; end: number; blank: string }> = [];
+  const items: Array<{ start: number; end: number; blank: string; comma: boolean }> = [];
   const blanked = scan.blanked();
   const slice = scan.text.slice(line.start, line.end);
   let start = line.start;
   for (const sep of [...slice.matchAll(/,|[ ][-|·•][ ]/g), null]) {
     const at = sep ? line.start + sep.index : line.end;
-    items.push({ start, end: at, blank: blanked.slice(start, at) });
+    items.push({ start, end: at, blank: blanked.slice(start, at), comma: sep?.[0] === ',' });
     if (sep) start = at + sep[0].length;
   }
   const dateItem = items.findIndex((it) => scan.overlaps(it.start, it.end, ['date']));
   if (dateItem < 0) return null;
-  for (let k = items.length - 1; k > Math.max(dateItem, 0); k--) {
+  // A line that starts with its date has its name in the first item after it ("Thu, Mar 26,
+  // 6:30pm, Family Math Night, Cafeteria"): the place comes after that.
+  const hasLetters = (it: { blank: string }) => /\p{L}/u.test(it.blank);
+  const nameItem = items.slice(0, dateItem + 1).some(hasLetters) ? dateItem : items.findIndex((it, i) => i > dateItem && hasLetters(it));
+  const after = Math.max(dateItem, nameItem, 0);
+  for (let k = items.length - 1; k > after; k--) {
     const item = items[k].blank.trim();
     const from = items[k].start + items[k].blank.length - items[k].blank.trimStart().length;
     const to = from + item.length;
-    if (item && isPlaceName(item) && !scan.overlaps(from, to)) return { value: scan.original.slice(from, to), start: from, end: to };
+    if (!item || !isPlaceName(item) || scan.overlaps(from, to)) continue;
+    // "Student Center, Room 210": the items before it that are places too are part of it
+    // (after a comma; a bar or a dash separates the name from the place).
+    let first = from;
+    for (let j = k - 1; j > after && items[j].comma; j--) {
+      const before = items[j].blank.trim();
+      const at = items[j].start + items[j].blank.length - items[j].blank.trimStart().length;
+      if (!before || !isPlaceName(before) || scan.overlaps(at, at + before.length)) break;
+      first = at;
+    }
+    return { value: scan.original.slice(first, to), start: first, end: to };
   }
   return null;
 }
 
 /**
  * A list item that reads as a place: up to six words, the first capitalized, most of them
- * capitalized or numbers ("Town Hall lawn", "Room 4 / Zoom"); a bracketed qualifier at
- * the end is part of it ("Main Auditorium (Building C)", "Studio 4 (ground floor)").
+ * capitalized or numbers ("Town Hall lawn", "Room 4 / Zoom"), or a place word a person
+ * writes in lowercase ("gym", "the library"); a bracketed qualifier at the end is part of
+ * it ("Main Auditorium (Building C)", "Studio 4 (ground floor)").
  */
 function isPlaceName(item: string): boolean {
   let name = item;
@@ -213,6 +245,8 @@ function isPlaceName(item: string): boolean {
     if (open > 0 && isPlaceQualifier(name.slice(open + 1, -1))) name = name.slice(0, open);
   }
   const words = name.split(/[\s/]+/).filter(Boolean);
+  const lowerWords = words.map((w) => w.toLowerCase());
+  if (lowerWords.length <= 2 && PLACE_WORDS.has(lowerWords[lowerWords.length - 1]) && (lowerWords.length === 1 || DETERMINERS.has(lowerWords[0]))) return true;
   if (!words.length || words.length > 6 || !isCapitalized(words[0])) return false;
   const lower = words.filter((w) => !isCapitalized(w) && !INNER.has(w.toLowerCase())).length;
   return lower === 0 || lower < words.length - lower;

@@ -182,16 +182,23 @@ function lengthOf(r: Rule, n: number, unit: 'day' | 'week' | 'month'): Pick<Recu
 /** The first repetition phrase of the text (and a count, when one is given), marked. */
 export function findRecurrence(scan: TextScan): Recurrence | null {
   let found: Recurrence | null = null;
+  const read: Recurrence[] = [];
   for (const phrase of PHRASES) {
     for (const m of scan.text.matchAll(phrase.pattern)) {
       if (scan.overlaps(m.index, m.index + m[0].length)) continue;
-      const read = phrase.read(m);
-      if (!read) continue;
-      if (!found || m.index < found.start) found = { ...read, count: null, lasts: null, start: m.index, end: m.index + m[0].length };
+      const rule = phrase.read(m);
+      if (!rule) continue;
+      const one = { ...rule, count: null, lasts: null, start: m.index, end: m.index + m[0].length };
+      read.push(one);
+      if (!found || m.index < found.start) found = one;
       break;
     }
   }
   if (!found) return null;
+  // "Weekly 1:1 Thursdays at 4", "Biweekly sync Tuesdays": the days are the later phrase's;
+  // the frequency word, which names the event too, stays in the title.
+  const days = found.freq === 'WEEKLY' && !found.byDay.length ? read.find((r) => r.freq === 'WEEKLY' && r.byDay.length && r.interval === 1) : undefined;
+  if (days) found = { ...days, interval: found.interval };
   scan.mark('recurrence', found.start, found.end);
   for (const m of scan.text.matchAll(COUNT)) {
     if (scan.overlaps(m.index, m.index + m[0].length)) continue;

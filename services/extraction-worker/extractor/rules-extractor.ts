@@ -32,10 +32,17 @@ const ALL_DAY = /\(?\ball[- ]day(?:[- ]long)?\b\)?/gi;
 // An open end says nothing chrono can read, and is no part of the title.
 const OPEN_END = /\b(?:(?:till|until|to)[ ]late|onwards?|and[ ]beyond)\b/gi;
 // Meeting-link boilerplate is not what the event is called.
-const BOILERPLATE = /^\s*(?:join\s+(?:(?:zoom|microsoft\s+teams|teams|google\s+meet|webex)\s*)?meeting|click\s+here\s+to\s+join|meeting\s+id|passcode|password|dial[- ]in|join\s+by\s+phone)\b/i;
+const BOILERPLATE = /^\s*(?:join\s+(?:(?:zoom|microsoft\s+teams|teams|google\s+meet|webex)\s*)?meeting|click\s+here\s+to\s+join|meeting\s+id|passcode|password|dial[- ]in|join\s+by\s+phone|microsoft\s+teams\s+meeting\s*$)\b/i;
 const UNTIL_LEAD = /\b(?:until|till|through|thru|ending(?:[ ]on)?|ends(?:[ ]on)?)[ ]*$/i;
 const GREETING = /^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^\n]{0,40}$/i;
 const MAX_DESCRIPTION = 5000;
+// What follows a holiday that names the event: a word that leads into nothing else.
+const HOLIDAY_NAMES_EVENT = /^[ ]+(?!(?:at|on|in|from|for|to|and|or|until|till|through|thru|with|by|is|are|will|starting|this|next|weekend)\b)\p{L}/iu;
+// Between two phrases read as one moment or range.
+const USED_JOINER = /^[\s,;:@|·•-]*(?:(?:to|until|till|through|thru|and|&|at|on|from)[\s,;:@|·•-]*)?$/i;
+// "Tomorrow's meeting has been moved to Monday at 9", "Thursday's game is pushed back to
+// Friday": the date after the verb is the event's; the one before names the old date.
+const MOVED_TO = /\b(?:moved|rescheduled|postponed|pushed(?:[ ]back)?|changed|shifted|delayed|bumped|switched)[ ]+(?:to|until|till)[ ]+(?:(?:the|on)[ ]+)?$/i;
 
 function markAllDay(scan: TextScan): boolean {
   for (const m of scan.text.matchAll(OPEN_END)) scan.mark('date', m.index, m.index + m[0].length);
@@ -158,13 +165,20 @@ export function extractWithRules(input: ExtractionInput): ExtractionResult {
   const duration = findDuration(scan);
   const allDayPhrase = markAllDay(scan);
   markDayPartNames(scan);
-  const phrases = findDatePhrases(scan, input.timezone, input.referenceDate);
+  const found = findDatePhrases(scan, input.timezone, input.referenceDate);
+  // "Christmas party Friday at 7", "New Year's Eve party Dec 31": a holiday beside a date
+  // names the event; alone ("No school on Presidents' Day") it is the date. A holiday
+  // right before a noun ("Thanksgiving potluck at 2pm") stays in the title either way.
+  const dated = found.some((p) => !p.holiday && p.from.dateCertain);
+  for (const p of found) if (p.holiday && (dated || HOLIDAY_NAMES_EVENT.test(scan.text.slice(p.end, p.end + 24)))) scan.mark('name', p.start, p.end);
+  const phrases = dated ? found.filter((p) => !p.holiday) : found;
   const until = recurrence ? (untilMonth ?? untilOf(takeUntil(scan, phrases))) : null;
 
   const whenLines = headers.filter((h) => h.role === 'when');
+  const inWhenLine = (p: DatePhrase) => whenLines.some((h) => p.start >= h.start && p.start <= h.end);
   const read = readTiming({
     phrases,
-    preferred: (p) => whenLines.some((h) => p.start >= h.start && p.start <= h.end),
+    preferred: phrases.some(inWhenLine) ? inWhenLine : (p) => MOVED_TO.test(scan.text.slice(Math.max(0, p.start - 40), p.start)),
     text: scan.text,
     zone: input.timezone,
     reference: input.referenceDate,
@@ -176,6 +190,11 @@ export function extractWithRules(input: ExtractionInput): ExtractionResult {
   if (!read) throw new ExtractionFailure('No date or time found in the text.');
   // Every date phrase is cut from the title, the ones not used too ("Reminder from Monday: …").
   for (const p of phrases) scan.mark('date', p.start, p.end);
+  // …and the words that joined the phrases read as one ("Thursday thru Saturday", "Sat 3/14, 10am").
+  const used = [...read.used].sort((a, b) => a.start - b.start);
+  for (let i = 1; i < used.length; i++) {
+    if (USED_JOINER.test(scan.text.slice(used[i - 1].end, used[i].start))) scan.mark('date', used[i - 1].end, used[i].start);
+  }
 
   const lines = linesOf(scan.text);
   const first = titleLine(scan, lines, headers);

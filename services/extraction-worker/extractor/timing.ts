@@ -17,7 +17,7 @@ export type Timing =
 
 interface TimingInput {
   phrases: DatePhrase[];
-  /** Phrases on a "When:"/"Date:" line, which win over dates in prose. */
+  /** Phrases on a "When:"/"Date:" line, or else the one a change of date moves to ("moved to Monday"), which win over the others. */
   preferred: (p: DatePhrase) => boolean;
   text: string;
   zone: string;
@@ -69,6 +69,10 @@ function mergeNeighbours(phrases: DatePhrase[], index: number, text: string): { 
     if (JOINER.test(gap) && a.dateCertain !== b.dateCertain && a.timeCertain !== b.timeCertain) {
       const [day, time] = a.dateCertain ? [first, next] : [next, first];
       return { phrase: withTimeOf(day, time), used: [first, next] };
+    }
+    // "Mon 3/9 & Tue 3/10, 3:30-5:30pm": the time written once holds for the first day too.
+    if (AND_JOINER.test(gap) && dayOnly(first) && !first.to && b.dateCertain && b.timeCertain) {
+      return { phrase: withTimeOf(first, next), used: [first, next] };
     }
     const daysInARow = AND_JOINER.test(gap) && dayOnly(first) && dayOnly(next) && !next.to && dayAfter(a, b);
     if ((RANGE_JOINER.test(gap) || daysInARow) && !first.to && a.timeCertain === b.timeCertain) {
@@ -184,6 +188,16 @@ export function readTiming(input: TimingInput): TimingResult | null {
     // "Tuesdays 4pm PT": the first Tuesday whose 4pm, Pacific time, is still ahead.
     const day = firstOccurrence(input.recurrence, from, mention?.zone ?? zone, reference, isAllDay);
     if (day) from = { ...from, ...day };
+  } else if (input.recurrence && !(phrase.to?.dateCertain && isoDay(phrase.to) !== isoDay(from))) {
+    // "Saturdays 8-9am starting March 12": the first Saturday from that day on (a start
+    // that is not one of the rule's days would be an extra occurrence of its own).
+    const dayStart = DateTime.fromObject({ year: from.year, month: from.month, day: from.day }, { zone }).toJSDate();
+    const day = firstOccurrence(input.recurrence, from, zone, dayStart, true);
+    if (day) {
+      const to = phrase.to ? { ...phrase.to, ...day } : null;
+      from = { ...from, ...day };
+      phrase = { ...phrase, to };
+    }
   }
 
   if (isAllDay) return { timing: allDay(from, phrase.to, input), used };

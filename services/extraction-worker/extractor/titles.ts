@@ -15,12 +15,22 @@ const MAX_LENGTH = 255;
 // Words that only lead into a phrase that was cut ("on" Friday, "at" 3pm, "from" 2 to 5).
 const LEAD_INS = new Set(['on', 'at', 'from', 'for', 'by', 'this', 'next', 'starting', 'beginning', 'starts', 'begins', 'until', 'till', 'between', 'during', 'via', '@', 'in', 'every', 'each', 'around', 'about', 'is', 'the']);
 // What cannot end a title once what followed it is gone: separators, and these words.
-const DANGLING_CHAR = /[\s,;:|/@\-–&+(]/;
+const DANGLING_CHAR = /[\s,;:|/@\-–&+(?]/;
 const DANGLING_WORD = /\b(?:on|at|from|to|for|by|with|in|and|or|the|of|this|next|every|each|starting|until|via|is|are|will be|be)$/i;
-const LEADING = /^(?:[\s,;:|/@\-–.)]+|\b(?:on|at|from|for|by|in|and|&)\b)/i;
+// Bullets, dashes and emoji before the name ("• — Picture day", "📅 "), the "'s" of a cut
+// day ("Tomorrow's staff meeting"), and words that only led into a cut phrase.
+const LEADING = /^(?:[^\p{L}\p{N}"'’([#\p{Sc}]+|['’]s\b|\b(?:on|at|from|for|by|in|and)\b)/iu;
 
 const FILLER = [
   /^(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\s+(?:all|everyone|everybody|team|folks|friends|y'all|guys|parents|families|neighbors|neighbours)\b\s*[,!:-]?\s*/i,
+  /^(?:hi|hello|hey|hiya|yo)\s*[!,.:]+\s*/i,
+  // Who the note is for: "All staff:", "Attention parents -".
+  /^(?:all|attention|attn:?)\s+(?:staff|parents|families|students|teachers|faculty|employees|members|volunteers)\s*[:!,-]\s*/i,
+  // "Happy Halloween!", "Merry Christmas!" once the holiday (the date) is cut.
+  /^(?:happy|merry)\s*!+\s*/i,
+  // Chat asks: "can we move our 1:1 to…", "want to grab lunch…", "wanna do drinks…".
+  /^(?:can|could|shall|should)\s+(?:we|you|i)\s+(?:move|push|reschedule|change|do|have|grab|get|schedule|book)\s+(?:(?:our|the|a|an|my|your|some)\s+)?/i,
+  /^(?:do\s+you\s+)?(?:want|wanna)\s+(?:to\s+)?(?:grab|get|do|have)\s+(?:(?:a|an|some)\s+)?/i,
   /^(?:just\s+a\s+|a\s+|friendly\s+|quick\s+)?reminders?\b\s*(?:[:\-!]|that\b|about\b|for\b|of\b)?\s*/i,
   /^(?:don'?t|do\s+not)\s+forget\b\s*(?:about\b|to\b|the\b)?\s*[:\-!]?\s*/i,
   /^remember\b\s*(?:to\b|the\b)?\s*[:\-!]?\s*/i,
@@ -57,6 +67,9 @@ const TRAILING_VERBS: Record<string, { particle: string; alone: boolean }> = {
   moved: { particle: '', alone: true },
   postponed: { particle: '', alone: true },
   pushed: { particle: '', alone: true },
+  'pushed back': { particle: 'back', alone: true },
+  'moved back': { particle: 'back', alone: true },
+  'moved up': { particle: 'up', alone: true },
   planned: { particle: '', alone: false },
   set: { particle: '', alone: false },
   changed: { particle: '', alone: false },
@@ -82,8 +95,10 @@ function withoutTrailingVerb(title: string): string {
   let k = words.length - 1;
   if (TRAILING_PREPOSITIONS.has(word(k))) k--;
   let particle = '';
-  if (TRAILING_PARTICLES.has(word(k)) && TRAILING_VERBS[word(k - 1)]?.particle === word(k)) particle = word(k--);
-  const verb = TRAILING_VERBS[word(k)];
+  // A verb that takes its particle ("take place", "kick off"), or takes one or none ("pushed back").
+  const withParticle = (w: string, p: string) => TRAILING_VERBS[`${w} ${p}`] ?? (TRAILING_VERBS[w]?.particle === p ? TRAILING_VERBS[w] : undefined);
+  if (TRAILING_PARTICLES.has(word(k)) && withParticle(word(k - 1), word(k))) particle = word(k--);
+  const verb = particle ? withParticle(word(k), particle) : TRAILING_VERBS[word(k)];
   if (!verb || verb.particle !== particle) return title;
   let first = k;
   while (first > 0 && AUXILIARIES.has(word(first - 1))) first--;
@@ -116,6 +131,16 @@ function withoutDangling(text: string): string {
   return trimmed !== text ? trimmed : text.replace(DANGLING_WORD, '');
 }
 
+const SYMBOL = /^[\p{Extended_Pictographic}\p{So}\uFE0F\u200D]$/u;
+
+/** Without the emoji and symbols at its end ("Bday dinner 🎉"), read a code point at a time. */
+function withoutTrailingSymbols(text: string): string {
+  const chars = Array.from(text);
+  let end = chars.length;
+  while (end > 0 && SYMBOL.test(chars[end - 1])) end--;
+  return end === chars.length ? text : chars.slice(0, end).join('');
+}
+
 function tidy(raw: string): string {
   let out = raw
     .replace(/\s+/g, ' ')
@@ -125,15 +150,19 @@ function tidy(raw: string): string {
     .trim();
   for (let pass = 0; pass < 8; pass++) {
     const before = out;
-    out = trimEndOf(withoutDangling(out).replace(LEADING, ''), /\./).trim();
+    out = trimEndOf(withoutTrailingSymbols(withoutDangling(out)).replace(LEADING, ''), /\./).trim();
     if (out === before) break;
   }
   return out;
 }
 
+// "The meeting", "Our annual bake sale", "A quick sync": the article of a sentence about the
+// event, not of its name ("The Nutcracker" keeps it).
+const ARTICLE_BEFORE_NOUN = /^(?:[Tt]he|[Aa]n?|[Oo]ur|[Mm]y)[ ]+(?=\p{Ll})/u;
+
 function finish(title: string, fromSentence = false): string | null {
   let out = tidy(stripFiller(tidy(title)));
-  if (fromSentence) out = tidy(withoutTrailingVerb(out));
+  if (fromSentence) out = tidy(withoutTrailingVerb(out)).replace(ARTICLE_BEFORE_NOUN, '');
   if (!/[\p{L}\p{N}]/u.test(out)) return null;
   if (out.length > MAX_LENGTH) out = out.slice(0, MAX_LENGTH).replace(/(?<!\s)\s+\S*$/, '');
   return out.charAt(0).toUpperCase() + out.slice(1);

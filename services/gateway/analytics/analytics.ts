@@ -1,10 +1,10 @@
+import { type EventWithCalendar } from '../../../shared/events/event-rows';
 import type { Request } from 'express';
 import { isbot } from 'isbot';
 import type { Knex } from '../../../shared/db/knex';
 import type { Clock } from '../../../shared/lifecycle/clock';
 import type { Logger } from '../../../shared/logging/logger';
 import { BatchedCounter } from '../counters';
-import type { EventWithCalendar } from '../events/events.repository';
 
 type Metric = 'view' | 'add' | 'feed_fetch' | 'rsvp';
 

@@ -1,51 +1,6 @@
 import type { Knex } from '../../../shared/db/knex';
 import { UID_PATTERN } from '../../../shared/ids/ids';
-
-export interface CalendarRow {
-  id: number;
-  uid: string;
-  team_id: number;
-  name: string;
-  internal_name: string | null;
-  description: string;
-  timezone: string;
-  week_begins: number;
-  /** The public pages' language when the visitor's browser names none of ours; null: English. */
-  locale: string | null;
-  short_link: string | null;
-  ask_subscriber_details: boolean;
-  /** The feed's window (null: the defaults; see public/calendar-feed.ts). */
-  feed_past_days: number | null;
-  feed_max_events: number | null;
-  /** Minutes before, for new events that name no `email_reminders` ([]: none). */
-  default_email_reminders: number[];
-  /** Whom invitations name as ORGANIZER (null: the team's owner). */
-  organizer_name: string | null;
-  organizer_email: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export const CALENDAR_COLUMNS = [
-  'id',
-  'uid',
-  'team_id',
-  'name',
-  'internal_name',
-  'description',
-  'timezone',
-  'week_begins',
-  'locale',
-  'short_link',
-  'ask_subscriber_details',
-  'feed_past_days',
-  'feed_max_events',
-  'default_email_reminders',
-  'organizer_name',
-  'organizer_email',
-  'created_at',
-  'updated_at',
-] as const;
+import { CALENDAR_COLUMNS, type CalendarRow } from '../../../shared/events/event-rows';
 
 const live = (db: Knex) => db('calendars').whereNull('deleted_at');
 

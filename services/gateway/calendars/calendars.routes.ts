@@ -1,10 +1,10 @@
+import { toCalendarJson } from '../../../shared/events/event-json';
 import Joi from 'joi';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { listCalendars } from './calendars.repository';
-import { toCalendarJson } from './calendars.presenter';
 import { calendarParams, calendarSchema, createCalendarBody, updateCalendarBody, type CalendarInput } from './calendars.schemas';
 import { createCalendar, deleteCalendar, requireCalendar, updateCalendar } from './calendars.service';
 

@@ -1,17 +1,11 @@
+import { type CalendarRow } from '../../../shared/events/event-rows';
 import { sanitizeDescription } from '../../../shared/calendar/html';
 import { normalizeReminders } from '../../../shared/mail/reminders';
 import type { Knex } from '../../../shared/db/knex';
 import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { claimShortLink, replaceShortLink, retireShortLink } from '../public/short-links.repository';
-import {
-  type CalendarRow,
-  findCalendar,
-  hasLiveEvents,
-  insertCalendar,
-  softDeleteCalendar,
-  updateCalendar as updateCalendarRow,
-} from './calendars.repository';
+import { findCalendar, hasLiveEvents, insertCalendar, softDeleteCalendar, updateCalendar as updateCalendarRow } from './calendars.repository';
 import type { AppContext } from '../context';
 import type { CalendarInput } from './calendars.schemas';
 

@@ -1,82 +1,8 @@
 import { type Knex, preparedRaw } from '../../../shared/db/knex';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
-import { CALENDAR_COLUMNS, type CalendarRow } from '../calendars/calendars.repository';
+import { CALENDAR_COLUMNS, type CalendarRow, calendarSelect, EVENT_COLUMNS, type EventRow, type EventWithCalendar, eventSelect, type JoinedRow, split } from '../../../shared/events/event-rows';
 import { retireShortLink } from '../public/short-links.repository';
 import { reminderColumns } from '../../../shared/mail/reminders';
-
-export interface EventRow {
-  id: number;
-  uid: string;
-  team_id: number;
-  calendar_id: number;
-  short_link: string | null;
-  title: string;
-  internal_name: string | null;
-  description: string | null;
-  location: string | null;
-  location_url: string | null;
-  image_url: string | null;
-  is_draft: boolean;
-  is_all_day: boolean;
-  has_rsvp: boolean;
-  has_calendar_invites: boolean;
-  rsvp_limit: number | null;
-  recurrence_rule: string | null;
-  series_title: string | null;
-  date_start: string;
-  date_end: string;
-  ends_at: string;
-  timezone: string;
-  busy_type: 'busy' | 'free' | null;
-  reminder_before: number | null;
-  /** Email reminders: minutes before each occurrence, largest first ([]: none). */
-  email_reminders: number[];
-  /** When the next email reminder is due (null: none), with its occurrence and offset (shared/mail/reminders.ts). */
-  next_reminder_at: string | null;
-  next_reminder_occurrence: string | null;
-  next_reminder_minutes: number | null;
-  status: 'approved' | 'pending' | 'rejected';
-  access_code_hash: string | null;
-  sequence: number;
-  rsvp_yes: number;
-  rsvp_maybe: number;
-  rsvp_no: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface EventWithCalendar {
-  event: EventRow;
-  calendar: CalendarRow;
-}
-
-const EVENT_COLUMNS = [
-  'id', 'uid', 'team_id', 'calendar_id', 'short_link', 'title', 'internal_name', 'description', 'location',
-  'location_url', 'image_url', 'is_draft', 'is_all_day', 'has_rsvp', 'has_calendar_invites', 'rsvp_limit',
-  'recurrence_rule', 'series_title', 'date_start', 'date_end', 'ends_at', 'timezone', 'busy_type',
-  'reminder_before', 'email_reminders', 'next_reminder_at', 'next_reminder_occurrence', 'next_reminder_minutes', 'status', 'access_code_hash', 'sequence', 'rsvp_yes', 'rsvp_maybe', 'rsvp_no', 'created_at', 'updated_at',
-] as const;
-
-const eventSelect = EVENT_COLUMNS.map((c) => `e.${c}`);
-const CALENDAR_FIELDS = CALENDAR_COLUMNS;
-const calendarSelect = CALENDAR_FIELDS.map((c) => `c.${c} as c__${c}`);
-
-type JoinedRow = EventRow & { [K in (typeof CALENDAR_FIELDS)[number] as `c__${K}`]: CalendarRow[K] };
-
-/**
- * A joined row as event + calendar. The row itself serves as the event (its c__ columns
- * are simply never read); rows of one page share calendar objects.
- */
-function split(row: JoinedRow, calendars?: Map<number, CalendarRow>): EventWithCalendar {
-  let calendar = calendars?.get(row.c__id);
-  if (!calendar) {
-    const fields: Record<string, unknown> = {};
-    for (const c of CALENDAR_FIELDS) fields[c] = row[`c__${c}`];
-    calendar = fields as unknown as CalendarRow;
-    calendars?.set(calendar.id, calendar);
-  }
-  return { event: row, calendar };
-}
 
 /** A live event with its calendar: of the team, or of any team when teamId is null (public pages). */
 export async function findEvent(
@@ -152,7 +78,7 @@ function insertEventSql(columns: Array<keyof EventRow>): string {
   // An event that names no reminders gets its calendar's default ones.
   const reminders = columns.includes('email_reminders') ? { column: '', value: '' } : { column: ', email_reminders', value: ', cal.default_email_reminders' };
   sql = `WITH cal AS (
-       SELECT ${CALENDAR_FIELDS.join(', ')} FROM calendars
+       SELECT ${CALENDAR_COLUMNS.join(', ')} FROM calendars
         WHERE uid = ? AND team_id = ? AND deleted_at IS NULL FOR SHARE
      ), e AS (
        INSERT INTO events (calendar_id, ${columns.map((c) => `"${c}"`).join(', ')}${reminders.column})
@@ -163,7 +89,7 @@ function insertEventSql(columns: Array<keyof EventRow>): string {
      ), slot AS (
        SELECT take_event_slots(e.team_id, ?, 1) AS taken FROM e
      )
-     SELECT ${eventSelect.join(', ')}, ${CALENDAR_FIELDS.map((c) => `c.${c} AS c__${c}`).join(', ')}, slot.taken IS NOT NULL AS counted
+     SELECT ${eventSelect.join(', ')}, ${CALENDAR_COLUMNS.map((c) => `c.${c} AS c__${c}`).join(', ')}, slot.taken IS NOT NULL AS counted
        FROM e, cal c, slot`;
   insertEventSqls.set(key, sql);
   return sql;

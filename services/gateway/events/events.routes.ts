@@ -1,3 +1,5 @@
+import { type EventWithCalendar } from '../../../shared/events/event-rows';
+import { toEventJson } from '../../../shared/events/event-json';
 import { eventStats } from '../analytics/analytics';
 import { parseDateInput } from '../../../shared/calendar/dates';
 import { resolveEventTimes } from '../calendar/event-times';
@@ -10,8 +12,7 @@ import { calendarParams } from '../calendars/calendars.schemas';
 import { errors, mailQuota429, validationErrorSchema } from '../http/responses';
 import { signedEventUrl } from '../../../shared/links/signatures';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { toEventJson, toSingleEventJson } from './events.presenter';
-import type { EventWithCalendar } from './events.repository';
+import { toSingleEventJson } from './events.presenter';
 import {
   calendarEventParams,
   createEventBody,

@@ -1,3 +1,5 @@
+import { type CalendarRow, type EventRow, type EventWithCalendar } from '../../../shared/events/event-rows';
+import { toEventJson } from '../../../shared/events/event-json';
 import { DateTime } from 'luxon';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs } from '../../../shared/calendar/dates';
@@ -9,24 +11,15 @@ import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { nextReminder, normalizeReminders, reminderColumns, scheduleFrom, storeNextReminder } from '../../../shared/mail/reminders';
 import { eventLimitErrorFrom, periodOf, usageKey } from '../../../shared/usage/event-limit';
-import { type CalendarRow, findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
+import { findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
 import { shortLinkTaken } from '../calendars/calendars.service';
 import type { AppContext } from '../context';
 import { recordWebhookEvent, type WebhookEventType } from '../../../shared/webhooks/outbox';
-import { toEventJson } from './events.presenter';
 import { hasMailAudience, queueInviteMail } from '../invites/invite-mail.queue';
 import { raiseSequence } from '../invites/invites.repository';
 import { reclaimRetiredShortLink, replaceShortLink } from '../public/short-links.repository';
 import { hashAccessCode, verifyAccessCode } from './access-code';
-import {
-  type EventRow,
-  type EventWithCalendar,
-  findEvent,
-  insertEventTakingSlot,
-  listEvents as listEventRows,
-  softDeleteEvent,
-  updateEvent as updateEventRow,
-} from './events.repository';
+import { findEvent, insertEventTakingSlot, listEvents as listEventRows, softDeleteEvent, updateEvent as updateEventRow } from './events.repository';
 import type { EventInput, ListEventsQuery, SimpleEventInput } from './events.schemas';
 
 type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches' | 'config' | 'queues' | 'counters'>;

@@ -1,8 +1,8 @@
+import { type EventWithCalendar } from '../../../shared/events/event-rows';
 import { applyMailQuota } from '../../../shared/mail/mail-quota';
 import { type MailDeps, queueDeliveries } from '../../../shared/mail/queue-mail';
 import type { Knex } from '../../../shared/db/knex';
 import type { MailKind } from '../../../shared/queues/mail.job';
-import type { EventWithCalendar } from '../events/events.repository';
 import { insertDeliveriesFor } from './invites.repository';
 
 /**

@@ -1,3 +1,4 @@
+import { type CalendarRow, type EventWithCalendar } from '../../../shared/events/event-rows';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { Readable, type Writable } from 'node:stream';
@@ -7,8 +8,6 @@ import type { Request, Response } from 'express';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { ICS_END, icsEvents, icsHead, type IcsOptions } from '../../../shared/calendar/ics';
 import { toIcsEvent } from '../../../shared/calendar/event-view';
-import type { CalendarRow } from '../calendars/calendars.repository';
-import type { EventWithCalendar } from '../events/events.repository';
 import { descriptionsOf, feedWindow, type FeedEvent, lastOffFeedChange } from '../events/events.repository';
 import { contentDisposition, type FileNames, titleFileNames } from '../http/content-disposition';
 import type { AppContext } from '../context';

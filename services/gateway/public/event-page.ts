@@ -1,5 +1,5 @@
+import { type EventWithCalendar } from '../../../shared/events/event-rows';
 import type { Request } from 'express';
-import type { EventWithCalendar } from '../events/events.repository';
 import type { AppContext } from '../context';
 import { findAnswerByKey } from '../rsvps/rsvps.service';
 import { type Access, cookiesOf, eventCard, eventFeedUrl, linksWithAccess, viewOf } from './public.service';

@@ -1,5 +1,6 @@
+import { type CalendarRow } from '../../../shared/events/event-rows';
+import { calendarPublicUrl } from '../../../shared/events/event-json';
 import Joi from 'joi';
-import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { verifyAccessCode } from '../events/access-code';
@@ -26,7 +27,6 @@ import { likelyPlatform } from './add-to-calendar';
 import { CATALOGS, PAGE_VARY, pageLocale, translator } from './i18n';
 import { UID_PATTERN } from '../../../shared/ids/ids';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
-import type { CalendarRow } from '../calendars/calendars.repository';
 
 const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
 /** Upcoming events per page of the calendar page, and how many pages it has at most. */

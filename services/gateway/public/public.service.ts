@@ -1,3 +1,4 @@
+import { type EventRow, type EventWithCalendar } from '../../../shared/events/event-rows';
 import type { Request } from 'express';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { type EventView, storedEventView } from '../../../shared/calendar/event-view';
@@ -9,7 +10,7 @@ import { offsetString, zoneOffsetMinutes } from '../../../shared/calendar/time-z
 import { UID_PATTERN } from '../../../shared/ids/ids';
 import { isPublished } from '../../../shared/mail/queue-mail';
 import type { AppContext } from '../context';
-import { type EventRow, type EventWithCalendar, findEvent } from '../events/events.repository';
+import { findEvent } from '../events/events.repository';
 import { unlockCookieName, verifyEventAccess, verifyUnlockCookie } from '../../../shared/links/signatures';
 import type { EventCard } from './views';
 

@@ -1,3 +1,4 @@
+import { type EventWithCalendar } from '../../../shared/events/event-rows';
 import type { Request, Response } from 'express';
 import Joi from 'joi';
 import { eventTarget } from '../analytics/analytics';
@@ -13,7 +14,6 @@ import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, toFieldErrors, uidParam } from '../http/validation';
 import { accessTo, cookiesOf, eventCard, eventCookie, eventView, findPublishedEvent } from '../public/public.service';
 import { sendHtml } from '../public/page-response';
-import type { EventWithCalendar } from '../events/events.repository';
 import { findByEmail } from './rsvps.repository';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
 import { eventPageHtml } from '../public/event-page';

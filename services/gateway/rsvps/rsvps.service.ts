@@ -1,3 +1,4 @@
+import { type EventWithCalendar } from '../../../shared/events/event-rows';
 import { recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { applyMailQuota } from '../../../shared/mail/mail-quota';
@@ -7,7 +8,7 @@ import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { Knex } from '../../../shared/db/knex';
 import { isCancelKind, isRsvpKind, type MailKind } from '../../../shared/queues/mail.job';
 import type { AppContext } from '../context';
-import { type EventWithCalendar, findEvent } from '../events/events.repository';
+import { findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
 import { type MailDeps, queueDeliveries } from '../../../shared/mail/queue-mail';
 import { type AnswerEvent, type AnswerHolder, answerKey, answerKeyRsvpUid, answerKeyUnlocks, inviteeKeyUid, verifyAnswerKey, verifyInviteeAnswerKey } from '../../../shared/links/signatures';

@@ -1,8 +1,8 @@
+import { calendarPublicUrl } from '../../../shared/events/event-json';
 import type { Request, Response } from 'express';
 import { isbot } from 'isbot';
 import Joi from 'joi';
 import { httpError, notFound, validationFailed } from '../../../shared/errors/app-error';
-import { calendarPublicUrl } from '../calendars/calendars.presenter';
 import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';

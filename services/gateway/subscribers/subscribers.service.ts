@@ -1,3 +1,5 @@
+import { type CalendarRow } from '../../../shared/events/event-rows';
+import { calendarPublicUrl } from '../../../shared/events/event-json';
 import { recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
@@ -5,8 +7,6 @@ import { subscribeUrls } from '../calendar/platform-urls';
 import { notFound } from '../../../shared/errors/app-error';
 import { sameDigest } from '../../../shared/accounts/tokens';
 import { newUid, randomBase62, sha256Hex, uidFromPublicId } from '../../../shared/ids/ids';
-import { calendarPublicUrl } from '../calendars/calendars.presenter';
-import type { CalendarRow } from '../calendars/calendars.repository';
 import { requireCalendar } from '../calendars/calendars.service';
 import type { AppContext } from '../context';
 import type { SubscribePlatform } from './subscribers.schemas';

@@ -112,7 +112,7 @@ export async function updateWebhook(deps: Deps, teamId: number, publicId: string
     if (input.description !== undefined) changes.description = input.description || null;
     if (input.is_active !== undefined) {
       changes.is_active = input.is_active;
-      if (input.is_active && !current.is_active) Object.assign(changes, { failing_since: null, disabled_reason: null });
+      if (input.is_active && !current.is_active) Object.assign(changes, { failing_since: null, disabled_reason: null, disabled_notified_at: null });
     }
     const [row] = await trx('webhooks')
       .where({ id: current.id })

@@ -33,6 +33,7 @@ import * as inviteeResponses from './0031_invitee_responses';
 import * as emailReminders from './0032_email_reminders';
 import * as calendarLocale from './0033_calendar_locale';
 import * as dashboardAccounts from './0034_dashboard_accounts';
+import * as webhookDisabledNotice from './0035_webhook_disabled_notice';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -81,4 +82,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0032_email_reminders', emailReminders],
   ['0033_calendar_locale', calendarLocale],
   ['0034_dashboard_accounts', dashboardAccounts],
+  ['0035_webhook_disabled_notice', webhookDisabledNotice],
 ];
