@@ -54,6 +54,8 @@ async function linkIn(email: string, count: number): Promise<string> {
 
 async function open(context: BrowserContext, address: string, heading: string | RegExp): Promise<{ page: Page; problems: string[]; outside: string[] }> {
   const page = await context.newPage();
+  // A step that does not happen fails on its own line, well before the test's timeout.
+  page.setDefaultTimeout(10_000);
   const watched = watchProblems(page, gw.baseUrl);
   await page.goto(`${gw.baseUrl}${address}`);
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
@@ -137,6 +139,19 @@ describe('the dashboard, end to end', () => {
       await page.getByLabel('Password').fill('correct horse battery');
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      // The session ends while a screen is open (here: everywhere, by an API call): the next
+      // call's 401 brings the sign-in screen, and signing in again leads back to that screen.
+      expect((await someone.api.post('/api/session/revoke-all')).status).toBe(200);
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await expect(page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).resolves.toBe('true');
+      await page.getByRole('link', { name: 'Calendars' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/calendars');
+      await page.getByRole('button', { name: 'Sign in with a password instead' }).click();
+      await page.getByLabel('Email').fill(someone.email);
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Calendars' }).waitFor();
       expect(problems).toEqual([]);
     } finally {
       await context.close();

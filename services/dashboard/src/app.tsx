@@ -100,14 +100,22 @@ export function App() {
 
   const context = useMemo(() => (state.status === 'signed-in' ? { session: state.session, refresh: () => void load(), signOut } : null), [state, load, signOut]);
 
+  const onSignInScreen = Boolean(match(`${BASE}/sign-in`, path));
+  useEffect(() => {
+    // Signed in already: the sign-in screen has nothing to do.
+    if (onSignInScreen && state.status === 'signed-in' && !location.hash.includes('token=')) navigate(BASE, { replace: true });
+  }, [onSignInScreen, state.status]);
+
   if (match(`${BASE}/sign-up`, path)) return <SignUpScreen />;
-  if (match(`${BASE}/sign-in`, path) || state.status === 'signed-out') {
+  if (onSignInScreen || state.status === 'signed-out') {
     return (
       <SignInScreen
         onSignedIn={(session) => {
           signedIn(session);
+          // Back where the person was when the session ended, or where the link said.
           const next = new URLSearchParams(location.search).get('next');
-          navigate(next?.startsWith(`${BASE}`) && !next.startsWith(`${BASE}/sign-`) ? next : BASE, { replace: true });
+          const target = !onSignInScreen ? location.pathname + location.search : next?.startsWith(`${BASE}/`) && !next.startsWith(`${BASE}/sign-`) ? next : BASE;
+          navigate(target, { replace: true });
         }}
       />
     );

@@ -16,14 +16,6 @@ const LINK_LABELS: Record<string, string> = {
   yahoo: 'Yahoo Calendar',
   ics: '.ics file',
 };
-const SNIPPET_LABELS: Record<string, string> = {
-  'single-button': 'One button',
-  'icon-buttons-single-row': 'Icon buttons in a row',
-  icons: 'Icons',
-  'dot-sep': 'Links separated by dots',
-  'space-sep': 'Links separated by spaces',
-  iframe: 'Embedded widget (iframe)',
-};
 
 /** One event: what it is, its links and snippets, RSVPs, invitees and analytics. */
 export function EventDetailScreen({ cal, evt }: { cal: string; evt: string }) {
@@ -86,7 +78,8 @@ function ApproveButtons({ evt, onDone }: { evt: string; onDone: () => void }) {
 }
 
 function Links({ event }: { event: EventFull }) {
-  const snippets = event.html_snippets ?? event.html;
+  // `html` names each variant; `html_snippets` (asked for with with_html) is its markup.
+  const snippets: Record<string, string> = event.html_snippets ?? {};
   return (
     <section class="card" aria-labelledby="ev-links">
       <h2 id="ev-links">Links</h2>
@@ -96,7 +89,7 @@ function Links({ event }: { event: EventFull }) {
       <details>
         <summary>HTML snippets</summary>
         {Object.entries(snippets).map(([key, html]) => (
-          <CopyValue key={key} label={SNIPPET_LABELS[key] ?? key} value={html} />
+          <CopyValue key={key} label={(event.html as Record<string, string>)[key] ?? key} value={html} />
         ))}
       </details>
     </section>
