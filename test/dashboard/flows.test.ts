@@ -18,6 +18,9 @@ import { SHOTS, signInAs, watchProblems } from './helpers';
  * link, making a calendar and an event, an API token used with fetch, approving a smart-link
  * event, exporting RSVPs, inviting a member, and a member refused by the server.
  */
+// Two cores shared with the rest of the suite: a browser flow may take a while.
+jest.setTimeout(90_000);
+
 const prefix = isolatedPrefix('dashboard-flows');
 let sink: SmtpSink;
 let gw: TestGateway;
@@ -55,7 +58,7 @@ async function linkIn(email: string, count: number): Promise<string> {
 async function open(context: BrowserContext, address: string, heading: string | RegExp): Promise<{ page: Page; problems: string[]; outside: string[] }> {
   const page = await context.newPage();
   // A step that does not happen fails on its own line, well before the test's timeout.
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000);
   const watched = watchProblems(page, gw.baseUrl);
   await page.goto(`${gw.baseUrl}${address}`);
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();

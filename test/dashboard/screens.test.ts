@@ -129,6 +129,6 @@ describe('every screen of the dashboard', () => {
         await context.close();
       }
       expect(found).toEqual(Object.fromEntries([...screens().map(([name]) => name), 'sign-in'].map((name) => [name, []])));
-    }, 120_000);
+    }, 240_000);
   }
 });
