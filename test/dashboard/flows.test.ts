@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { extractionWorker } from '../../services/extraction-worker/extraction.worker';
 import { mailWorker } from '../../services/mail-worker/mail.worker';
 import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
 import { launchChromium } from '../helpers/browser';
@@ -34,7 +35,8 @@ beforeAll(async () => {
   gw = await startGateway({ QUEUE_PREFIX: prefix });
   const mail = await startWorker((ctx) => mailWorker(ctx), { QUEUE_PREFIX: prefix, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0', PUBLIC_BASE_URL: gw.baseUrl });
   const links = await startWorker(smartLinkWorker, { QUEUE_PREFIX: prefix });
-  closers.push(() => mail.close(), () => links.close());
+  const extractions = await startWorker((ctx) => extractionWorker(ctx), { QUEUE_PREFIX: prefix });
+  closers.push(() => mail.close(), () => links.close(), () => extractions.close());
   browser = await launchChromium();
   team = await gw.newTeam();
 }, 60_000);
@@ -262,6 +264,32 @@ describe('the dashboard, end to end', () => {
     }
   });
 
+  it('fills the event form from pasted text (the extraction API), then creates the event', async () => {
+    const cal = (await team.api.post('/api/calendars', { name: 'Lunches', timezone: 'America/New_York' })).body.data;
+    const context = await ownerContext(390);
+    try {
+      const { page, problems } = await open(context, `/app/events/new?calendar=${cal.public_id}`, 'New event');
+      await page.getByText('Fill the form from text').click();
+      await page.getByLabel('Text of the event').fill('Lunch with Dana next Tuesday at 12:30pm at Olive Garden for 45 minutes');
+      await page.getByRole('button', { name: 'Read the text' }).click();
+      await page.getByText('The form is filled from the text').waitFor();
+      await expect(page.getByLabel('Title').inputValue()).resolves.toBe('Lunch with Dana');
+      await expect(page.getByLabel('Location').inputValue()).resolves.toBe('Olive Garden');
+      const start = await page.getByLabel('Starts').inputValue();
+      expect(start).toMatch(/T12:30$/);
+      await expect(page.getByLabel('Ends').inputValue()).resolves.toBe(`${start.slice(0, 10)}T13:15`);
+      await expect(page.getByLabel('Time zone').inputValue()).resolves.toBe('America/New_York');
+      await page.getByRole('button', { name: 'Create event' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Lunch with Dana' }).waitFor();
+      const made = (await team.api.get(`/api/events?calendar=${cal.public_id}`)).body.data[0];
+      expect(made).toMatchObject({ title: 'Lunch with Dana', location: 'Olive Garden', timezone: 'America/New_York' });
+      expect(made.date_start.slice(0, 16)).toBe(start);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('creates an API token shown once, which then works with fetch and a Bearer header', async () => {
     const context = await ownerContext(390);
     try {
@@ -320,7 +348,7 @@ describe('the dashboard, end to end', () => {
     }
   });
 
-  it('exports the RSVPs as a CSV file, fetched with the session', async () => {
+  it('exports the RSVPs as a CSV file, invites, and deletes the event choosing not to email invitees', async () => {
     const cal = (await team.api.post('/api/calendars', { name: 'Dinners', timezone: 'UTC' })).body.data;
     const evt = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Supper club', date_start: '2031-06-01 19:00', date_end: '2031-06-01 22:00', timezone: 'UTC', has_rsvp: true })).body.data;
     for (const [name, email, answer] of [
@@ -339,6 +367,21 @@ describe('the dashboard, end to end', () => {
       expect(csv).toContain('ada@example.com');
       expect(csv).toContain('bo@example.com');
       expect(csv.split('\n')[0]).toMatch(/email/i);
+
+      // Invite someone, then delete the event without emailing them.
+      await page.getByLabel('Email addresses').fill('Lin Chen <lin@example.com>');
+      await page.getByRole('button', { name: 'Send invitations' }).click();
+      await page.getByText('1 invited.').waitFor();
+      await page.getByRole('cell', { name: /Lin Chen/ }).waitFor();
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Supper club' }).waitFor();
+      await page.getByRole('button', { name: 'Delete event' }).click();
+      await page.getByLabel('Email invitees a cancellation').uncheck();
+      const [deleted] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'DELETE'), page.getByRole('button', { name: 'Delete event' }).click()]);
+      expect(new URL(deleted.url()).searchParams.get('notify_invitees')).toBe('false');
+      await expect(deleted.json()).resolves.toMatchObject({ data: { public_id: evt.public_id, invitees_notified: 0 } });
+      await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+      expect((await team.api.get(`/api/events/${evt.public_id}`)).status).toBe(404);
       expect(problems).toEqual([]);
     } finally {
       await context.close();
