@@ -91,7 +91,9 @@ describe('the dashboard, end to end', () => {
         if (r.url().includes('/api/auth/sessions')) posted.push(`${r.method()} ${r.postData()}`);
       });
       await page.goto(link);
-      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      // Signed in (the overview), or refused (an alert saying why).
+      await page.locator('h1:text-is("Overview"), [role=alert]').first().waitFor();
+      expect(await page.getByRole('alert').allTextContents()).toEqual([]);
       expect(posted).toEqual([`POST ${JSON.stringify({ token: new URL(link).hash.slice('#token='.length) })}`]);
       expect(page.url()).toBe(`${gw.baseUrl}/app`);
       await expect(page.evaluate('location.hash')).resolves.toBe('');
