@@ -7,6 +7,7 @@ import { queueBoard } from './admin/queue-board';
 import { calendarRoutes } from './calendars/calendars.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
 import type { AppContext, GatewayDeps } from './context';
+import { dashboardApp } from './dashboard/dashboard.routes';
 import { docsAssets, docsRoutes } from './docs/docs.routes';
 import { buildOpenApi } from './docs/openapi';
 import { eventRoutes } from './events/events.routes';
@@ -60,6 +61,8 @@ interface GatewayApp {
 
 interface BuildOptions {
   isShuttingDown?: () => boolean;
+  /** Where the built dashboard is (default dist/dashboard), served at /app. */
+  dashboardDir?: string;
 }
 
 /** The Express app with every route; no listen (main.ts and tests do that). */
@@ -135,6 +138,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
   mountRoutes(app, routes, { authenticate: auth, rateLimit: apiRateLimit(limits) });
 
   if (deps.config.adminToken) app.use(queueBoard(queues.all(), deps.config.adminToken));
+  app.use('/app', dashboardApp(opts.dashboardDir));
   app.use(methodNotAllowed(routes));
   app.use('/api', apiNotFound);
   app.use(pageNotFound);

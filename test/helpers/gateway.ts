@@ -106,7 +106,7 @@ export interface TestTeam {
 }
 
 /** The real gateway app on a free port, against the run's database and Redis. */
-export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startGateway(env: Record<string, string> = {}, options: { dashboardDir?: string } = {}): Promise<TestGateway> {
   let handler: http.RequestListener = (_req, res) => res.end();
   const server = http.createServer((req, res) => handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -118,7 +118,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
   redis.on('error', () => undefined);
   const clock = new TestClock();
   const logger = createLogger('gateway-test', config.logLevel);
-  const built = buildApp({ config, db, redis, logger, clock });
+  const built = buildApp({ config, db, redis, logger, clock }, { dashboardDir: options.dashboardDir });
   // As a real gateway would be once /readyz says so; a test that closes it at once must not
   // cut the connection mid-handshake. A Redis that is not there is the test's business.
   await whenReady(redis, 5000).catch(() => undefined);
