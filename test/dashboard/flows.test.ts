@@ -5,11 +5,12 @@ import { extractionWorker } from '../../services/extraction-worker/extraction.wo
 import { mailWorker } from '../../services/mail-worker/mail.worker';
 import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
 import { launchChromium } from '../helpers/browser';
-import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { startGateway, type TestGateway, type TestTeam, testEnv } from '../helpers/gateway';
 import { isolatedPrefix } from '../helpers/service-processes';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { waitFor } from '../helpers/wait';
 import { startWorker } from '../helpers/workers';
+import { dist, spawnNode } from '../helpers/processes';
 import { outcomeOf, submitForm } from '../smart-links/helpers';
 import { SHOTS, signInAs, watchProblems } from './helpers';
 
@@ -74,6 +75,38 @@ async function ownerContext(width = 1280): Promise<BrowserContext> {
 }
 
 describe('the dashboard, end to end', () => {
+  it('lets a new organizer made by the admin CLI in from the link the CLI emails, and create a calendar', async () => {
+    const email = `cli-organizer-${Date.now()}@example.test`;
+    const cli = async (...args: string[]) => {
+      const run = spawnNode(dist('admin/main.js'), testEnv({ QUEUE_PREFIX: prefix, PUBLIC_BASE_URL: gw.baseUrl }), args);
+      const { code } = await run.exited;
+      expect({ code, err: run.stderr() }).toEqual({ code: 0, err: '' });
+      return JSON.parse(run.stdout());
+    };
+    await cli('create-team', '--name', 'Riverside choir', '--email', email);
+    expect(await cli('sign-in-link', '--email', email)).toMatchObject({ email, sent: true });
+    const link = await linkIn(email, 1);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+      const watched = watchProblems(page, gw.baseUrl);
+      await page.goto(link);
+      await page.locator('h1:text-is("Overview"), [role=alert]').first().waitFor();
+      expect(await page.getByRole('alert').allTextContents()).toEqual([]);
+      await page.goto(`${gw.baseUrl}/app/calendars/new`);
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Rehearsals');
+      await page.getByRole('button', { name: /create calendar/i }).click();
+      await waitFor(async () => (await gw.db('calendars as c').join('users as u', 'u.team_id', 'c.team_id').where({ 'u.email': email, 'c.name': 'Rehearsals' }).first()) ?? undefined, {
+        what: 'the calendar made from the dashboard',
+      });
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('signs in from the emailed link: the POST signs in, the token leaves the address bar, and the link works once', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     try {
