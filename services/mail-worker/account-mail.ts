@@ -110,10 +110,13 @@ export type AccountMailOutcome = 'sent' | 'skipped';
  * Not sent when the webhook is on again by then, or was noticed already.
  */
 async function sendWebhookNotice(ctx: WorkerContext, transport: MailTransport, from: string, webhookId: number, log: Logger): Promise<AccountMailOutcome> {
+  // FOR SHARE waits for the transaction that turned the webhook off and queued this job
+  // (it holds the row's lock until it commits): read before that, the webhook looks on.
   const hook = await ctx.db('webhooks as w')
     .join('teams as t', 't.id', 'w.team_id')
     .where('w.id', webhookId)
     .whereNull('w.deleted_at')
+    .forShare('w')
     .first('w.uid', 'w.url', 'w.description', 'w.team_id', 'w.is_active', 'w.disabled_reason', 'w.disabled_notified_at', 't.name as team_name');
   if (!hook || hook.is_active || hook.disabled_notified_at) {
     log.info({ webhookId }, 'webhook gone, on again or noticed already: no notice sent');

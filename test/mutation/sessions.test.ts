@@ -128,6 +128,13 @@ describe('sessions', () => {
     expect(await at(SESSION_MAX_MS - 1)).not.toBeNull();
     expect(await at(SESSION_MAX_MS)).toBeNull();
     expect(new Date((await db('users').where({ id: team.userId }).first('last_sign_in_at')).last_sign_in_at).getTime()).toBe(now.getTime());
+    // Only that user's sign-in, and only that session's use, are recorded.
+    const bystander = await createTeamWithOwner(db, { name: 'Bystander', email: `by-${randomBase62(10).toLowerCase()}@example.test`, plan: 'pro', withToken: false });
+    const theirs = await createSession(db, { userId: bystander.userId, teamId: bystander.teamId }, new Date('2029-01-01T00:00:00Z'));
+    await createSession(db, { userId: team.userId, teamId: team.teamId }, now);
+    expect(new Date((await db('users').where({ id: bystander.userId }).first('last_sign_in_at')).last_sign_in_at).toISOString()).toBe('2029-01-01T00:00:00.000Z');
+    await touchSession(db, row.id, new Date(now.getTime() + 20 * 86_400_000 + 1));
+    expect(new Date((await db('sessions').where({ uid: theirs.uid }).first('last_seen_at')).last_seen_at).toISOString()).toBe('2029-01-01T00:00:00.000Z');
     const other = await createSession(db, { userId: team.userId, teamId: team.teamId }, now);
     const otherHash = (await import('../../shared/accounts/tokens')).hashToken(other.secret);
     expect(await revokeSession(db, row.id)).toBe(true);

@@ -103,7 +103,8 @@ export function toFieldErrors(error: Joi.ValidationError | undefined, schema?: J
   const details = error?.details ?? [];
   const enumFailed = new Set(details.filter((d) => d.type === 'any.only').map((d) => d.path.join('.')));
   for (const detail of details) {
-    const field = detail.path.length ? detail.path.join('.') : 'body';
+    // A key named "" is named so (an empty name could not be told from none).
+    const field = detail.path.length ? detail.path.join('.') || '""' : 'body';
     if (SAID_BY_ANY_ONLY.has(detail.type) && enumFailed.has(detail.path.join('.'))) continue;
     const optional = detail.type === 'string.empty' && schema !== undefined && fieldSchema(schema, detail.path)?.$_getFlag('presence') !== 'required';
     (out[field] ??= []).push(messageFor(detail, field, optional));

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { atLeast, ROLES, type Role } from '../../../shared/accounts/roles';
 import { createSignInLink } from '../../../shared/accounts/sign-in-links';
 import { conflict, forbidden, notFound } from '../../../shared/errors/app-error';
-import { newUid } from '../../../shared/ids/ids';
+import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { accountMailJob, newAccountMailJobId } from '../../../shared/queues/account-mail.job';
 import type { AppContext } from '../context';
 import { type AuthContext, authOf } from '../http/auth';
@@ -46,7 +46,8 @@ export function memberRoutes(ctx: AppContext): RouteSpec[] {
   const tags = ['Members'];
   const params = Joi.object({ usr: idParam('usr_') });
   const requireMember = async (teamId: number, publicId: string) => {
-    const found = await findMember(db, teamId, publicId.slice('usr_'.length));
+    const uid = uidFromPublicId('usr_', publicId);
+    const found = uid ? await findMember(db, teamId, uid) : undefined;
     if (!found) throw notFound('Member');
     return found;
   };

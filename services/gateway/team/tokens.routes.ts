@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { insertTokenRow } from '../../../shared/accounts/accounts.repository';
 import { notFound } from '../../../shared/errors/app-error';
+import { uidFromPublicId } from '../../../shared/ids/ids';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors } from '../http/responses';
@@ -83,8 +84,10 @@ export function tokenRoutes(ctx: AppContext): RouteSpec[] {
       params: Joi.object({ tok: idParam('tok_') }),
       responses: { 200: { description: 'Revoked', body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() })) }, ...errors(401, 404, 503) },
       handler: async ({ params }, req) => {
+        const uid = uidFromPublicId('tok_', params.tok);
+        if (!uid) throw notFound('Token');
         const [row] = await db('api_tokens')
-          .where({ uid: params.tok.slice('tok_'.length), team_id: authOf(req).teamId })
+          .where({ uid, team_id: authOf(req).teamId })
           .whereNull('revoked_at')
           .update({ revoked_at: db.fn.now() })
           .returning(['user_id']);
