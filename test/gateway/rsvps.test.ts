@@ -111,6 +111,22 @@ describe('RSVPs on the event page', () => {
       expect(await stored(e)).toEqual([['Vic', 'yes'], ['Eve', 'no']]);
     });
 
+    it('a new answer whose confirmation was made before (an invitee answering again) is sent its link instead', async () => {
+      const e = await event();
+      const eventPath = `/api/calendars/${cal.public_id}/events/${e.public_id}`;
+      const kinds = async () =>
+        (await gw.db('deliveries as d').join('events as e', 'e.id', 'd.event_id').where({ 'e.uid': e.uid, 'd.email': 'ivy@example.com' }).orderBy('d.id').select('d.kind')).map((d) => d.kind as string);
+      expect((await team.api.post(`${eventPath}/invites`, { invitees: [{ email: 'ivy@example.com', name: 'Ivy' }] })).status).toBe(200);
+      expect((await answer(e.uid, { name: 'Ivy', email: 'ivy@example.com', answer: 'yes' })).body).toEqual(RECEIVED);
+      // Her invitation stands, so deleting her answer sends nothing and keeps the SEQUENCE.
+      expect((await team.api.delete(`${eventPath}/rsvps/${await idOf(e, 'ivy@example.com')}`)).body.data.cancellation_queued).toBe(false);
+      expect((await answer(e.uid, { name: 'Ivy', email: 'ivy@example.com', answer: 'yes' })).body).toEqual(RECEIVED);
+      // The yes was confirmed at this SEQUENCE already: the new answer's key goes in its link.
+      expect(await kinds()).toEqual(['invitation', 'rsvp_yes', 'rsvp_link']);
+      const key = await emailedAnswerKey(gw, e.uid, 'ivy@example.com');
+      expect((await answer(e.uid, { name: 'Ivy', email: 'ivy@example.com', answer: 'maybe', key })).status).toBe(200);
+    });
+
     it("the answer's key reaches a browser through the emailed link; without it, a browser gets the same note", async () => {
       const e = await event();
       const post = (body: Record<string, string>, cookie?: string) =>
