@@ -47,7 +47,7 @@ const LEAD: Record<MailKind, string> = {
   rsvp_yes: 'Thank you for your answer. You said yes to',
   rsvp_maybe: 'Thank you for your answer. You said maybe to',
   rsvp_no: 'Thank you for your answer. You said no to',
-  rsvp_link: 'Someone asked to change the answer this address gave to',
+  rsvp_link: 'An answer was given with this address on the event page of',
   reminder: 'Coming up',
 };
 
@@ -60,7 +60,7 @@ const CALENDAR_NOTE: Record<MailKind, string> = {
   rsvp_maybe: 'The attached invitation adds it to your calendar as tentative.',
   rsvp_no: 'The attached cancellation removes it from your calendar.',
   rsvp_link:
-    'Your answer stays as it is unless you change it with the button above, which is only for you: do not pass it on. If it was not you who asked, there is nothing to do.',
+    'The button above shows the answer this address holds, and changes it: it is only for you, do not pass it on. Until it is used, that answer stays as it is (if the address had answered before, its earlier answer). If it was not you who answered, there is nothing you need to do.',
   reminder: 'This reminder changes nothing in your calendar.',
 };
 
@@ -80,7 +80,7 @@ function reason(kind: MailKind, organizer: string, title: string, answered: bool
     case 'removal':
       return `You received this because ${organizer} had invited you to ${title}.`;
     case 'rsvp_link':
-      return `You received this because someone asked, on the event page of ${title}, to change the answer this address gave.`;
+      return `You received this because someone answered with this address on the event page of ${title}.`;
     case 'reminder':
       return `You received this because you are going to ${title}.`;
     default:

@@ -7,8 +7,10 @@ import { defineJob, jobMetaSchema, QUEUES } from './queues';
  * `cancellation`: the event is cancelled (deleted with `notify_invitees`). `removal`: the
  * event goes on without this person (an invitee removed, an RSVP deleted by the organizer).
  * `rsvp_*`: answers given on the event page, confirmed (`rsvp_no` takes back a yes or maybe).
- * `rsvp_link`: the link that changes an address's answer, sent to that address when someone
- * without it tried to change the answer (no calendar part: nothing about the event changed).
+ * `rsvp_link`: the link that changes an address's answer (its key), sent to that address when
+ * an answer without the key was given with it and no confirmation carries the link: a first
+ * answer of no, or an answer that would have changed the address's earlier one (no calendar
+ * part: nothing about the event changed in the person's calendar).
  * `reminder`: the event is about to start (an `email_reminders` offset before an occurrence);
  * no calendar part either, so it never changes the person's calendar entry.
  */

@@ -3,9 +3,11 @@ import http from 'node:http';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { type BrowserContextOptions, type Page } from 'playwright-core';
+import { emailedAnswerKey } from '../helpers/answer-keys';
 import { launchChromium } from '../helpers/browser';
 import { ROOT } from '../helpers/processes';
 import { startGateway, type TestGateway } from '../helpers/gateway';
+import { isolatedPrefix } from '../helpers/service-processes';
 
 /**
  * The public pages as a person sees them, in a real browser (Debian's Chromium, headless,
@@ -21,7 +23,8 @@ let browser: Browser;
 
 beforeAll(async () => {
   fs.mkdirSync(PAGE_SHOTS, { recursive: true });
-  gw = await startGateway();
+  // A queue of its own: an answer's key is read from the mail job that carries it.
+  gw = await startGateway({ QUEUE_PREFIX: isolatedPrefix('public_pages') });
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -243,34 +246,43 @@ describe('public pages in a real browser', () => {
     }
   });
 
-  it('an RSVP is changed from the browser that gave it; another browser cannot change it', async () => {
+  it("an RSVP is received, and changed from its email's link; another browser typing the address is told the same and changes nothing", async () => {
     const team = await gw.newTeam();
     const cal = (await team.api.post('/api/calendars', { name: 'Meetups', timezone: 'UTC' })).body.data;
     const { data } = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Meetup', date_start: '2030-05-02 18:00', date_end: '2030-05-02 20:00', timezone: 'UTC', has_rsvp: true })).body;
     const mine = await openPhonePage(data.public_url);
     const other = await openPhonePage(data.public_url);
+    await other.page.setViewportSize({ width: 1280, height: 800 });
+    const notice = (page: Page) => page.locator('p[role=status]').first().textContent();
+    const received =
+      'Thanks, your answer was received. Check your email: a link to change your answer is sent to the address you gave (for a yes or maybe, with the event for your calendar). If that address had answered before, its earlier answer stays until that link is used.';
     try {
       await mine.page.fill('#rsvp-name', 'Ada');
       await mine.page.fill('#rsvp-email', 'ada@example.com');
       await mine.page.click('form[action$="/rsvp"] button[type=submit]');
-      await mine.page.waitForURL(`${data.public_url}?rsvp=thanks`);
-      await expect(mine.page.locator('p[role=status]').first().textContent()).resolves.toContain('Thanks, your answer is saved.');
-      await expect(mine.page.locator('#rsvp-email').inputValue()).resolves.toBe('ada@example.com');
+      await mine.page.waitForURL(`${data.public_url}?rsvp=received`);
+      await expect(notice(mine.page)).resolves.toBe(received);
+      // No key in this browser: the form starts empty again.
+      await expect(mine.page.locator('#rsvp-email').inputValue()).resolves.toBe('');
+      await mine.page.screenshot({ path: path.join(ARTIFACTS, 'rsvp-received-390.png'), fullPage: true });
 
-      // Someone else, typing the same address, changes nothing.
+      // Someone else, typing the same address, changes nothing, and is told just the same.
       await other.page.fill('#rsvp-name', 'Not Ada');
       await other.page.fill('#rsvp-email', 'ada@example.com');
       await other.page.check('input[name=answer][value=no]');
       await other.page.click('form[action$="/rsvp"] button[type=submit]');
-      await other.page.waitForURL(`${data.public_url}?rsvp=link_sent`);
-      await expect(other.page.locator('p[role=status]').first().textContent()).resolves.toContain('This email address has answered before.');
+      await other.page.waitForURL(`${data.public_url}?rsvp=received`);
+      await expect(notice(other.page)).resolves.toBe(received);
+      await other.page.screenshot({ path: path.join(ARTIFACTS, 'rsvp-received-1280.png'), fullPage: true });
 
-      // The browser that answered changes it: the form starts from its answer.
-      await mine.page.goto(data.public_url);
+      // Ada opens the link of her confirmation email: the page shows her answer, and the form starts from it.
+      await mine.page.goto(`${data.public_url}/rsvp?key=${await emailedAnswerKey(gw, data.uid, 'ada@example.com')}`);
       await expect(mine.page.locator('#rsvp-title + p + p').textContent()).resolves.toBe('Your answer: Yes (Ada, ada@example.com). You can change it here.');
+      await expect(mine.page.locator('#rsvp-email').inputValue()).resolves.toBe('ada@example.com');
       await mine.page.check('input[name=answer][value=maybe]');
       await mine.page.click('form[action$="/rsvp"] button[type=submit]');
       await mine.page.waitForURL(`${data.public_url}?rsvp=thanks`);
+      await expect(notice(mine.page)).resolves.toContain('Thanks, your answer is saved.');
       await expect(mine.page.locator('input[name=answer][value=maybe]').isChecked()).resolves.toBe(true);
       await mine.page.screenshot({ path: path.join(ARTIFACTS, 'rsvp-changed.png'), fullPage: true });
       const rsvps = (await team.api.get(`/api/calendars/${cal.public_id}/events/${data.public_id}/rsvps`)).body.data;
@@ -432,7 +444,7 @@ describe('the Add-to-calendar control and the pages around it', () => {
       await expect(page.locator('input[name=answer][value=maybe]').isChecked()).resolves.toBe(true);
       await page.keyboard.press('Tab');
       await expect(page.evaluate<string>('document.activeElement.textContent')).resolves.toBe('Send answer');
-      await Promise.all([page.waitForURL(`${event.data.public_url}?rsvp=thanks`), page.keyboard.press('Enter')]);
+      await Promise.all([page.waitForURL(`${event.data.public_url}?rsvp=received`), page.keyboard.press('Enter')]);
     } finally {
       await context.close();
     }
@@ -611,10 +623,11 @@ describe('the Add-to-calendar control and the pages around it', () => {
 
   it('has no serious or critical accessibility problems (axe-core), and screenshots of each page', async () => {
     const full = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Small dinner', date_start: '2031-10-01 19:00', date_end: '2031-10-01 22:00', timezone: 'Europe/Berlin', has_rsvp: true, rsvp_limit: 1 })).body.data;
-    expect((await fetch(`${full.public_url}/rsvp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ name: 'Bo', email: 'bo@example.com', answer: 'yes' }) })).status).toBe(200);
+    expect((await fetch(`${full.public_url}/rsvp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ name: 'Bo', email: 'bo@example.com', answer: 'yes' }) })).status).toBe(202);
     const locked = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Board dinner', date_start: '2031-05-01 19:00', date_end: '2031-05-01 22:00', timezone: 'UTC', access_code: 'open-sesame' })).body.data;
     const pages: Array<[string, string]> = [
       ['event', event.data.public_url],
+      ['event-rsvp-received', `${event.data.public_url}?rsvp=received`],
       ['locked', locked.public_url],
       ['rsvp-full', full.public_url],
       ['calendar', cal.public_url],

@@ -268,7 +268,7 @@ describeCluster(`on a Redis Cluster of three masters${skipped ? ` (skipped: ${sk
     const [open, other] = [await create({ has_rsvp: true }), await create({ has_rsvp: true })];
     const rsvp = (i: number) =>
       via([a, b][i % 2], null).post(`/e/${(i < 4 ? open : other).uid}/rsvp`, { name: `Guest ${i}`, email: `guest${i}@example.test`, answer: 'yes' });
-    expect(await statuses(8, rsvp)).toEqual(expected(5, 200, 3));
+    expect(await statuses(8, rsvp)).toEqual(expected(5, 202, 3));
 
     // Wrong access codes per event and address: five, then 429 even for the right one.
     const locked = await create({ access_code: 'sesame-42' });

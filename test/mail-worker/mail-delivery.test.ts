@@ -234,20 +234,33 @@ describe('invitation, update and cancellation', () => {
 });
 
 describe('RSVP confirmations', () => {
-  // Like the browser that answered: it keeps each answer's key and sends it with the next answer.
+  const answerLink = (mail: ReceivedMail) => /^Change your answer: (\S+)$/m.exec(mail.parsed.text as string)?.[1] as string;
+  // Like the person who answered: the answer's key comes only by email (the change link of
+  // the first message about it), and goes with each later answer from that address.
+  const answered = new Set<string>();
   const keys = new Map<string, string>();
+  async function keyFor(evt: { uid: string }, email: string): Promise<string | undefined> {
+    const id = `${evt.uid} ${email}`;
+    if (!keys.has(id) && answered.has(id)) {
+      const link = await waitFor(() => sink.for(email).map(answerLink).find((l) => l?.startsWith(`${gw.baseUrl}/e/${evt.uid}/rsvp?key=`)), { what: `the answer link for ${email}` });
+      keys.set(id, new URL(link).searchParams.get('key') as string);
+    }
+    return keys.get(id);
+  }
   async function rsvp(evt: { uid: string }, body: Record<string, string>) {
-    const id = `${evt.uid} ${body.email.toLowerCase()}`;
-    const res = await gw.anon.post(`/e/${evt.uid}/rsvp`, { ...body, ...(keys.has(id) ? { key: keys.get(id) } : {}) });
-    if (res.body?.data?.key) keys.set(id, res.body.data.key);
+    const email = body.email.toLowerCase();
+    const key = await keyFor(evt, email);
+    const res = await gw.anon.post(`/e/${evt.uid}/rsvp`, { ...body, ...(key ? { key } : {}) });
+    // A first answer is received (202, no key); one with its key is saved (200, with it).
+    expect([res.status, res.body.data?.key]).toEqual(key ? [200, key] : [202, undefined]);
+    answered.add(`${evt.uid} ${email}`);
     return res;
   }
-  const answerLink = (mail: ReceivedMail) => /^Change your answer: (\S+)$/m.exec(mail.parsed.text as string)?.[1] as string;
 
   it('an answer changes only with its key: the address gets its link, which opens the change', async () => {
     const evt = await newEvent({ ...review, has_rsvp: true });
     const guest = 'keyed@example.test';
-    expect((await rsvp(evt, { name: 'Kay', email: guest, answer: 'yes' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Kay', email: guest, answer: 'yes' })).status).toBe(202);
     const yes = await nth(guest, 1, 'the yes confirmation');
     const link = answerLink(yes);
     expect(link).toMatch(new RegExp(`^${gw.baseUrl}/e/${evt.uid}/rsvp\\?key=`));
@@ -255,10 +268,10 @@ describe('RSVP confirmations', () => {
 
     // Someone else types the address: the yes stands, and the address is told how to change it.
     const spoof = await gw.anon.post(`/e/${evt.uid}/rsvp`, { name: 'Not Kay', email: guest, answer: 'no' });
-    expect([spoof.status, spoof.body]).toEqual([202, { data: { status: 'link_sent' } }]);
+    expect([spoof.status, spoof.body, spoof.headers.get('set-cookie')]).toEqual([202, { data: { status: 'received' } }, null]);
     const notice = await nth(guest, 2, 'the answer link');
     expect(notice.parsed.subject).toBe('Change your answer: Quarterly review @ Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
-    expect(notice.parsed.text).toContain('Your answer stays as it is unless you change it');
+    expect(notice.parsed.text).toContain('Until it is used, that answer stays as it is (if the address had answered before, its earlier answer).');
     expect(notice.calendar).toBe('');
     expect(answerLink(notice)).toBe(link);
     const rows = await gw.db('rsvps as r').join('events as e', 'e.id', 'r.event_id').where('e.uid', evt.uid).select('r.name', 'r.answer');
@@ -285,10 +298,10 @@ describe('RSVP confirmations', () => {
     expect((await deliveries(evt)).map((d) => d.kind)).toEqual(['rsvp_yes', 'rsvp_link', 'rsvp_no']);
   });
 
-  it('confirms a yes and a maybe with the event as an already-answered invitation; a no first gets nothing', async () => {
+  it('confirms a yes and a maybe with the event as an already-answered invitation; a first no gets its answer link alone', async () => {
     const evt = await newEvent({ ...review, has_rsvp: true });
     const guest = 'guest@example.test';
-    expect((await rsvp(evt, { name: 'Gus "G" Tan', email: guest, answer: 'yes' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Gus "G" Tan', email: guest, answer: 'yes' })).status).toBe(202);
     const yes = await nth(guest, 1, 'the yes confirmation');
     expect(yes.parsed.subject).toBe('You are going: Quarterly review @ Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
     expect(yes.parsed.text).toContain('You said yes to');
@@ -311,15 +324,24 @@ describe('RSVP confirmations', () => {
     const rows = await gw.db('deliveries as d').join('rsvps as r', 'r.id', 'd.rsvp_id').where('r.email', guest).select('d.kind');
     expect(rows).toHaveLength(2);
 
-    // Someone whose first answer is no never had the event: nothing is sent.
-    expect((await rsvp(evt, { name: 'Noor', email: 'noor@example.test', answer: 'no' })).status).toBe(200);
-    expect((await deliveries(evt)).map((d) => d.kind)).toEqual(['rsvp_yes', 'rsvp_maybe']);
+    // Someone whose first answer is no never had the event: no calendar part, only the link
+    // that changes the answer (its key reaches the address by email alone).
+    expect((await rsvp(evt, { name: 'Noor', email: 'noor@example.test', answer: 'no' })).status).toBe(202);
+    expect((await deliveries(evt)).map((d) => d.kind)).toEqual(['rsvp_yes', 'rsvp_maybe', 'rsvp_link']);
+    const link = await nth('noor@example.test', 1, 'the answer link');
+    expect(link.parsed.subject).toMatch(/^Change your answer: Quarterly review @ /);
+    expect(link.parsed.text).toContain('An answer was given with this address on the event page of:');
+    expect(link.calendar).toBe('');
+    expect(answerLink(link)).toMatch(new RegExp(`^${gw.baseUrl}/e/${evt.uid}/rsvp\\?key=`));
+    // The link works: with its key, Noor's answer changes.
+    expect((await rsvp(evt, { name: 'Noor', email: 'noor@example.test', answer: 'maybe' })).status).toBe(200);
+    expect((await nth('noor@example.test', 2, 'the maybe confirmation')).parsed.subject).toMatch(/^You might go: /);
   });
 
   it('takes the event out of the calendar of someone who changes to no, and puts it back when they answer again', async () => {
     const evt = await newEvent({ ...review, has_rsvp: true });
     const guest = 'changer@example.test';
-    expect((await rsvp(evt, { name: 'Cy', email: guest, answer: 'yes' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Cy', email: guest, answer: 'yes' })).status).toBe(202);
     const yes = await nth(guest, 1, 'the yes confirmation');
     expect((await rsvp(evt, { name: 'Cy', email: guest, answer: 'no' })).status).toBe(200);
     const no = await nth(guest, 2, 'the cancellation for the no');
@@ -341,7 +363,7 @@ describe('RSVP confirmations', () => {
     // An invitee's invitation stands whatever they answer on the page: their no sends nothing.
     await team.api.post(invitesPath(evt), { invitees: [{ email: 'invited@example.test' }] });
     await nth('invited@example.test', 1, 'the invitation');
-    expect((await rsvp(evt, { name: 'In', email: 'invited@example.test', answer: 'yes' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'In', email: 'invited@example.test', answer: 'yes' })).status).toBe(202);
     await nth('invited@example.test', 2, 'the yes confirmation');
     expect((await rsvp(evt, { name: 'In', email: 'invited@example.test', answer: 'no' })).status).toBe(200);
     await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
@@ -352,7 +374,7 @@ describe('RSVP confirmations', () => {
     const evt = await newEvent({ ...review, has_rsvp: true });
     const rsvpsPath = `${eventPath(evt)}/rsvps`;
     const idOf = async (email: string) => ((await team.api.get(rsvpsPath)).body.data as Array<{ id: string; email: string }>).find((r) => r.email === email)?.id;
-    expect((await rsvp(evt, { name: 'Dee', email: 'dee@example.test', answer: 'yes' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Dee', email: 'dee@example.test', answer: 'yes' })).status).toBe(202);
     const yes = await nth('dee@example.test', 1, 'the yes confirmation');
     const removed = await team.api.delete(`${rsvpsPath}/${await idOf('dee@example.test')}`);
     expect(removed.body.data.cancellation_queued).toBe(true);
@@ -366,7 +388,7 @@ describe('RSVP confirmations', () => {
 
     // An invitee's invitation stands when their answer is deleted: nothing is sent.
     await team.api.post(invitesPath(evt), { invitees: [{ email: 'inv2@example.test' }] });
-    expect((await rsvp(evt, { name: 'Iv', email: 'inv2@example.test', answer: 'maybe' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Iv', email: 'inv2@example.test', answer: 'maybe' })).status).toBe(202);
     await nth('inv2@example.test', 2, 'the maybe confirmation');
     expect((await team.api.delete(`${rsvpsPath}/${await idOf('inv2@example.test')}`)).body.data.cancellation_queued).toBe(false);
     await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
@@ -385,7 +407,7 @@ describe('RSVP confirmations', () => {
     await team.api.post(invitesPath(evt), { invitees: [{ email: 'inv@example.test' }] });
     await team.api.put(eventPath(evt), { ...review, has_rsvp: true, title: 'Moved review', send_invite_updates: true });
     const update = await nth('inv@example.test', 2, 'the update');
-    expect((await rsvp(evt, { name: 'Late', email: 'late@example.test', answer: 'yes' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Late', email: 'late@example.test', answer: 'yes' })).status).toBe(202);
     const confirmation = await nth('late@example.test', 1, 'the confirmation');
     expect(prop(confirmation, 'SUMMARY')).toBe('Moved review');
     expect(prop(confirmation, 'SEQUENCE')).toBe(prop(update, 'SEQUENCE'));
@@ -394,12 +416,12 @@ describe('RSVP confirmations', () => {
   it('keeps the calendars of those who said yes or maybe right: they get updates and the cancellation, once each', async () => {
     // No invitees at all: the answers alone make an audience.
     const evt = await newEvent({ ...review, has_rsvp: true });
-    expect((await rsvp(evt, { name: 'Yara', email: 'yara@example.test', answer: 'yes' })).status).toBe(200);
-    expect((await rsvp(evt, { name: 'Max', email: 'max@example.test', answer: 'maybe' })).status).toBe(200);
-    expect((await rsvp(evt, { name: 'Noa', email: 'noa@example.test', answer: 'no' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Yara', email: 'yara@example.test', answer: 'yes' })).status).toBe(202);
+    expect((await rsvp(evt, { name: 'Max', email: 'max@example.test', answer: 'maybe' })).status).toBe(202);
+    expect((await rsvp(evt, { name: 'Noa', email: 'noa@example.test', answer: 'no' })).status).toBe(202);
     // Invited and answered yes too: one message per change, as an invitee, with the answer kept.
     await team.api.post(invitesPath(evt), { invitees: [{ email: 'both@example.test' }] });
-    expect((await rsvp(evt, { name: 'Bea', email: 'Both@example.test', answer: 'yes' })).status).toBe(200);
+    expect((await rsvp(evt, { name: 'Bea', email: 'Both@example.test', answer: 'yes' })).status).toBe(202);
     const confirmation = await nth('yara@example.test', 1, 'the yes confirmation');
 
     // Turning RSVPs off later does not forget who has the event in their calendar.
@@ -422,10 +444,10 @@ describe('RSVP confirmations', () => {
     await waitFor(async () => (await deliveries(evt)).every((d) => d.status === 'sent'), { what: 'every delivery sent' });
     const byKind = (await deliveries(evt)).filter((d) => d.kind !== 'rsvp_yes' && d.kind !== 'rsvp_maybe' && d.kind !== 'invitation');
     expect(byKind.map((d) => `${d.kind} ${d.email.toLowerCase()}`).sort()).toEqual(
-      ['both', 'max', 'yara'].flatMap((who) => [`cancellation ${who}@example.test`, `update ${who}@example.test`]).sort(),
+      [...['both', 'max', 'yara'].flatMap((who) => [`cancellation ${who}@example.test`, `update ${who}@example.test`]), 'rsvp_link noa@example.test'].sort(),
     );
-    // A no never had the event: nothing was sent to them.
-    expect(sink.for('noa@example.test')).toHaveLength(0);
+    // A no never had the event: only its answer link was sent to them.
+    expect(sink.for('noa@example.test').map((m) => m.parsed.subject?.split(':')[0])).toEqual(['Change your answer']);
     expect(sink.for('both@example.test')).toHaveLength(4); // invitation, yes confirmation, update, cancellation
   });
 });

@@ -70,8 +70,9 @@ async function newEvent(body: Record<string, unknown>): Promise<Evt> {
 }
 const invite = async (evt: Evt, emails: string[]) =>
   expect((await team.api.post(`${eventsPath()}/${evt.public_id}/invites`, { invitees: emails.map((email) => ({ email })) })).status).toBe(200);
+/** A first answer on the event page: received (202), its key emailed to the address. */
 const rsvp = async (evt: Evt, email: string, answer: string) =>
-  expect((await gw.anon.post(`/e/${evt.uid}/rsvp`, { name: email.split('@')[0], email, answer })).status).toBe(200);
+  expect((await gw.anon.post(`/e/${evt.uid}/rsvp`, { name: email.split('@')[0], email, answer })).status).toBe(202);
 
 /** The reminders this address received (invitations and RSVP confirmations left out). */
 const remindersTo = (email: string) => sink.for(email).filter((m) => m.parsed.subject?.startsWith('Reminder:'));

@@ -81,7 +81,9 @@ export async function seedTeam(gw: TestGateway, team: TestTeam, opts: { awaitSub
   );
   const eventPath = `/api/calendars/${calendar.public_id}/events/${event.public_id}`;
   const invitees = await ok<Array<{ id: string }>>('invitee', team.api.post(`${eventPath}/invites`, { invitees: [{ email: `guest-${mark}@example.com`, name: 'Guest' }] }));
-  const rsvp = await ok<{ id: string }>('rsvp', gw.anon.post(`/e/${event.uid}/rsvp`, { name: 'Ann', email: `ann-${mark}@example.com`, answer: 'yes' }));
+  // An answer is received (202) without its id or key: the team's list has it.
+  await ok('rsvp', gw.anon.post(`/e/${event.uid}/rsvp`, { name: 'Ann', email: `ann-${mark}@example.com`, answer: 'yes' }), 202);
+  const [rsvp] = await ok<Array<{ id: string }>>('rsvps', team.api.get(`${eventPath}/rsvps`));
   const subscribed = await fetch(`${calendar.public_url}/subscribe/ics`, { method: 'POST', redirect: 'manual', headers: { 'User-Agent': BROWSER_UA } });
   if (subscribed.status !== 303) throw new Error(`seeding subscriber: ${subscribed.status}`);
   const [subscriber] = await ok<Array<{ id: string; feed_url: string }>>('subscribers', team.api.get(`/api/calendars/${calendar.public_id}/subscribers`));

@@ -3,6 +3,7 @@ import { signPayload } from '../../shared/webhooks/signature';
 import { newSigningSecret } from '../../shared/webhooks/secrets';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
+import { emailedAnswerKey } from '../helpers/answer-keys';
 import type { TestGateway, TestTeam } from '../helpers/gateway';
 import { BROWSER_UA, dropPrefix, securityPrefix, seedTeam, startSecurityGateway } from './fixtures';
 
@@ -159,6 +160,7 @@ describe('RSVP answer keys', () => {
     const base = { title: 'Members evening', date_start: '2030-06-01 18:00', date_end: '2030-06-01 21:00', timezone: 'UTC', has_rsvp: true };
     const e = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { ...base, access_code: 'first-code' })).body.data as { uid: string; public_id: string; public_url: string };
     const eventPath = `/api/calendars/${cal.public_id}/events/${e.public_id}`;
+    /** Answers as `email`, and the answer's key as its confirmation carries it. */
     const give = async (email: string) => {
       const signed = (await team.api.post(`${eventPath}/signed-url`, {})).body.url as string;
       const res = await fetch(signed.replace('?', '/rsvp?'), {
@@ -166,7 +168,8 @@ describe('RSVP answer keys', () => {
         headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
         body: JSON.stringify({ name: 'Guest', email, answer: 'yes' }),
       });
-      return ((await res.json()) as { data: { key: string } }).data.key;
+      expect(res.status).toBe(202);
+      return emailedAnswerKey(gw, e.uid, email);
     };
     /** Follows the answer link; answers its status, whether it set an unlock cookie, and what the cookies open. */
     const follow = async (key: string) => {
@@ -212,7 +215,8 @@ describe('RSVP answer keys', () => {
     const signed = (await team.api.post(`/api/calendars/${cal.public_id}/events/${e.public_id}/signed-url`, {})).body.url as string;
     const post = (body: Record<string, string>) =>
       fetch(signed.replace('?', '/rsvp?'), { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(body) });
-    const key = ((await (await post({ name: 'Kim', email: 'kim@example.com', answer: 'yes' })).json()) as { data: { key: string } }).data.key;
+    expect((await post({ name: 'Kim', email: 'kim@example.com', answer: 'yes' })).status).toBe(202);
+    const key = await emailedAnswerKey(gw, e.uid, 'kim@example.com');
     for (const [how, near] of nearMisses(key)) {
       const res = await fetch(`${e.public_url}/rsvp?key=${encodeURIComponent(near)}`, { redirect: 'manual' });
       expect([how, res.status === 303 && res.headers.getSetCookie().some((c) => c.startsWith(`unlock_${e.uid}=`))]).toEqual([how, false]);

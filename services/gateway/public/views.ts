@@ -368,9 +368,13 @@ const fieldErrors = (id: string, messages: string[] | undefined) =>
   messages?.length ? html`<p class="error" id="${id}-error" style="flex-basis:100%;margin:0">${messages.join(' ')}</p>` : '';
 const invalid = (id: string, messages: string[] | undefined) => (messages?.length ? html` aria-invalid="true" aria-describedby="${id}-error"` : '');
 
-/** What the page says after an answer: saved, or held until the address uses its link. */
-type RsvpNotice = 'thanks' | 'link_sent';
-export const rsvpNotice = (value: unknown): RsvpNotice | undefined => (value === 'thanks' || value === 'link_sent' ? value : undefined);
+/**
+ * What the page says after an answer: `thanks`, saved (it came with its key, which this
+ * browser keeps); `received`, an answer without the key, which says the same whether or not
+ * the address had answered: a link to change it is on its way to the address.
+ */
+export type RsvpNotice = 'thanks' | 'received';
+export const rsvpNotice = (value: unknown): RsvpNotice | undefined => (value === 'thanks' || value === 'received' ? value : undefined);
 
 function rsvpSection(box: RsvpBox, t: Translate): SafeHtml {
   const full = box.limit !== null && box.counts.yes >= box.limit;
@@ -393,7 +397,7 @@ function rsvpSection(box: RsvpBox, t: Translate): SafeHtml {
 <h2 id="rsvp-title">${t('rsvp_title')}</h2>
 <p class="meta">${t('rsvp_counts', { yes: box.counts.yes, maybe: box.counts.maybe })}${places}</p>
 ${box.notice === 'thanks' ? html`<p role="status"><b>${t('rsvp_thanks_title')}</b> ${t('rsvp_thanks_text')}</p>` : ''}
-${box.notice === 'link_sent' ? html`<p role="status"><b>${t('rsvp_link_sent_title')}</b> ${t('rsvp_link_sent_text')}</p>` : ''}
+${box.notice === 'received' ? html`<p role="status"><b>${t('rsvp_received_title')}</b> ${t('rsvp_received_text')}</p>` : ''}
 ${refused ? html`<p class="error" role="alert"><b>${t('rsvp_not_saved')}</b> ${errors.form?.length ? errors.form.join(' ') : t('rsvp_correct_below')}</p>` : ''}
 ${yours && !refused ? html`<p>${t('rsvp_your_answer')} <b>${label[yours.answer]}</b> (${yours.name}, ${yours.email}). ${t('rsvp_can_change')}</p>` : ''}
 ${yesDisabled ? html`<p class="error">${t('rsvp_full')}</p>` : ''}

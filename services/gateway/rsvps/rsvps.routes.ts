@@ -18,11 +18,13 @@ import { findByEmail } from './rsvps.repository';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
 import { eventPageHtml } from '../public/event-page';
 import { wantsJson } from '../http/errors';
-import { answerPage, errorPage, lockedPage } from '../public/views';
+import { answerPage, errorPage, lockedPage, type RsvpNotice } from '../public/views';
 import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpAnswer, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
 import { allRsvps, answerFromEmail, answerKeyOf, answerKeyOpens, csvLine, deleteRsvp, type EmailAnswerer, findAnswerByKey, findEmailAnswerer, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
 
 const RSVP_WINDOW_SECONDS = 10 * 60;
+/** The answer to an answer without its key, the same whether or not the address had answered. */
+const RECEIVED = 'received';
 const NO_RSVPS = 'This event does not take RSVPs.';
 
 
@@ -82,7 +84,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       path: '/e/:uid/rsvp',
       operationId: 'rsvpToEvent',
       summary: 'Answer an event: yes, maybe or no (no token)',
-      description: `Form-urlencoded or JSON (anything else is a 415): \`name\`, \`email\`, \`answer\`, and \`key\` to change an earlier answer. One answer per email per event. The answer's \`key\` (also set as a cookie for the event, and in the link of every RSVP email) lets a later answer from the same email replace it; without it the earlier answer stands, the address is emailed its link (when the answer would change) and the answer is a 202 \`{"data":{"status":"link_sent"}}\` (a form: back to the page with a note). A published event without \`has_rsvp\` is a 409. When \`rsvp_limit\` yes answers are in, a new yes is a 409. Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
+      description: `Form-urlencoded or JSON (anything else is a 415): \`name\`, \`email\`, \`answer\`, and \`key\` to change an earlier answer. One answer per email per event. An answer without the \`key\` of the address's answer (in the body, or the event's cookie that the link in every RSVP email sets) is a 202 \`{"data":{"status":"${RECEIVED}"}}\` (a form: back to the page with \`?rsvp=${RECEIVED}\`), alike whether or not the address had answered, with no key and no cookie: an address that had not answered has its answer recorded and its key emailed to it (in the confirmation of a yes or maybe, or an answer link for a no); one that had keeps its answer, and is emailed its link when the answer would change (at most once an hour). With the key, the answer replaces the earlier one: a 200 with the answer and its key, which is set as the event's cookie (a form: \`?rsvp=thanks\`). A published event without \`has_rsvp\` is a 409. When \`rsvp_limit\` yes answers are in, a yes is a 409 (with the key, unless the answer already is a yes). Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
       tags,
       auth: false,
       page: true,
@@ -92,12 +94,12 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       bodyCheckedByHandler: true,
       before: rsvpBodyParsers,
       responses: {
-        200: { description: "Saved (JSON requests), with the answer's `key`", body: dataOf(answerSchema) },
+        200: { description: "Saved, replacing the address's earlier answer whose `key` came with it (JSON requests): the answer and its `key`", body: dataOf(answerSchema) },
         202: {
-          description: 'This email answered before and the request lacks that answer\'s key: the answer stands, and the address is emailed its link',
-          body: dataOf(Joi.object({ status: Joi.string().valid('link_sent').required() })),
+          description: "Received, without the key of the address's answer: the same answer whether or not the address had answered (see the description)",
+          body: dataOf(Joi.object({ status: Joi.string().valid(RECEIVED).required() })),
         },
-        303: { description: 'Back to the event page with a note (`?rsvp=thanks`, or `?rsvp=link_sent` as for the 202)' },
+        303: { description: `Back to the event page with a note: \`?rsvp=${RECEIVED}\` as for the 202, \`?rsvp=thanks\` as for the 200` },
         403: { description: 'Protected event without access', contentType: 'text/html', body: messageSchema },
         404: { description: 'Unknown or unpublished event', contentType: 'text/html', body: messageSchema },
         409: { description: 'The event takes no RSVPs (`has_rsvp` false), or it is full (`{"message"}`)', contentType: 'text/html', body: messageSchema },
@@ -129,19 +131,22 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         const input = value as RsvpInput;
         input.key ??= cookiesOf(req)[answerCookieName(params.uid)];
         try {
-          const { row, held } = await submitRsvp(ctx, found, input, req.id);
+          const { row, held, proven } = await submitRsvp(ctx, found, input, req.id);
           if (!held) ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
           res.set('Cache-Control', 'no-store');
-          const key = held ? undefined : answerKeyOf(ctx, found.event, row);
-          // The browser that gave the answer keeps its key, to change it from the page later.
-          if (key) res.set('Set-Cookie', eventCookie(ctx.config.publicBaseUrl, params.uid, answerCookieName(params.uid), key, ANSWER_COOKIE_SECONDS));
-          if (wantsJson(req)) {
-            if (held) res.status(202).json({ data: { status: 'link_sent' } });
-            else res.status(200).json({ data: { ...toRsvpJson(row), key } });
+          const back = (notice: RsvpNotice) => `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${notice}`;
+          if (!proven) {
+            // Without the answer's key, one answer whether or not the address had answered:
+            // no key, no cookie, nothing that tells the two apart (see submitRsvp).
+            if (wantsJson(req)) res.status(202).json({ data: { status: RECEIVED } });
+            else res.redirect(303, back(RECEIVED));
             return;
           }
-          const back = `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${held ? 'link_sent' : 'thanks'}`;
-          res.redirect(303, back);
+          // Whoever sent the answer's key holds it already: the answer, and the key kept in this browser.
+          const key = answerKeyOf(ctx, found.event, row);
+          res.set('Set-Cookie', eventCookie(ctx.config.publicBaseUrl, params.uid, answerCookieName(params.uid), key, ANSWER_COOKIE_SECONDS));
+          if (wantsJson(req)) res.status(200).json({ data: { ...toRsvpJson(row), key } });
+          else res.redirect(303, back('thanks'));
         } catch (err) {
           if (err instanceof AppError && err.status === 409 && !wantsJson(req)) err.withPage(await formAgain(input.answer === 'yes' ? { answer: [err.message] } : { form: [err.message] }));
           throw err;

@@ -9,7 +9,7 @@ export const rsvpBody = Joi.object({
   name: personName().min(1).required(),
   email: emailAddress().lowercase().required(),
   answer: Joi.string().valid(...RSVP_ANSWERS).required(),
-  key: Joi.string().max(200).description("The answer's key, to change an answer this email gave before (see the RSVP answer's `key`)"),
+  key: Joi.string().max(200).description("The answer's key, to change an answer this email gave before: emailed to the address in the link of every RSVP message (`/e/{uid}/rsvp?key=…`)"),
 }).unknown(true);
 
 export interface RsvpInput {
@@ -29,7 +29,7 @@ export const rsvpSchema = Joi.object({
   updated_at: Joi.string().required(),
 }).meta({ title: 'Rsvp' });
 
-/** An answer as its giver gets it: with its key, which lets a later answer from the same email replace it. */
+/** An answer as a caller that sent its key gets it: with that key, which lets a later answer from the same email replace it. */
 export const answerSchema = rsvpSchema.keys({ key: Joi.string().required() }).meta({ title: 'RsvpAnswer' });
 
 export const countsSchema = Joi.object({

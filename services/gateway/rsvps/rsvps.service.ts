@@ -88,44 +88,53 @@ export async function findAnswerByKey(deps: Pick<AppContext, 'db' | 'config'>, e
 const answerUrl = (deps: Pick<MailDeps, 'config'>, event: AnswerEvent, rsvp: RsvpRow) =>
   `${deps.config.publicBaseUrl}/e/${event.uid}/rsvp?key=${answerKeyOf(deps, event, rsvp)}`;
 
+/** What became of a message to one person: queued, made but skipped (the team's email quota, a suppressed address), or made before (at this SEQUENCE). */
+type Told = 'queued' | 'skipped' | 'made before';
+
 /**
  * One message about the event to the person who gave this answer: a delivery row and its
- * job, in the caller's transaction (which holds the event row lock). Answers whether one
- * was queued (none when this very message was already made).
+ * job, in the caller's transaction (which holds the event row lock).
  */
 async function tellPerson(
   trx: Knex,
   deps: MailDeps,
   p: { found: EventWithCalendar; rsvp: RsvpRow; kind: MailKind; sequence: number; requestId?: string },
-): Promise<boolean> {
+): Promise<Told> {
   const inserted = await insertRsvpDelivery(trx, { rsvp: p.rsvp, kind: p.kind, sequence: p.sequence });
+  if (!inserted.length) return 'made before';
   // A visitor's answer stands whatever the team's email quota; past it, its message is skipped.
   const deliveries = await applyMailQuota(trx, p.found.event.team_id, inserted, deps.clock.now(), 'skip');
-  if (!deliveries.length) return false;
+  if (!deliveries.length) return 'skipped';
   // The event as it is now, under the lock (the page's copy may be a moment old).
   const current = (await findEvent(trx, null, p.found.event.uid)) ?? p.found;
   // Messages about their own answer carry its link; a removal (the answer is gone) does not.
   const link = isRsvpKind(p.kind) ? answerUrl(deps, p.found.event, p.rsvp) : undefined;
   await queueDeliveries(trx, deps, { found: current, kind: p.kind, sequence: p.sequence, deliveries, requestId: p.requestId, answerUrl: link });
-  return true;
+  return 'queued';
 }
 
 const eventFull = () => conflict('This event is full: no more places for a yes.');
 
 /**
  * One answer per email per event; a second answer replaces the first, when it comes with
- * the first one's key (the browser that gave it keeps it in a cookie, a JSON caller got it
- * in the answer, and the address gets it in every RSVP message). Without the key the answer
- * stands (`held`): anyone can type an address, and a changed answer sends mail to it and can
- * take the event out of that person's calendar. The address is sent its link instead (kind
- * `rsvp_link`, at most one an hour), and only if the answer would change. The event row is
- * locked for the change, so `rsvp_limit` holds however many answer at once. A yes or
- * maybe is confirmed by email (a delivery row and a mail job, in the same transaction:
- * if the job cannot be queued, the answer is not stored either). A yes or maybe changed
- * to no is answered with a cancellation to that person (unless they are also an invitee,
- * whose invitation stands), since the confirmation put the event in their calendar. A
- * confirmation after a cancellation to the same address carries a higher SEQUENCE, so the
- * calendar app takes the event back.
+ * the first one's key (`proven`: the address gets it in every RSVP message, and the browser
+ * that followed such a message's link keeps it in a cookie). Anyone can type an address, so
+ * an answer without that proof tells its sender nothing about the address, and hands out no
+ * key: whether the address had answered or not, the caller learns the same (`proven` false).
+ * An address that had not answered has its answer recorded at once, and its key is emailed
+ * to it: in the confirmation of a yes or maybe, else (a first no, or a confirmation made
+ * before at this SEQUENCE) in an answer link (kind `rsvp_link`). An address that had
+ * answered keeps its answer (`held`): a changed answer sends mail to it and can take the
+ * event out of that person's calendar. The address is sent its link instead (at most one an
+ * hour), and only if the answer would change. A full event refuses a yes without proof
+ * whoever the address, even the one whose yes holds a place, so a refusal does not tell
+ * either. The event row is locked for the change, so `rsvp_limit` holds however many answer
+ * at once. A yes or maybe is confirmed by email (a delivery row and a mail job, in the same
+ * transaction: if the job cannot be queued, the answer is not stored either). A yes or maybe
+ * changed to no is answered with a cancellation to that person (unless they are also an
+ * invitee, whose invitation stands), since the confirmation put the event in their
+ * calendar. A confirmation after a cancellation to the same address carries a higher
+ * SEQUENCE, so the calendar app takes the event back.
  */
 export async function submitRsvp(
   deps: MailingDeps,
@@ -138,21 +147,24 @@ export async function submitRsvp(
     /** Also done in the answer's transaction, once it is saved. */
     onSaved?: (trx: Knex, row: RsvpRow) => Promise<void>;
   } = {},
-): Promise<{ row: RsvpRow; created: boolean; held: boolean }> {
+): Promise<{ row: RsvpRow; created: boolean; held: boolean; proven: boolean }> {
   const result = await deps.db.transaction(async (trx) => {
     const event = await lockEventForRsvp(trx, found.event.id);
     if (!event || !event.has_rsvp) throw notFound('Event');
     const existing = await findByEmail(trx, event.id, input.email);
-    if (existing && !opts.addressVerified && !verifyAnswerKey(deps.config.appKey, holderOf(found.event.uid, existing), input.key)) {
+    const proven = !!opts.addressVerified || (existing !== undefined && verifyAnswerKey(deps.config.appKey, holderOf(found.event.uid, existing), input.key));
+    const full = event.rsvp_limit !== null && event.rsvp_yes >= event.rsvp_limit;
+    if (!proven && input.answer === 'yes' && full) throw eventFull();
+    if (existing && !proven) {
       const changes = existing.answer !== input.answer || existing.name !== input.name;
       // At most one an hour: the address cannot be flooded, yet can ask again for a lost one.
       // An answer link changes no calendar, so its `sequence` only numbers the links sent.
       const links = changes ? await answerLinksSent(trx, event.id, existing.email) : null;
       if (links && !links.recent) await tellPerson(trx, deps, { found, rsvp: existing, kind: 'rsvp_link', sequence: links.sent, requestId });
-      return { row: existing, created: false, held: true };
+      return { row: existing, created: false, held: true, proven };
     }
     const becomesYes = input.answer === 'yes' && existing?.answer !== 'yes';
-    if (becomesYes && event.rsvp_limit !== null && event.rsvp_yes >= event.rsvp_limit) throw eventFull();
+    if (becomesYes && full) throw eventFull();
     const row = existing
       ? await updateRsvp(trx, existing.id, { name: input.name, answer: input.answer })
       : await insertRsvp(trx, { uid: newUid(), event_id: event.id, team_id: found.event.team_id, name: input.name, email: input.email, answer: input.answer });
@@ -160,16 +172,23 @@ export async function submitRsvp(
     await announceRsvp(trx, deps, existing ? 'rsvp.updated' : 'rsvp.created', found, row);
 
     const tell = (kind: MailKind, sequence: number) => tellPerson(trx, deps, { found, rsvp: row, kind, sequence, requestId });
+    let confirmation: Told | undefined;
     if (input.answer !== 'no') {
       const last = await lastMessageTo(trx, event.id, input.email);
       const outranked = last !== undefined && isCancelKind(last.kind) && last.sequence >= event.sequence;
       const sequence = outranked ? await raiseSequence(trx, event.id, last.sequence + 1) : event.sequence;
-      await tell(input.answer === 'yes' ? 'rsvp_yes' : 'rsvp_maybe', sequence);
+      confirmation = await tell(input.answer === 'yes' ? 'rsvp_yes' : 'rsvp_maybe', sequence);
     } else if (existing && (await inCalendarByRsvpAlone(trx, existing))) {
       await tell('rsvp_no', await raiseSequence(trx, event.id));
     }
+    // A new answer given without its address's proof: its key reaches the address by email
+    // only. When no confirmation carries it, the answer link does (a skipped confirmation
+    // would see its link skipped alike).
+    if (!existing && !proven && (confirmation === undefined || confirmation === 'made before')) {
+      await tell('rsvp_link', (await answerLinksSent(trx, event.id, row.email)).sent);
+    }
     if (opts.onSaved) await opts.onSaved(trx, row);
-    return { row, created: !existing, held: false };
+    return { row, created: !existing, held: false, proven };
   });
   await deps.caches.invalidate({ kind: 'event', uid: found.event.uid });
   return result;
@@ -204,7 +223,7 @@ export async function deleteRsvp(
     if (!existing) throw notFound('RSVP');
     const queued =
       (await inCalendarByRsvpAlone(trx, existing)) &&
-      (await tellPerson(trx, deps, { found, rsvp: existing, kind: 'removal', sequence: await raiseSequence(trx, found.event.id), requestId }));
+      (await tellPerson(trx, deps, { found, rsvp: existing, kind: 'removal', sequence: await raiseSequence(trx, found.event.id), requestId })) === 'queued';
     await deleteRow(trx, existing.id);
     await adjustCounts(trx, found.event.id, existing.answer, null);
     await announceRsvp(trx, deps, 'rsvp.deleted', found, existing);
