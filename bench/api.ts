@@ -5,6 +5,7 @@ import { BENCH_CONNECTIONS, load, warm, type LoadOptions, type LoadResult } from
 import { DIST, serviceArgv, startProcess } from './lib/processes';
 import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase, seedEvents } from './lib/setup';
+import { createSession, sessionCookie } from '../shared/accounts/sessions';
 
 const EVENTS = Number(process.env.BENCH_API_EVENTS ?? 200_000);
 
@@ -50,6 +51,7 @@ export async function benchApi(): Promise<BenchRow[]> {
 
     let n = 0;
     const randomEvent = () => ({ path: `/api/events/${sample[n++ % sample.length]}` });
+    const randomRead = (req: { body?: string }) => ({ ...req, ...randomEvent() });
     const scenarios: Array<{ name: string; opts: (base: string) => LoadOptions }> = [
       {
         name: 'GET /api/events/{evt}',
@@ -72,6 +74,18 @@ export async function benchApi(): Promise<BenchRow[]> {
       rows.push(row('api', `${s.name} p50`, ours.p50, base.p50, 'ms', { text: 'reported' }));
       rows.push(row('api', `${s.name} p99`, ours.p99, base.p99, 'ms', { atMost: 3 }));
     }
+    // The dashboard's credential beside the API's: the same read with a session cookie, and
+    // with the bearer token again right before it (the baseline of this pair).
+    const session = await createSession(db, { userId: team.userId, teamId: team.teamId }, new Date());
+    const cookie = { Cookie: `${sessionCookie({ nodeEnv: 'production', publicBaseUrl: gateway.url }).name}=${session.secret}` };
+    const byToken = { url: `${gateway.url}/api/events/${sample[0]}`, headers: auth, setupRequest: randomRead };
+    const bySession = { url: `${gateway.url}/api/events/${sample[0]}`, headers: cookie, setupRequest: randomRead };
+    await warm(byToken);
+    const tokenRun = await load(byToken);
+    await warm(bySession);
+    const sessionRun = await load(bySession);
+    check('GET /api/events/{evt} with a session', sessionRun);
+    rows.push(row('api', 'GET /api/events/{evt} with a dashboard session req/s (baseline: the same with a bearer token)', sessionRun.rps, tokenRun.rps, 'req/s', { atLeast: 0.9 }));
     fs.rmSync(routesFile, { force: true });
     console.error(`bench/api: ${EVENTS} events, ${BENCH_CONNECTIONS} connections`);
     return rows;

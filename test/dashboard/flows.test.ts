@@ -440,6 +440,9 @@ describe('the dashboard, end to end', () => {
       const member = await memberContext.newPage();
       const watched = watchProblems(member, gw.baseUrl);
       await member.goto(await linkIn(invitee, 1));
+      // Signed in (the overview), or refused (an alert saying why).
+      await member.locator('h1:text-is("Overview"), [role=alert]').first().waitFor();
+      expect(await member.getByRole('alert').allTextContents()).toEqual([]);
       await member.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       await member.goto(`${gw.baseUrl}/app/members`);
       await member.getByRole('heading', { level: 1, name: 'Members' }).waitFor();

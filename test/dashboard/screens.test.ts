@@ -47,7 +47,7 @@ beforeAll(async () => {
     ['Alan Turing', 'alan@example.com', 'no'],
   ]) {
     const res = await fetch(`${evt.public_url}/rsvp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ name, email, answer }) });
-    if (res.status !== 200) throw new Error(`RSVP: ${res.status} ${await res.text()}`);
+    if (res.status !== 202) throw new Error(`RSVP: ${res.status} ${await res.text()}`);
   }
   await team.api.post(`/api/calendars/${cal.public_id}/events/${evt.public_id}/invites`, { invitees: [{ email: 'lin@example.com', name: 'Lin Chen' }, { email: 'sam@example.com' }] });
   await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'TypeScript talks', date_start: '2031-03-03', date_end: '2031-03-03', timezone: 'Europe/Berlin', is_all_day: true });

@@ -44,6 +44,8 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     DB_POOL_MAX: '5',
     // Workers serve /healthz, /readyz and /metrics on PORT: any free one, so processes never collide.
     PORT: '0',
+    // The inbound-mail service's SMTP server too (its default, 2525, would be shared by every launcher a test starts).
+    INBOUND_SMTP_PORT: '0',
     // Suites share the run's database and set their clocks back and forth: no worker prunes
     // records behind their backs (test/shared/retention.test.ts runs the pruning itself).
     SUBMISSION_RETENTION_DAYS: '0',

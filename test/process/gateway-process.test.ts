@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createTeamWithOwner } from '../../shared/accounts/accounts.repository';
 import { createDb, dropDatabase } from '../../shared/db/knex';
 import { startGateway, testEnv } from '../helpers/gateway';
+import { SERVICES } from '../../services/services';
 import { dist, freePort, freePortRange, spawnNode, type Spawned } from '../helpers/processes';
 import { waitFor } from '../helpers/wait';
 
@@ -214,8 +215,8 @@ describe('a process started while Redis is unreachable', () => {
 
 describe('npm start (the launcher)', () => {
   it('creates and migrates a missing database, starts the gateway and the workers, and stops on SIGTERM', async () => {
-    // The gateway on port, the three workers on the ports after it.
-    const port = await freePortRange(4);
+    // The gateway on port, each worker on a port after it.
+    const port = await freePortRange(SERVICES.length);
     const url = new URL(testEnv().DATABASE_URL as string);
     url.pathname = `${url.pathname}_launcher`;
     const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'launcher-outbox-'));

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { dropDatabase } from '../../shared/db/knex';
 import { testEnv } from '../helpers/gateway';
+import { SERVICES } from '../../services/services';
 import { freePortRange, ROOT } from '../helpers/processes';
 import { isolatedPrefix } from '../helpers/service-processes';
 
@@ -26,7 +27,7 @@ function quickStart(): string {
 }
 
 it("the README's Quick start runs pasted whole on a fresh database", async () => {
-  const port = await freePortRange(4);
+  const port = await freePortRange(SERVICES.length);
   const db = new URL(testEnv().DATABASE_URL as string);
   db.pathname = `${db.pathname}_quickstart`;
   const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'quickstart-outbox-'));
