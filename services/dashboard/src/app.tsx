@@ -85,10 +85,15 @@ export function App() {
     }
   }, [signedIn, signedOut]);
 
+  // Read while rendering, before any effect runs: the link's screen (a child, whose effects
+  // run before this one's) takes the token out of the address bar at once. Read later, the
+  // app would also ask for the session, and that 401, answered after the link's sign-in,
+  // would sign the person out again.
+  const [openedWithLink] = useState(() => Boolean(match(`${BASE}/sign-in`, location.pathname)) && location.hash.includes('token='));
   useEffect(() => {
     whenSignedOut(signedOut);
     // The sign-in link's screen signs in itself: no session to ask for first.
-    if (match(`${BASE}/sign-in`, path) && location.hash.includes('token=')) setState({ status: 'signed-out' });
+    if (openedWithLink) setState({ status: 'signed-out' });
     else void load();
   }, []);
 
