@@ -8,7 +8,7 @@ export async function freshDatabase(name: string): Promise<{ url: string; db: Kn
   url.pathname = `/calendar_bench_${name}`;
   await dropDatabase(url.toString());
   await prepareDatabase(url.toString());
-  return { url: url.toString(), db: createDb(url.toString(), { poolMax: 4 }) };
+  return { url: url.toString(), db: createDb(url.toString(), { poolMax: 4, statementTimeoutMs: 0 }) };
 }
 
 export async function benchTeam(db: Knex, plan: PlanId = 'unlimited') {
