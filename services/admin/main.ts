@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { createTeamWithOwner, findTeam, insertTokenRow, listTeams, listTokens, PLAN_IDS, revokeToken } from '../../shared/accounts/accounts.repository';
+import { createTeamWithOwner, findTeam, findUserByEmail, insertTokenRow, listTeams, listTokens, PLAN_IDS, revokeToken } from '../../shared/accounts/accounts.repository';
 import { hashToken } from '../../shared/accounts/tokens';
 import { createSignInLink, linkToken, signInUrl } from '../../shared/accounts/sign-in-links';
 import { deploymentOf } from '../../shared/db/deployment';
@@ -210,7 +210,7 @@ async function run(command: string, flags: Record<string, string>, config: Confi
       });
     }
     case 'sign-in-link': {
-      const user = await db('users').first('id', 'email').whereRaw('lower(email) = lower(?)', [flags.email]);
+      const user = await findUserByEmail(db, flags.email);
       if (!user) throw new UsageError(`no user has the email ${flags.email}: see list-teams`);
       if (String(flags.print) === 'true') {
         const uid = await createSignInLink(db, config.appKey, { purpose: 'sign_in', email: user.email, userId: user.id }, new Date());

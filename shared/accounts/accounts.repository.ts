@@ -144,15 +144,26 @@ interface TokenSummary {
 export const listTokens = (db: Knex, teamId: number): Promise<TokenSummary[]> =>
   db('api_tokens').where({ team_id: teamId }).orderBy('id', 'desc').select('uid', 'kind', 'name', 'user_id', 'created_at', 'last_used_at', 'revoked_at');
 
-/** Revokes one live token, found by its public id or by its hash; answers its user, or null when none was live. */
-export async function revokeToken(db: Knex, by: { uid: string } | { hash: string }): Promise<{ userId: number; uid: string } | null> {
+/**
+ * Revokes one live token, found by its public id or by its hash, of one team when `teamId`
+ * is given; answers its user, or null when none was live.
+ */
+export async function revokeToken(db: Knex, by: { uid: string } | { hash: string }, teamId?: number): Promise<{ userId: number; uid: string } | null> {
   const [row] = await db('api_tokens')
     .where('uid' in by ? { uid: by.uid } : { token_hash: by.hash })
+    .where(teamId === undefined ? {} : { team_id: teamId })
     .whereNull('revoked_at')
     .update({ revoked_at: db.fn.now() })
     .returning(['user_id', 'uid']);
   return row ? { userId: row.user_id as number, uid: row.uid as string } : null;
 }
+
+/** The user with this address, whatever its letter case (addresses are unique across teams). */
+export const findUserByEmail = (
+  db: Knex,
+  email: string,
+): Promise<{ id: number; team_id: number; email: string; password_hash: string | null } | undefined> =>
+  db('users').first('id', 'team_id', 'email', 'password_hash').whereRaw('lower(email) = lower(?)', [email]);
 
 export async function findActiveToken(db: Knex, hash: string): Promise<TokenOwner | null> {
   const row = await withOwner(db, 'api_tokens').select('k.id', 'k.token_hash', 'k.kind', 'k.last_used_at').where({ 'k.token_hash': hash }).whereNull('k.revoked_at').first();

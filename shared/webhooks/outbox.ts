@@ -1,25 +1,7 @@
 import type { Knex } from '../db/knex';
 import { newUid } from '../ids/ids';
 
-/** What a webhook can be told about. `webhook.test` is sent only by the test endpoint, to that webhook alone. */
-export const WEBHOOK_EVENT_TYPES = [
-  'event.created',
-  'event.updated',
-  'event.deleted',
-  'event.approved',
-  'event.rejected',
-  'rsvp.created',
-  'rsvp.updated',
-  'rsvp.deleted',
-  'subscriber.created',
-  'invitee.delivery_failed',
-  'invitee.replied',
-  'extraction.completed',
-  'extraction.failed',
-  'smart_link.submission_processed',
-  'smart_link.submission_failed',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import type { WebhookEventType } from './event-types';
 
 /** The body every delivery of a message carries. */
 interface WebhookPayload {

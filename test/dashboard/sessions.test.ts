@@ -203,7 +203,11 @@ it('signs in with a password once one is set; changing it needs the current one'
   expect(right.status).toBe(200);
   expect(right.body.data.user.has_password).toBe(true);
   expect((await asSession(s, 'PUT', '/api/account/password', { password: 'another good one' })).status).toBe(422);
+  const elsewhere = await signIn(owner.email);
   expect((await asSession(s, 'PUT', '/api/account/password', { password: 'another good one', current_password: 'correct horse battery' })).status).toBe(200);
+  // A changed password ends the user's other sessions, not the one that changed it.
+  expect((await asSession(elsewhere, 'GET', '/api/session')).status).toBe(401);
+  expect((await asSession(s, 'GET', '/api/session')).status).toBe(200);
   expect((await gw.anon.post('/api/auth/sessions', { email: owner.email, password: 'another good one' })).status).toBe(200);
 });
 

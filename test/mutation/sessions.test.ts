@@ -9,6 +9,7 @@ import { randomBase62 } from '../../shared/ids/ids';
 import { apiRateLimit, type AuthContext, authenticate, authOf, requireRole } from '../../services/gateway/http/auth';
 import { PlanRateLimits } from '../../services/gateway/http/rate-limits';
 import { createRedis, whenReady } from '../../shared/queues/redis';
+import { waitFor } from '../helpers/wait';
 import { LiveCache } from '../../services/gateway/live-cache';
 import { createLogger } from '../../shared/logging/logger';
 
@@ -273,32 +274,34 @@ describe('the authenticate middleware', () => {
     const used = async () => (await db('api_tokens').where({ token_hash: hashToken(fresh) }).first('last_used_at')).last_used_at as string | null;
     const cache = liveCache();
     expect((await run({ Authorization: `Bearer ${fresh}` }, 'GET', cache)).status).toBe(200);
-    const first = await waitForValue(used);
+    const first = await waitFor(used, { what: 'the token’s use recorded' });
     // 30 s later: not recorded again.
     await db('api_tokens').where({ token_hash: hashToken(fresh) }).update({ last_used_at: null });
     const owner = cache.get(hashToken(fresh)) as TokenOwner;
-    owner.lastUsedAt = new Date(Date.now() - 30_000).toISOString();
+    // The middleware decides at once (it marks the cached owner used when it records), so
+    // "not recorded" is read off the owner, without waiting for a write that never comes.
+    const thirty = new Date(Date.now() - 30_000).toISOString();
+    owner.lastUsedAt = thirty;
     expect((await run({ Authorization: `Bearer ${fresh}` }, 'GET', cache)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await used()).toBeNull();
+    expect(owner.lastUsedAt).toBe(thirty);
     // Exactly a minute later: not yet.
     const fixed = Date.now();
     clock = { now: () => new Date(fixed) };
-    owner.lastUsedAt = new Date(fixed - 60_000).toISOString();
+    const sixty = new Date(fixed - 60_000).toISOString();
+    owner.lastUsedAt = sixty;
     expect((await run({ Authorization: `Bearer ${fresh}` }, 'GET', cache)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await used()).toBeNull();
+    expect(owner.lastUsedAt).toBe(sixty);
     clock = { now: () => new Date() };
     // 61 s later: recorded.
     owner.lastUsedAt = new Date(Date.now() - 61_000).toISOString();
     expect((await run({ Authorization: `Bearer ${fresh}` }, 'GET', cache)).status).toBe(200);
-    expect(new Date(await waitForValue(used)).getTime()).toBeGreaterThanOrEqual(new Date(first).getTime());
+    expect(new Date((await waitFor(used, { what: 'the token’s use recorded' })) as string).getTime()).toBeGreaterThanOrEqual(new Date(first as string).getTime());
     // A session's use is recorded on the session.
     const s = await createSession(db, { userId: team.userId, teamId: team.teamId }, new Date(Date.now() - 120_000));
     const seen = async () => (await db('sessions').where({ secret_hash: hashToken(s.secret) }).first('last_seen_at')).last_seen_at as string;
     const before = await seen();
     expect((await run({ Cookie: `${cookieName}=${s.secret}` })).status).toBe(200);
-    await waitForValue(async () => (new Date(await seen()).getTime() > new Date(before).getTime() ? true : null));
+    await waitFor(async () => new Date(await seen()).getTime() > new Date(before).getTime(), { what: 'the session’s use recorded' });
   });
 
   it('refuses a session past its end even when it was read before', async () => {
@@ -330,15 +333,6 @@ function liveCache(): LiveCache<TokenOwner> {
   return cache;
 }
 
-/** Polls until `read` answers something (the middleware records uses off the request path). */
-async function waitForValue<T>(read: () => Promise<T | null>): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const value = await read();
-    if (value !== null && value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('never recorded');
-}
 
 describe('authOf and the API rate limit', () => {
   it('authOf refuses a request that was not authenticated', () => {

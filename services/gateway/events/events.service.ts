@@ -14,7 +14,8 @@ import { eventLimitErrorFrom, periodOf, usageKey } from '../../../shared/usage/e
 import { findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
 import { shortLinkTaken } from '../calendars/calendars.service';
 import type { AppContext } from '../context';
-import { recordWebhookEvent, type WebhookEventType } from '../../../shared/webhooks/outbox';
+import { recordWebhookEvent } from '../../../shared/webhooks/outbox';
+import type { WebhookEventType } from '../../../shared/webhooks/event-types';
 import { hasMailAudience, queueInviteMail } from '../invites/invite-mail.queue';
 import { raiseSequence } from '../invites/invites.repository';
 import { reclaimRetiredShortLink, replaceShortLink } from '../public/short-links.repository';

@@ -9,7 +9,8 @@ import { type AuthContext, authOf } from '../http/auth';
 import { dataListOf, dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam } from '../http/validation';
-import { findMember, findUserByEmail, listMembers, type MemberRow, otherOwners } from './team.repository';
+import { findUserByEmail } from '../../../shared/accounts/accounts.repository';
+import { findMember, listMembers, type MemberRow, otherOwners } from './team.repository';
 
 const memberSchema = Joi.object({
   id: Joi.string().required(),

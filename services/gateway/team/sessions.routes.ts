@@ -2,7 +2,7 @@ import { Algorithm, hash as argon2Hash, verify as argon2Verify } from '@node-rs/
 import type { Request, Response } from 'express';
 import { parse as parseCookies, serialize } from 'cookie';
 import Joi from 'joi';
-import { createTeamWithOwner } from '../../../shared/accounts/accounts.repository';
+import { createTeamWithOwner, findUserByEmail } from '../../../shared/accounts/accounts.repository';
 import { createSignInLink, type SignUpDetails, useSignInLink } from '../../../shared/accounts/sign-in-links';
 import { createSession, csrfTokenOf, revokeSession, revokeUserSessions, SESSION_MAX_MS, SESSION_SECRET, sessionCookie } from '../../../shared/accounts/sessions';
 import { hashToken } from '../../../shared/accounts/tokens';
@@ -15,7 +15,7 @@ import { limitAddress } from '../http/client-address';
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { findUserByEmail, findUserById } from './team.repository';
+import { findUserById } from './team.repository';
 
 const SIGN_IN_WINDOW_SECONDS = 600;
 const email = Joi.string().trim().lowercase().email({ tlds: false }).max(254);

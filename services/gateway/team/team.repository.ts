@@ -23,9 +23,6 @@ export const findMember = (db: Knex, teamId: number, uid: string): Promise<Membe
 
 export const findUserById = (db: Knex, id: number): Promise<(MemberRow & { team_id: number }) | undefined> => members(db).select('team_id').where({ id }).first();
 
-/** The user with this address, whatever its letter case (addresses are unique across teams). */
-export const findUserByEmail = (db: Knex, email: string): Promise<(MemberRow & { team_id: number; password_hash: string | null }) | undefined> =>
-  members(db).select('team_id', 'password_hash').whereRaw('lower(email) = lower(?)', [email]).first();
 
 /**
  * How many owners the team has besides `userId`, counted with the owners' rows locked: two

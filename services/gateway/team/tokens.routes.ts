@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { insertTokenRow } from '../../../shared/accounts/accounts.repository';
+import { insertTokenRow, revokeToken } from '../../../shared/accounts/accounts.repository';
 import { notFound } from '../../../shared/errors/app-error';
 import { uidFromPublicId } from '../../../shared/ids/ids';
 import type { AppContext } from '../context';
@@ -86,13 +86,9 @@ export function tokenRoutes(ctx: AppContext): RouteSpec[] {
       handler: async ({ params }, req) => {
         const uid = uidFromPublicId('tok_', params.tok);
         if (!uid) throw notFound('Token');
-        const [row] = await db('api_tokens')
-          .where({ uid, team_id: authOf(req).teamId })
-          .whereNull('revoked_at')
-          .update({ revoked_at: db.fn.now() })
-          .returning(['user_id']);
-        if (!row) throw notFound('Token');
-        await ctx.caches.invalidate({ kind: 'user', id: row.user_id as number });
+        const revoked = await revokeToken(db, { uid }, authOf(req).teamId);
+        if (!revoked) throw notFound('Token');
+        await ctx.caches.invalidate({ kind: 'user', id: revoked.userId });
         return ok({ data: { id: params.tok, deleted: true } });
       },
     }),

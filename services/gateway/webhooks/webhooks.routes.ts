@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { pgTimestampToIsoMicrosOrNull } from '../../../shared/calendar/dates';
-import { WEBHOOK_EVENT_TYPES } from '../../../shared/webhooks/outbox';
+import { WEBHOOK_EVENT_TYPES } from '../../../shared/webhooks/event-types';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors } from '../http/responses';

@@ -1,26 +1,12 @@
 import { useState } from 'preact/hooks';
+import { WEBHOOK_EVENT_TYPES } from '../../../../shared/webhooks/event-types';
 import { api, call } from '../api/client';
 import type { Webhook, WebhookEventType } from '../api/types';
 import { BASE, Link, navigate } from '../router';
 import { Badge, Checkbox, ConfirmButton, Empty, ErrorMessage, Loading, Notice, Page, Pager, Select, ShownOnce, Table, TextField, useAction, useLoad, usePager, when } from '../ui';
 
-const EVENT_TYPES: WebhookEventType[] = [
-  'event.created',
-  'event.updated',
-  'event.deleted',
-  'event.approved',
-  'event.rejected',
-  'rsvp.created',
-  'rsvp.updated',
-  'rsvp.deleted',
-  'subscriber.created',
-  'invitee.delivery_failed',
-  'invitee.replied',
-  'extraction.completed',
-  'extraction.failed',
-  'smart_link.submission_processed',
-  'smart_link.submission_failed',
-];
+// The service's own list: a type added there is offered here (and must be one the API takes).
+const EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES;
 
 function state(w: Webhook) {
   if (!w.is_active) return <Badge>{w.disabled_reason ? `disabled: ${w.disabled_reason}` : 'paused'}</Badge>;
