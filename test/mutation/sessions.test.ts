@@ -271,7 +271,8 @@ describe('the authenticate middleware', () => {
   it('records a credential’s use when the last record is over a minute old, not sooner', async () => {
     const { hashToken } = await import('../../shared/accounts/tokens');
     const fresh = (await insertTokenRow(db, { userId: team.userId, teamId: team.teamId, kind: 'api' })).token;
-    const used = async () => (await db('api_tokens').where({ token_hash: hashToken(fresh) }).first('last_used_at')).last_used_at as string | null;
+    // A null column is "not recorded yet": waitFor keeps polling only on undefined/false.
+    const used = async () => ((await db('api_tokens').where({ token_hash: hashToken(fresh) }).first('last_used_at')).last_used_at as string | null) ?? undefined;
     const cache = liveCache();
     expect((await run({ Authorization: `Bearer ${fresh}` }, 'GET', cache)).status).toBe(200);
     const first = await waitFor(used, { what: 'the token’s use recorded' });

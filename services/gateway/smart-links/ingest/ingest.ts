@@ -176,8 +176,15 @@ export function createIngest(ctx: AppContext, opts: { trustProxy: TrustProxy }):
       queueEvents.on('error', (err) => logger.debug({ err: err.message }, 'queue events error'));
     }
     try {
+      // The event stream is read from its end once the connection is up: an event written
+      // before then is not heard. Waiting for the connection keeps that window to the first
+      // request's first moment, and the job itself is read again when no event came.
+      await queueEvents.waitUntilReady();
       const job = await producer.queue.getJob(jobId);
-      const outcomes = job ? ((await job.waitUntilFinished(queueEvents, PLATFORM_WAIT_MS)) as SubmissionOutcomes) : null;
+      if (!job) return null;
+      const outcomes = (await job.waitUntilFinished(queueEvents, PLATFORM_WAIT_MS).catch(async () => (await producer.queue.getJob(jobId))?.returnvalue)) as
+        | SubmissionOutcomes
+        | undefined;
       return outcomes?.[uid]?.event ?? null;
     } catch {
       return null;
