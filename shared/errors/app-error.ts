@@ -1,3 +1,4 @@
+import type { Locale } from '../i18n/translations';
 /**
  * The one error type the service raises on purpose. The HTTP layer maps it to the JSON
  * shapes of docs/api.md; `body` holds safe extra fields (never SQL, never a stack).
@@ -20,8 +21,11 @@ type ErrorCode =
   | 'unavailable';
 
 export class AppError extends Error {
-  /** The whole HTML page a browser gets instead of the generic error page (public addresses only). */
-  page?: string;
+  /**
+   * The whole HTML page a browser gets instead of the generic error page (public addresses
+   * only): as it is, or made in the language the request's page is shown in.
+   */
+  page?: string | ((locale: Locale) => string);
   /** The key the message is answered under: `message`, except where the contract keeps `error`. */
   messageKey: 'message' | 'error' = 'message';
 
@@ -37,8 +41,8 @@ export class AppError extends Error {
   }
 
   /** A browser on a public page sees `html` (the form again, the lock page) instead of the generic error page. */
-  withPage(html: string): this {
-    this.page = html;
+  withPage(page: string | ((locale: Locale) => string)): this {
+    this.page = page;
     return this;
   }
 }

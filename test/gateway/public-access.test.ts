@@ -258,7 +258,7 @@ describe('protected events', () => {
     expect(page.status).toBe(422);
     const html = await page.text();
     expect(html).toContain(`action="/e/${e.uid}/unlock"`);
-    expect(html).toContain('The access code field is required.');
+    expect(html).toContain('Please enter the access code you were given.');
 
     for (const [type, body] of [['text/plain', 'access_code=nope'], ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="access_code"\r\n\r\nnope\r\n--x--\r\n']]) {
       const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': type, Accept: 'application/json' }, body, redirect: 'manual' });

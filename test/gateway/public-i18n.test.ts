@@ -1,4 +1,5 @@
 import { CATALOGS } from '../../services/gateway/public/i18n';
+import { inviteeAnswerKey, reminderUnsubscribeUrl } from '../../shared/links/signatures';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 
 /**
@@ -102,5 +103,70 @@ describe('pages', () => {
     expect(embed).toContain('<span>Toevoegen aan agenda</span>');
     const calendarEmbed = await page(`${cal.public_url}/embed`, { 'Accept-Language': 'it' });
     expect(calendarEmbed).toContain('Iscriviti a questo calendario');
+  });
+
+  it('the pages around the event too: the lock, errors, forms, answers from an email, reminders', async () => {
+    const send = (url: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', redirect: 'manual', headers: { 'User-Agent': PERSON, 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body).toString() });
+    const text = async (res: Response) => ({ status: res.status, body: await res.text() });
+
+    // A protected event of a French calendar: its lock page, a wrong code, a missing one.
+    const fr = (await team.api.post('/api/calendars', { name: 'Privé', timezone: 'Europe/Paris', locale: 'fr' })).body.data;
+    const locked = (await team.api.post(`/api/calendars/${fr.public_id}/events`, { title: 'Conseil', date_start: '2031-10-01 18:00', date_end: '2031-10-01 19:00', timezone: 'Europe/Paris', access_code: 'tulipe-42', has_rsvp: true })).body.data;
+    const lock = await text(await fetch(locked.public_url, { headers: { 'User-Agent': PERSON } }));
+    expect(lock.status).toBe(403);
+    expect(lock.body).toContain('<html lang="fr">');
+    expect(lock.body).toContain('<h1>Cet événement est protégé</h1>');
+    expect(lock.body).toContain('>Code d’accès</label>');
+    const wrong = await text(await send(`${locked.public_url}/unlock`, { access_code: 'rose-1234' }, { 'Accept-Language': 'de' }));
+    expect(wrong.status).toBe(403);
+    expect(wrong.body).toContain('<p class="error" role="alert">Dieser Zugangscode ist nicht richtig.</p>');
+    const none = await text(await send(`${locked.public_url}/unlock`, {}, { 'Accept-Language': 'es' }));
+    expect(none.status).toBe(422);
+    expect(none.body).toContain('Introduce el código de acceso que te dieron.');
+    // JSON callers keep the API's English.
+    const json = await fetch(`${locked.public_url}/unlock`, { method: 'POST', headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'Accept-Language': 'de' }, body: '{"access_code":"rose-1234"}' });
+    expect(await json.json()).toEqual({ message: 'That access code is not right.' });
+
+    // Errors: an unknown event, an unknown address.
+    const unknown = await text(await fetch(`${gw.baseUrl}/e/zzzzzzzzzzzzzzzzzzzzzz`, { headers: { 'User-Agent': PERSON, 'Accept-Language': 'ja' } }));
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toContain('<h1>イベントが見つかりません</h1>');
+    const nowhere = await text(await fetch(`${gw.baseUrl}/nowhere?lang=nl`, { headers: { 'User-Agent': PERSON } }));
+    expect([nowhere.status, nowhere.body.includes('<p>Er is niets op dit adres.</p>')]).toEqual([404, true]);
+
+    // The event page's form, refused: each field's problem in the page's language.
+    const form = await text(await send(`${event.public_url}/rsvp`, { name: 'Ada', email: 'ada@nowhere', answer: 'yes' }, { 'Accept-Language': 'it' }));
+    expect(form.status).toBe(422);
+    expect(form.body).toMatch(/<p class="error" id="rsvp-email-error"[^>]*>Inserisci un indirizzo e-mail valido\.<\/p>/);
+
+    // The subscribe form of a calendar that asks who subscribes.
+    const asks = (await team.api.post('/api/calendars', { name: 'Buurt', timezone: 'Europe/Amsterdam', locale: 'nl', ask_subscriber_details: true })).body.data;
+    const subscribe = await text(await fetch(`${gw.baseUrl}/c/${asks.uid ?? asks.public_url.split('/c/')[1]}/subscribe/google`, { headers: { 'User-Agent': PERSON } }));
+    expect(subscribe.status).toBe(200);
+    expect(subscribe.body).toContain('<h1>Abonneren op Buurt</h1>');
+    const refused = await text(await send(`${gw.baseUrl}/c/${asks.uid ?? asks.public_url.split('/c/')[1]}/subscribe/google`, { name: '', email: 'x' }));
+    expect(refused.status).toBe(422);
+    expect(refused.body).toContain('<li id="email-error">Vul een geldig e-mailadres in.</li>');
+    expect(refused.body).toContain('aria-describedby="email-error"');
+
+    // The page an email's answer button opens, and what it says once saved.
+    const invited = (await team.api.post(`/api/calendars/${fr.public_id}/events/${locked.public_id}/invites`, { invitees: [{ email: 'zoe@example.test', name: 'Zoé' }] })).body.data;
+    const inviteeUid = (invited[0]?.id ?? (await team.api.get(`/api/calendars/${fr.public_id}/events/${locked.public_id}/invites`)).body.data[0].id).slice(4);
+    const key = inviteeAnswerKey(gw.config.appKey, { eventUid: locked.uid ?? locked.public_url.split('/e/')[1], inviteeUid, email: 'zoe@example.test' });
+    const reply = `${gw.baseUrl}/e/${locked.public_url.split('/e/')[1]}/reply`;
+    const answer = await text(await fetch(`${reply}?key=${encodeURIComponent(key)}&answer=maybe`, { headers: { 'User-Agent': PERSON } }));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('<html lang="fr">');
+    expect(answer.body).toContain('Réponse pour <b>Zoé (zoe@example.test)</b>.');
+    expect(answer.body).toContain('>Répondre Peut-être</button>');
+    const saved = await text(await send(reply, { key, answer: 'maybe' }, { 'Accept-Language': 'pt-BR' }));
+    expect(saved.body).toContain('Obrigado, sua resposta foi salva: Talvez.');
+
+    // A reminder's unsubscribe page.
+    const stop = reminderUnsubscribeUrl(gw.config.appKey, gw.baseUrl, locked.public_url.split('/e/')[1], 'zoe@example.test');
+    const optOut = await text(await fetch(stop, { headers: { 'User-Agent': PERSON } }));
+    expect(optOut.body).toContain('<h1>Arrêter les rappels ?</h1>');
+    expect(optOut.body).toContain('zoe@example.test reçoit des rappels par e-mail avant « Conseil ».');
   });
 });

@@ -200,7 +200,7 @@ describe('RSVPs on the event page', () => {
     expect(page).toContain('<b>Your answer was not saved.</b>');
     expect(page).toContain('value="Ada &lt;Lovelace&gt;"');
     expect(page).toContain('value="ada@nowhere" aria-invalid="true" aria-describedby="rsvp-email-error">');
-    expect(page).toMatch(/<p class="error" id="rsvp-email-error"[^>]*>The email field must be a valid email address\.<\/p>/);
+    expect(page).toMatch(/<p class="error" id="rsvp-email-error"[^>]*>Please enter a valid email address\.<\/p>/);
     expect(page).not.toContain('id="rsvp-name-error"');
     expect(page).toContain('<input type="radio" name="answer" value="yes" checked>');
     // Full: the yes is refused beside the answer, the rest kept.

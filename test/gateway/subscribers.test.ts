@@ -79,8 +79,8 @@ describe('subscribing', () => {
     const bad = await post({ name: '', email: 'not-an-email' });
     expect(bad.status).toBe(422);
     const badHtml = await bad.text();
-    expect(badHtml).toContain('The name field is required.');
-    expect(badHtml).toContain('The email field must be a valid email address.');
+    expect(badHtml).toContain('<li id="name-error">Please enter your name (at most 255 characters).</li>');
+    expect(badHtml).toContain('<li id="email-error">Please enter a valid email address.</li>');
     expect((await team.api.get(`/api/calendars/${cal.public_id}/subscribers`)).body.data).toHaveLength(0);
     const good = await post({ name: 'Ada <Lovelace>', email: 'ada@example.com' });
     expect(good.status).toBe(303);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
 import { httpError } from '../../../shared/errors/app-error';
-import { messagePage } from '../public/views';
+import { englishPage } from '../public/views';
 
 /**
  * The organizer dashboard: a single-page app built by `npm run build` into dist/dashboard and
@@ -37,7 +37,7 @@ function defaultDashboardDir(): string {
 
 const notBuilt = () =>
   httpError(503, 'The dashboard is not built: run `npm run build`.').withPage(
-    messagePage('Dashboard not built', 'The dashboard’s files are missing on this server. Run `npm run build`, then reload this page.'),
+    englishPage('Dashboard not built', 'The dashboard’s files are missing on this server. Run `npm run build`, then reload this page.'),
   );
 
 /** index.html, read again only when the file changes (a new build). */

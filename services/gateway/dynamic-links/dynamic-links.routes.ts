@@ -8,7 +8,8 @@ import { dataListOf, dataOf, errors, messageSchema, validationErrorSchema } from
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { deliver } from '../public/deliver';
 import { eventCard } from '../public/public.service';
-import { eventPage, messagePage, pageCsp } from '../public/views';
+import { eventPage, pageCsp } from '../public/views';
+import { missing } from '../public/page-response';
 import { likelyPlatform } from '../public/add-to-calendar';
 import { PAGE_VARY, pageLocale } from '../public/i18n';
 import {
@@ -22,7 +23,7 @@ import {
 } from './dynamic-links.schemas';
 import { fromAddEventDate, type AddEventDateFormat } from './addevent-dates';
 import { createDynamicLink, deleteDynamicLink, dynamicEventView, listDynamicLinks, requireDynamicLink, resolveKey, toDynamicLinkJson } from './dynamic-links.service';
-import { notFound, validationFailed } from '../../../shared/errors/app-error';
+import { validationFailed } from '../../../shared/errors/app-error';
 
 const CSP = pageCsp();
 
@@ -36,7 +37,7 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
   /** Serves a dynamic event: its page, or straight to a platform when `service` is given. */
   async function serve(req: Request, res: Response, input: DynamicEventInput): Promise<void> {
     const key = await resolveKey(ctx, input.key);
-    if (!key) throw notFound('Dynamic link').withPage(messagePage('Link not found', 'This add-to-calendar link is not valid.'));
+    if (!key) throw missing('Dynamic link');
     // The page's own address: the query as sent, without the service choice.
     const query = new URLSearchParams(req.url.split('?')[1] ?? '');
     query.delete('service');

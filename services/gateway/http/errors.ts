@@ -3,6 +3,7 @@ import { AppError, badRequest, httpError, payloadTooLarge, unavailable, unsuppor
 import { isDbUnavailableError } from '../../../shared/db/knex';
 import { isRedisUnavailableError } from '../../../shared/queues/redis';
 import { errorPage, messagePage, pageCsp } from '../public/views';
+import { pageLocale, translator, type Locale } from '../public/i18n';
 import { FORM_FIELD_LIMIT, NOT_UTF8, UTF8_BODY } from './body';
 
 /** Maps body-parser failures, outages and anything unexpected to the shapes of docs/api.md. */
@@ -41,8 +42,8 @@ export interface ErrorAnswer {
   headers: Record<string, string>;
   /** The JSON body: `{"message"}` (or the contract's `{"error"}`) and the error's extra fields. */
   json: Record<string, unknown>;
-  /** The HTML page for a browser at a public address. */
-  page: () => string;
+  /** The HTML page for a browser at a public address, in its language. */
+  page: (locale: Locale) => string;
   /** The error's code (`server_error` for one not raised on purpose), for the request log. */
   code: string;
   /** Set for an error that was not raised on purpose (a 500): it is logged with its stack. */
@@ -64,7 +65,12 @@ export function errorAnswer(err: unknown): ErrorAnswer {
     status,
     headers: { ...mapped?.headers, 'Cache-Control': 'no-store' },
     json,
-    page: () => mapped?.page ?? errorPage(status, message, fieldErrors),
+    page: (locale) => {
+      const page = mapped?.page;
+      if (typeof page === 'function') return page(locale);
+      if (page !== undefined) return page;
+      return errorPage(locale, status, status >= 500 ? translator(locale)('error_server_text') : message, fieldErrors);
+    },
     code: mapped?.code ?? 'server_error',
     unexpected: !mapped,
   };
@@ -90,7 +96,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   // People reach the public pages in a browser: answer them with a page, not JSON.
   const isPage = (res.locals.page as boolean | undefined) ?? !req.path.startsWith('/api');
   if (isPage && wantsPage(req)) {
-    res.set('Content-Security-Policy', pageCsp()).set('Referrer-Policy', 'no-referrer').type('html').send(answer.page());
+    res.set('Content-Security-Policy', pageCsp()).set('Referrer-Policy', 'no-referrer').type('html').send(answer.page(pageLocale(req)));
     return;
   }
   res.json(answer.json);
@@ -103,7 +109,7 @@ export const apiNotFound: RequestHandler = (_req, _res, next) => {
 
 /** Any other unknown address: a page for a browser, JSON for others. */
 export const pageNotFound: RequestHandler = (_req, _res, next) => {
-  next(httpError(404, 'Not found.').withPage(messagePage('Not found', 'There is nothing at this address.')));
+  next(httpError(404, 'Not found.').withPage((locale) => messagePage(locale, 'error_title_not_found', 'nothing_here')));
 };
 
 /** A route path segment: a literal (`events`), or a parameter with what follows it in the segment (`:uid`, `:uid.ics`). */
@@ -157,7 +163,7 @@ export function methodNotAllowed(routes: Array<{ method: string; path: string }>
     const message = `This address does not take ${req.method}: use ${allow}.`;
     res.status(405).set('Allow', allow);
     if (!req.path.startsWith('/api') && wantsPage(req)) {
-      res.set('Content-Security-Policy', pageCsp()).type('html').send(errorPage(405, message));
+      res.set('Content-Security-Policy', pageCsp()).type('html').send(errorPage(pageLocale(req), 405, message));
       return;
     }
     res.json({ message });

@@ -15,5 +15,10 @@ export function sendHtml(res: Response, status: number, body: string, opts: { pe
 }
 
 /** A public address that leads nowhere: its page for a browser, `{"message": "… not found."}` for JSON. */
-export const missing = (what: 'Event' | 'Calendar' | 'Link' | 'Dynamic link') =>
-  notFound(what).withPage(messagePage(`${what} not found`, `This ${what.toLowerCase()} does not exist or is no longer available.`));
+const MISSING = {
+  Event: ['missing_event_title', 'missing_event_text'],
+  Calendar: ['missing_calendar_title', 'missing_calendar_text'],
+  Link: ['missing_link_title', 'missing_link_text'],
+  'Dynamic link': ['missing_link_title', 'dynamic_link_invalid'],
+} as const;
+export const missing = (what: keyof typeof MISSING) => notFound(what).withPage((locale) => messagePage(locale, MISSING[what][0], MISSING[what][1]));

@@ -1,3 +1,5 @@
+import type { Request } from 'express';
+import type { EventWithCalendar } from '../../../shared/events/event-rows';
 import { type CalendarRow } from '../../../shared/events/event-rows';
 import { calendarPublicUrl } from '../../../shared/events/event-json';
 import Joi from 'joi';
@@ -22,7 +24,7 @@ import { eventPageHtml } from './event-page';
 import { PublicReadLimits } from './read-limits';
 import { missing, sendHtml } from './page-response';
 import { wantsJson } from '../http/errors';
-import { calendarEmbedPage, calendarPage, embedPage, lockedPage } from './views';
+import { calendarEmbedPage, calendarPage, embedPage, type LockProblem, lockedPage } from './views';
 import { likelyPlatform } from './add-to-calendar';
 import { CATALOGS, PAGE_VARY, pageLocale, translator } from './i18n';
 import { UID_PATTERN } from '../../../shared/ids/ids';
@@ -35,8 +37,16 @@ const CALENDAR_PAGES = 20;
 /** Upcoming events a calendar's embed shows. */
 const CALENDAR_EMBED_EVENTS = 5;
 /** A protected event without access, or a refused code: the access-code form again. */
-const locked = (uid: string, error?: string) =>
-  forbidden(error ?? 'This event is protected: open it with its access code or a signed link.').withPage(lockedPage(uid, error));
+const locked = (req: Request, found: EventWithCalendar, problem?: LockProblem) =>
+  forbidden(problem ? LOCK_MESSAGE[problem] : 'This event is protected: open it with its access code or a signed link.').withPage(
+    lockedPage(pageLocale(req, found.calendar.locale), found.event.uid, problem),
+  );
+/** What JSON callers are told of a refused code (a page says it in the visitor's language). */
+const LOCK_MESSAGE: Record<LockProblem, string> = {
+  lock_wrong_code: 'That access code is not right.',
+  lock_too_many: 'Too many wrong codes: try again later.',
+  field_access_code: 'The access code is missing or too long.',
+};
 
 const eventUidParams = Joi.object({ uid: uidParam('event') });
 /** A page's language; any other value (or none) leaves it to Accept-Language, then English. */
@@ -100,7 +110,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const found = await findPublishedEvent(ctx, params.uid);
         if (found) {
           const access = accessTo(ctx, req, found.event);
-          if (!access.granted) throw locked(params.uid);
+          if (!access.granted) throw locked(req, found);
           await readLimits.take(req, res, found.calendar.uid);
           await sendFeed(req, res, await eventFeed(ctx, found), access.personal ? 'private, no-store' : 'public, max-age=300');
           ctx.analytics.count(req, eventTarget(found), 'feed_fetch', 'event');
@@ -130,7 +140,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const found = await findPublishedEvent(ctx, params.uid);
         if (!found) throw missing('Event');
         const access = accessTo(ctx, req, found.event);
-        if (!access.granted) throw locked(params.uid);
+        if (!access.granted) throw locked(req, found);
         const page = await eventPageHtml(ctx, req, found, access);
         // The visitor's likely platform comes first in the page's control, in the visitor's language.
         res.set('Vary', PAGE_VARY);
@@ -164,7 +174,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           throw missing('Event');
         }
         const access = accessTo(ctx, req, found.event);
-        if (!access.granted) throw locked(params.uid);
+        if (!access.granted) throw locked(req, found);
         const view = viewOf(found, base);
         if (params.key === 'embed') {
           const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
@@ -217,18 +227,18 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         // A request without a code is not a guess: refused before the wrong-code count.
         const input = validatePart<{ access_code: string }>(unlockFields, req.body ?? {});
         if (Object.keys(input.errors).length) {
-          throw validationFailed(input.errors).withPage(lockedPage(params.uid, Object.values(input.errors).flat()[0]));
+          throw validationFailed(input.errors).withPage(lockedPage(pageLocale(req, found.calendar.locale), params.uid, 'field_access_code'));
         }
         // Counted before the (slow) check, so a burst of guesses cannot all get through.
         const event = { uid: found.event.uid, access_code_hash: hash };
         const attempt = await unlockLimits.take(event, req.ip);
         if (attempt.verdict.over) {
           verdictHeaders(res, attempt.verdict);
-          throw tooManyRequests().withPage(lockedPage(params.uid, 'Too many wrong codes: try again later.'));
+          throw tooManyRequests().withPage(lockedPage(pageLocale(req, found.calendar.locale), params.uid, 'lock_too_many'));
         }
         if (!(await verifyAccessCode(input.value.access_code, hash))) {
           verdictHeaders(res, attempt.verdict);
-          throw locked(params.uid, 'That access code is not right.');
+          throw locked(req, found, 'lock_wrong_code');
         }
         await attempt.giveBack();
         res.set('Set-Cookie', eventCookie(base, params.uid, unlockCookieName(params.uid), unlockCookieValue(ctx.config.appKey, event, ctx.clock.now().getTime()), UNLOCK_COOKIE_SECONDS));
@@ -267,7 +277,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         if (!found) throw missing('Link');
         // The unlock cookie is scoped to /e/{uid}, so only a signed pair opens a protected event here.
         const access = accessTo(ctx, req, found.event);
-        if (!access.granted) throw locked(found.event.uid);
+        if (!access.granted) throw locked(req, found);
         res.set('Cache-Control', cacheControl(access.personal)).redirect(302, `${base}/e/${found.event.uid}${access.query}`);
       },
     }),

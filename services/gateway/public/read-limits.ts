@@ -36,6 +36,6 @@ export class PublicReadLimits {
     const verdict = await this.windows.take(checks);
     if (!verdict) return;
     verdictHeaders(res, verdict);
-    if (verdict.over) throw tooManyRequests().withPage(messagePage('Too many requests', 'Too many requests from here or for this calendar: try again in a minute.'));
+    if (verdict.over) throw tooManyRequests().withPage((locale) => messagePage(locale, 'too_many_title', 'too_many_text'));
   }
 }

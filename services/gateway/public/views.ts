@@ -5,7 +5,7 @@ import { offsetString, zoneOffsetMinutes } from '../../../shared/calendar/time-z
 import type { PlatformKey } from '../../../shared/calendar/platforms';
 import { html, safe, type SafeHtml } from './html';
 import { addToCalendar, ICON_SPRITE, icon, linkAttrs } from './add-to-calendar';
-import { type Locale, type Translate, translator } from './i18n';
+import { type Locale, type MessageKey, type Translate, translator } from './i18n';
 
 /**
  * The public pages: plain server-rendered HTML with inline styles and nothing loaded from
@@ -250,6 +250,9 @@ function whenIn(card: EventCard, locale: Locale, t: Translate): string {
   return card.isAllDay ? `${range} (${t('all_day')})` : range;
 }
 
+/** When the event is, as the pages of `locale` write it. */
+export const cardWhen = (card: EventCard, locale: Locale): string => whenIn(card, locale, translator(locale));
+
 function eventDetails(card: EventCard, headingLevel: 1 | 2 | 3, opts: { target?: string; zone?: boolean; localTime?: boolean; locale?: Locale } = {}): SafeHtml {
   const locale = opts.locale ?? 'en';
   const t = translator(locale);
@@ -361,7 +364,13 @@ export interface RsvpForm {
   errors: Record<string, string[]>;
 }
 
-const ANSWER_LABEL = { yes: 'Yes', maybe: 'Maybe', no: 'No' } as const;
+const ANSWER_LABEL = { yes: 'rsvp_yes', maybe: 'rsvp_maybe', no: 'rsvp_no' } as const;
+
+/** A text with one value in bold where its catalog puts it (`\u0000` marks the place): word order is the language's. */
+const withBold = (text: string, value: string) => {
+  const [before, after = ''] = text.split('\u0000');
+  return html`${before}<b>${value}</b>${after}`;
+};
 
 /** A field's problems, said beside it and tied to it for screen readers. */
 const fieldErrors = (id: string, messages: string[] | undefined) =>
@@ -476,35 +485,62 @@ export function embedPage(card: EventCard, first?: PlatformKey | null, locale: L
   );
 }
 
-export function lockedPage(uid: string, error?: string): string {
+/** What a refused access code is told, beside the form. */
+export type LockProblem = 'lock_wrong_code' | 'lock_too_many' | 'field_access_code';
+
+export function lockedPage(locale: Locale, uid: string, problem?: LockProblem): string {
+  const t = translator(locale);
   return layout(
-    { title: 'Protected event' },
+    { title: t('page_protected'), lang: locale },
     html`<article class="card">
-<h1>This event is protected</h1>
-<p>Enter the access code you were given to see it.</p>
-${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+<h1>${t('lock_title')}</h1>
+<p>${t('lock_text')}</p>
+${problem ? html`<p class="error" role="alert">${t(problem)}</p>` : ''}
 <form method="post" action="/e/${uid}/unlock">
-<label for="access_code" class="muted" style="flex-basis:100%">Access code</label>
+<label for="access_code" class="muted" style="flex-basis:100%">${t('lock_code')}</label>
 <input type="password" id="access_code" name="access_code" required minlength="4" maxlength="64" autocomplete="off">
-<button type="submit">Open</button>
+<button type="submit">${t('lock_open')}</button>
 </form>
 </article>`,
   );
 }
 
-export function errorPage(status: number, message: string, fieldErrors?: Record<string, string[]>): string {
-  const title = status >= 500 ? 'Something went wrong' : status === 404 ? 'Not found' : 'Cannot show this page';
+/**
+ * An error as a page. `message` is the page's own text when the thrower wrote one for
+ * people (in their language); otherwise the status says it: a 404 is "not found", a 5xx
+ * "something went wrong", and a 4xx shows the error's message (the API's words, in English,
+ * with each field's problem when there are several).
+ */
+export function errorPage(locale: Locale, status: number, message: string, fieldErrors?: Record<string, string[]>): string {
+  const t = translator(locale);
+  const title = t(status >= 500 ? 'error_title_server' : status === 404 ? 'error_title_not_found' : 'error_title_other');
   const list = fieldErrors ? Object.values(fieldErrors).flat() : [];
   return layout(
-    { title },
+    { title, lang: locale },
     html`<article class="card"><h1>${title}</h1>${
       list.length > 1 ? html`<ul class="error">${list.map((m) => html`<li>${m}</li>`)}</ul>` : html`<p class="error">${message}</p>`
     }</article>`,
   );
 }
 
-export function messagePage(title: string, message: string): string {
+export function messagePage(locale: Locale, title: MessageKey, message: MessageKey): string {
+  const t = translator(locale);
+  return layout({ title: t(title), lang: locale }, html`<article class="card"><h1>${t(title)}</h1><p>${t(message)}</p></article>`);
+}
+
+/** A page whose texts are not the visitor's to choose (the dashboard's, the service's own): English. */
+export function englishPage(title: string, message: string): string {
   return layout({ title }, html`<article class="card"><h1>${title}</h1><p>${message}</p></article>`);
+}
+
+/**
+ * The problems of a public form's fields, in the page's language: one sentence per field
+ * that says what it needs (the API's JSON answer keeps its own, more detailed messages).
+ */
+const FIELD_PROBLEM: Record<string, MessageKey> = { name: 'field_name', email: 'field_email', answer: 'field_answer', access_code: 'field_access_code' };
+export function formProblems(locale: Locale, fieldErrors: Record<string, string[]>): Record<string, string[]> {
+  const t = translator(locale);
+  return Object.fromEntries(Object.keys(fieldErrors).map((field) => [field, [t(FIELD_PROBLEM[field] ?? 'field_invalid')]]));
 }
 
 /** The form a calendar that asks who subscribes shows before sending people on. */
@@ -513,23 +549,32 @@ export function messagePage(title: string, message: string): string {
  * preview or a mail scanner does, records nothing), with name and email fields when the
  * calendar asks for them.
  */
-export function subscribeDetailsPage(calendarName: string, action: string, errors: string[] = [], values: { name?: string; email?: string } = {}, askDetails = true): string {
+export function subscribeDetailsPage(
+  locale: Locale,
+  calendarName: string,
+  action: string,
+  problems: Record<string, string[]> = {},
+  values: { name?: string; email?: string } = {},
+  askDetails = true,
+): string {
+  const t = translator(locale);
+  const errors = Object.entries(problems);
   return layout(
-    { title: `Subscribe to ${calendarName}` },
+    { title: t('sub_title', { name: calendarName }), lang: locale },
     html`<article class="card">
-<h1>Subscribe to ${calendarName}</h1>
-<p>${askDetails ? 'Tell us who you are, then your calendar app opens with this calendar.' : 'Your calendar app opens with this calendar, and keeps it up to date.'}</p>
-${errors.length ? html`<ul class="error" role="alert">${errors.map((e) => html`<li>${e}</li>`)}</ul>` : ''}
+<h1>${t('sub_title', { name: calendarName })}</h1>
+<p>${askDetails ? t('sub_ask_text') : t('sub_text')}</p>
+${errors.length ? html`<ul class="error" role="alert">${errors.map(([field, messages]) => html`<li id="${field}-error">${messages.join(' ')}</li>`)}</ul>` : ''}
 <form method="post" action="${action}">
 ${
   askDetails
-    ? html`<label for="name" class="muted" style="flex-basis:100%">Name</label>
-<input type="text" id="name" name="name" required maxlength="255" autocomplete="name" value="${values.name ?? ''}">
-<label for="email" class="muted" style="flex-basis:100%">Email</label>
-<input type="email" id="email" name="email" required maxlength="255" autocomplete="email" value="${values.email ?? ''}">`
+    ? html`<label for="name" class="muted" style="flex-basis:100%">${t('rsvp_name')}</label>
+<input type="text" id="name" name="name" required maxlength="255" autocomplete="name" value="${values.name ?? ''}"${invalid('name', problems.name)}>
+<label for="email" class="muted" style="flex-basis:100%">${t('rsvp_email')}</label>
+<input type="email" id="email" name="email" required maxlength="255" autocomplete="email" value="${values.email ?? ''}"${invalid('email', problems.email)}>`
     : ''
 }
-<button type="submit">Subscribe</button>
+<button type="submit">${t('cal_subscribe')}</button>
 </form>
 </article>`,
   );
@@ -637,8 +682,8 @@ interface AnswerPageData {
   who: string;
   /** After the POST: the answer saved. */
   saved?: boolean;
-  /** Why it could not be saved (the event is full, …). */
-  error?: string;
+  /** Why it could not be saved. */
+  error?: MessageKey;
   /** The event page, when it has one. */
   pageUrl?: string | null;
   /** Every place is taken and this person holds none: a yes cannot be given. */
@@ -650,29 +695,31 @@ interface AnswerPageData {
  * a mail scanner or a link preview does) changes nothing. The clicked answer is the
  * first, filled button; the others stay a click away.
  */
-export function answerPage(d: AnswerPageData): string {
+export function answerPage(locale: Locale, d: AnswerPageData): string {
+  const t = translator(locale);
+  const label = (answer: 'yes' | 'maybe' | 'no') => t(ANSWER_LABEL[answer]);
   const button = (answer: 'yes' | 'maybe' | 'no', primary: boolean) =>
-    html`<button type="submit" name="answer" value="${answer}"${primary ? '' : safe(' class="secondary"')}${answer === 'yes' && d.full ? safe(' disabled') : ''}>${primary ? `Answer ${ANSWER_LABEL[answer]}` : ANSWER_LABEL[answer]}</button>`;
+    html`<button type="submit" name="answer" value="${answer}"${primary ? '' : safe(' class="secondary"')}${answer === 'yes' && d.full ? safe(' disabled') : ''}>${primary ? t('answer_as', { answer: label(answer) }) : label(answer)}</button>`;
   // A yes to a full event is offered as the others: maybe comes first instead.
   const first = d.full && d.answer === 'yes' && !d.saved ? 'maybe' : d.answer;
   const others = (['yes', 'maybe', 'no'] as const).filter((a) => a !== first);
   return layout(
-    { title: `Your answer: ${d.title}` },
+    { title: t('answer_page_title', { title: d.title }), lang: locale },
     html`<article class="card">
 <h1>${d.title}</h1>
-<p class="meta"><b>When</b> ${d.when}</p>
+<p class="meta"><b>${t('when')}</b> ${d.when}</p>
 ${
   d.saved
-    ? html`<p role="status" class="ok"><b>Thanks, your answer is saved: ${ANSWER_LABEL[d.answer]}.</b></p><p>You can change it with the buttons of the email at any time.</p>`
-    : html`<p>Answering for <b>${d.who}</b>.</p>
-${d.error ? html`<p class="error" role="alert">${d.error}</p>` : d.full ? html`<p class="error" role="alert">This event is full: you can still answer maybe or no.</p>` : ''}
+    ? html`<p role="status" class="ok"><b>${t('answer_saved', { answer: label(d.answer) })}</b></p><p>${t('answer_change_later')}</p>`
+    : html`<p>${withBold(t('answering_for', { who: '\u0000' }), d.who)}</p>
+${d.error ? html`<p class="error" role="alert">${t(d.error)}</p>` : d.full ? html`<p class="error" role="alert">${t('rsvp_full')}</p>` : ''}
 <form method="post" action="${d.action}">
 <input type="hidden" name="key" value="${d.answerKey}">
 ${button(first, true)}
 ${others.map((a) => button(a, false))}
 </form>`
 }
-${d.pageUrl ? html`<p class="muted"><a href="${d.pageUrl}">Open the event page</a></p>` : ''}
+${d.pageUrl ? html`<p class="muted"><a href="${d.pageUrl}">${t('open_event_page')}</a></p>` : ''}
 </article>`,
   );
 }
@@ -681,15 +728,16 @@ ${d.pageUrl ? html`<p class="muted"><a href="${d.pageUrl}">Open the event page</
  * The page of a reminder's unsubscribe link: before (a GET, which changes nothing: mail
  * scanners open links) a button that POSTs the same signed URL; after, what it did.
  */
-export function reminderOptOutPage(p: { title: string; email: string; action: string; done: boolean }): string {
+export function reminderOptOutPage(locale: Locale, p: { title: string; email: string; action: string; done: boolean }): string {
+  const t = translator(locale);
   return layout(
-    { title: p.done ? 'Unsubscribed' : 'Stop reminders' },
+    { title: t(p.done ? 'optout_done_title' : 'optout_page_title'), lang: locale },
     p.done
-      ? html`<article class="card"><h1>Unsubscribed</h1><p>${p.email} will get no more email reminders for “${p.title}”.</p></article>`
+      ? html`<article class="card"><h1>${t('optout_done_title')}</h1><p>${t('optout_done_text', { email: p.email, title: p.title })}</p></article>`
       : html`<article class="card">
-<h1>Stop reminders?</h1>
-<p>${p.email} gets email reminders before “${p.title}”.</p>
-<form method="post" action="${p.action}"><button type="submit">Stop these reminders</button></form>
+<h1>${t('optout_title')}</h1>
+<p>${t('optout_text', { email: p.email, title: p.title })}</p>
+<form method="post" action="${p.action}"><button type="submit">${t('optout_button')}</button></form>
 </article>`,
   );
 }

@@ -9,13 +9,14 @@ import { defineRoute, type RouteSpec } from '../http/route';
 import { uidParam } from '../http/validation';
 import { missing, sendHtml } from '../public/page-response';
 import { errorPage, reminderOptOutPage } from '../public/views';
+import { pageLocale, translator } from '../public/i18n';
 
 const optOutQuery = Joi.object({
   email: Joi.string().max(254).required().description('The address, as the link names it'),
   signature: Joi.string().max(100).required().description('HMAC of the event and the address (made by the service)'),
 }).unknown(true);
 
-const refused = () => forbidden('This unsubscribe link is not valid.').withPage(errorPage(403, 'This unsubscribe link is not valid.'));
+const refused = () => forbidden('This unsubscribe link is not valid.').withPage((locale) => errorPage(locale, 403, translator(locale)('optout_invalid')));
 
 /**
  * The one-click opt-out of an event's email reminders (RFC 8058): each reminder names its
@@ -35,7 +36,7 @@ export function reminderRoutes(ctx: AppContext): RouteSpec[] {
     const found = UID_PATTERN.test(uid) ? await findEvent(ctx.db, null, uid) : undefined;
     if (!found) throw missing('Event');
     if (!verifyReminderUnsubscribe(ctx.config.appKey, uid, query.email, query.signature)) throw refused();
-    return found.event;
+    return found;
   };
   const params = Joi.object({ uid: uidParam('event') });
   return [
@@ -51,10 +52,10 @@ export function reminderRoutes(ctx: AppContext): RouteSpec[] {
       params,
       query: optOutQuery,
       responses: responses('The page with the button'),
-      handler: async ({ params: p, query }, _req, res) => {
-        const event = await eventOf(p.uid, query);
+      handler: async ({ params: p, query }, req, res) => {
+        const { event, calendar } = await eventOf(p.uid, query);
         const action = `/e/${p.uid}/reminders/unsubscribe?${new URLSearchParams({ email: query.email, signature: query.signature }).toString()}`;
-        sendHtml(res, 200, reminderOptOutPage({ title: event.title, email: query.email, action, done: false }), { personal: true });
+        sendHtml(res, 200, reminderOptOutPage(pageLocale(req, calendar.locale), { title: event.title, email: query.email, action, done: false }), { personal: true });
       },
     }),
     defineRoute<{ uid: string }, { email: string; signature: string }>({
@@ -71,10 +72,10 @@ export function reminderRoutes(ctx: AppContext): RouteSpec[] {
       params,
       query: optOutQuery,
       responses: responses('Unsubscribed'),
-      handler: async ({ params: p, query }, _req, res) => {
-        const event = await eventOf(p.uid, query);
+      handler: async ({ params: p, query }, req, res) => {
+        const { event, calendar } = await eventOf(p.uid, query);
         await ctx.db.raw('INSERT INTO reminder_optouts (event_id, email) VALUES (?, lower(?)) ON CONFLICT DO NOTHING', [event.id, query.email]);
-        sendHtml(res, 200, reminderOptOutPage({ title: event.title, email: query.email, action: '', done: true }), { personal: true });
+        sendHtml(res, 200, reminderOptOutPage(pageLocale(req, calendar.locale), { title: event.title, email: query.email, action: '', done: true }), { personal: true });
       },
     }),
   ];

@@ -2,7 +2,7 @@ import { type EventWithCalendar } from '../../../shared/events/event-rows';
 import type { Request, Response } from 'express';
 import Joi from 'joi';
 import { eventTarget } from '../analytics/analytics';
-import { AppError, conflict, forbidden, httpError, notFound, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
+import { AppError, conflict, forbidden, httpError, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { formOrJsonBody } from '../http/body';
@@ -18,7 +18,9 @@ import { findByEmail } from './rsvps.repository';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
 import { eventPageHtml } from '../public/event-page';
 import { wantsJson } from '../http/errors';
-import { answerPage, errorPage, lockedPage, type RsvpNotice } from '../public/views';
+import { answerPage, cardWhen, errorPage, formProblems, lockedPage, type RsvpNotice } from '../public/views';
+import { type Locale, type MessageKey, pageLocale, translator } from '../public/i18n';
+import { missing } from '../public/page-response';
 import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpAnswer, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
 import { allRsvps, answerFromEmail, answerKeyOf, answerKeyOpens, csvLine, deleteRsvp, type EmailAnswerer, findAnswerByKey, findEmailAnswerer, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
 
@@ -35,25 +37,33 @@ const emailAnswerBody = Joi.object({
 
 export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
   /** The event and the person an email button's key speaks for; a 404 or 409 page otherwise. */
-  const emailAnswerer = async (uid: string, key: string) => {
+  const emailAnswerer = async (req: Request, uid: string, key: string) => {
     const found = await findPublishedEvent(ctx, uid);
-    if (!found) throw notFound('Event').withPage(errorPage(404, 'This event does not exist.'));
+    if (!found) throw missing('Event');
+    const locale = pageLocale(req, found.calendar.locale);
     const who = await findEmailAnswerer(ctx, found.event, key);
     if (!who) {
       const message = 'This answer link is not valid any more: you may have been taken off the guest list, or your answer removed.';
-      throw httpError(404, message).withPage(errorPage(404, message));
+      throw httpError(404, message).withPage(errorPage(locale, 404, translator(locale)('answer_link_invalid')));
     }
-    if (!found.event.has_rsvp) throw conflict(NO_RSVPS).withPage(errorPage(409, 'This event does not take answers any more.'));
-    return { found, who };
+    if (!found.event.has_rsvp) throw conflict(NO_RSVPS).withPage(errorPage(locale, 409, translator(locale)('answers_closed')));
+    return { found, who, locale };
   };
-  const answerPageFor = async (found: EventWithCalendar, who: EmailAnswerer, key: string, answer: RsvpAnswer, more: { saved?: boolean; error?: string } = {}) => {
+  const answerPageFor = async (
+    locale: Locale,
+    found: EventWithCalendar,
+    who: EmailAnswerer,
+    key: string,
+    answer: RsvpAnswer,
+    more: { saved?: boolean; error?: MessageKey } = {},
+  ) => {
     const view = eventView(found, ctx.config.publicBaseUrl);
     // Whether a yes can still be given, now: every place taken, and none of them this person's.
     const counts = await ctx.db('events').first('rsvp_yes', 'rsvp_limit').where({ id: found.event.id });
     const full = counts !== undefined && counts.rsvp_limit !== null && counts.rsvp_yes >= counts.rsvp_limit && (await findByEmail(ctx.db, found.event.id, who.email))?.answer !== 'yes';
-    return answerPage({
+    return answerPage(locale, {
       title: view.title,
-      when: eventCard(view, {}).when,
+      when: cardWhen(eventCard(view, {}), locale),
       answer,
       action: `/e/${found.event.uid}/reply`,
       answerKey: key,
@@ -74,7 +84,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
   const takeAnswerPoint = async (req: Request, res: Response) => {
     const { state, over } = await consumePoint(limiter, limitAddress(req.ip));
     rateLimitHeaders(res, RSVP_ATTEMPTS, state, over);
-    if (over) throw tooManyRequests().withPage(errorPage(429, 'Too many answers from here: try again in a few minutes.'));
+    if (over) throw tooManyRequests().withPage((locale) => errorPage(locale, 429, translator(locale)('too_many_answers')));
   };
   const eventParams = Joi.object({ cal: idParam('cal_'), evt: idParam('evt_') });
 
@@ -110,9 +120,10 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
-        if (!found) throw notFound('Event').withPage(errorPage(404, 'This event does not exist.'));
+        if (!found) throw missing('Event');
+        const locale = pageLocale(req, found.calendar.locale);
         const access = accessTo(ctx, req, found.event);
-        if (!access.granted) throw forbidden('This event is protected.').withPage(lockedPage(params.uid));
+        if (!access.granted) throw forbidden('This event is protected.').withPage(lockedPage(locale, params.uid));
         // The event exists and its page is open: what it refuses is the answer, not the address.
         if (!found.event.has_rsvp) throw conflict(NO_RSVPS);
         await takeAnswerPoint(req, res);
@@ -126,7 +137,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         const { value, error } = rsvpBody.validate(req.body ?? {}, { abortEarly: false });
         if (error) {
           const fieldErrors = toFieldErrors(error);
-          throw validationFailed(fieldErrors).withPage(await formAgain(fieldErrors));
+          throw validationFailed(fieldErrors).withPage(await formAgain(formProblems(locale, fieldErrors)));
         }
         const input = value as RsvpInput;
         input.key ??= cookiesOf(req)[answerCookieName(params.uid)];
@@ -148,7 +159,10 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
           if (wantsJson(req)) res.status(200).json({ data: { ...toRsvpJson(row), key } });
           else res.redirect(303, back('thanks'));
         } catch (err) {
-          if (err instanceof AppError && err.status === 409 && !wantsJson(req)) err.withPage(await formAgain(input.answer === 'yes' ? { answer: [err.message] } : { form: [err.message] }));
+          if (err instanceof AppError && err.status === 409 && !wantsJson(req)) {
+            const t = translator(locale);
+            err.withPage(await formAgain(input.answer === 'yes' ? { answer: [t('rsvp_full')] } : { form: [t('answers_closed')] }));
+          }
           throw err;
         }
       },
@@ -169,13 +183,15 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         303: { description: 'To the event page' },
         404: { description: 'Unknown or unpublished event, or a key that opens no answer of it', contentType: 'text/html', body: messageSchema },
       },
-      handler: async ({ params, query }, _req, res) => {
+      handler: async ({ params, query }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
         const valid = found ? await findAnswerByKey(ctx, found.event, query.key) : undefined;
         res.set('Cache-Control', 'no-store').set('Referrer-Policy', 'no-referrer');
-        if (!found || !valid) {
-          const message = found ? 'This answer link is not valid any more: the answer was removed. You can answer again on the event page.' : 'This event does not exist.';
-          throw httpError(404, message).withPage(errorPage(404, message));
+        if (!found) throw missing('Event');
+        if (!valid) {
+          const locale = pageLocale(req, found.calendar.locale);
+          const message = 'This answer link is not valid any more: the answer was removed. You can answer again on the event page.';
+          throw httpError(404, message).withPage(errorPage(locale, 404, translator(locale)('answer_link_removed')));
         }
         const base = ctx.config.publicBaseUrl;
         const cookies = [eventCookie(base, params.uid, answerCookieName(params.uid), query.key, ANSWER_COOKIE_SECONDS)];
@@ -206,9 +222,9 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         404: { description: 'Unknown or unpublished event, or a key that is not valid for it', contentType: 'text/html', body: messageSchema },
         409: { description: 'The event takes no RSVPs any more', contentType: 'text/html', body: messageSchema },
       },
-      handler: async ({ params, query }, _req, res) => {
-        const { found, who } = await emailAnswerer(params.uid, query.key);
-        sendHtml(res, 200, await answerPageFor(found, who, query.key, query.answer), { personal: true });
+      handler: async ({ params, query }, req, res) => {
+        const { found, who, locale } = await emailAnswerer(req, params.uid, query.key);
+        sendHtml(res, 200, await answerPageFor(locale, found, who, query.key, query.answer), { personal: true });
       },
     }),
     defineRoute<{ uid: string }>({
@@ -238,17 +254,19 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         const { value, error } = emailAnswerBody.validate(req.body ?? {}, { abortEarly: false });
         if (error) {
           const fieldErrors = toFieldErrors(error);
-          throw validationFailed(fieldErrors).withPage(errorPage(422, 'The answer could not be read.', fieldErrors));
+          throw validationFailed(fieldErrors).withPage((locale) => errorPage(locale, 422, translator(locale)('answer_unreadable')));
         }
         const input = value as { key: string; answer: RsvpAnswer };
-        const { found, who } = await emailAnswerer(params.uid, input.key);
+        const { found, who, locale } = await emailAnswerer(req, params.uid, input.key);
         await takeAnswerPoint(req, res);
         try {
           const { row } = await answerFromEmail(ctx, found, who, input.answer, req.id);
           ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
-          sendHtml(res, 200, await answerPageFor(found, who, input.key, input.answer, { saved: true }), { personal: true });
+          sendHtml(res, 200, await answerPageFor(locale, found, who, input.key, input.answer, { saved: true }), { personal: true });
         } catch (err) {
-          if (err instanceof AppError && err.status === 409) err.withPage(await answerPageFor(found, who, input.key, input.answer, { error: err.message }));
+          if (err instanceof AppError && err.status === 409) {
+            err.withPage(await answerPageFor(locale, found, who, input.key, input.answer, { error: input.answer === 'yes' ? 'rsvp_full' : 'answers_closed' }));
+          }
           throw err;
         }
       },

@@ -14,7 +14,8 @@ import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, uidParam, validatePart } from '../http/validation';
 import { calendarFeed, sendFeed } from '../public/calendar-feed';
 import { missing } from '../public/page-response';
-import { pageCsp, subscribeDetailsPage } from '../public/views';
+import { pageCsp, formProblems, subscribeDetailsPage } from '../public/views';
+import { pageLocale } from '../public/i18n';
 import {
   listSubscribersQuery,
   SUBSCRIBE_PLATFORMS,
@@ -162,7 +163,11 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
           res.redirect(302, publicFeedRedirect(params.platform, calendar));
           return;
         }
-        res.status(200).set('Content-Security-Policy', CSP).type('html').send(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], [], {}, calendar.ask_subscriber_details));
+        res
+          .status(200)
+          .set('Content-Security-Policy', CSP)
+          .type('html')
+          .send(subscribeDetailsPage(pageLocale(req, calendar.locale), calendar.name, req.originalUrl.split('?')[0], {}, {}, calendar.ask_subscriber_details));
       },
     }),
     defineRoute<{ uid: string; platform: SubscribePlatform }, Record<string, never>, { name?: string; email?: string }>({
@@ -191,7 +196,8 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
           ? validatePart<{ name?: string; email?: string }>(subscriberDetailsBody, req.body ?? {})
           : { value: {}, errors: {} };
         if (Object.keys(fieldErrors).length) {
-          throw validationFailed(fieldErrors).withPage(subscribeDetailsPage(calendar.name, req.originalUrl.split('?')[0], Object.values(fieldErrors).flat(), typedDetails(req.body)));
+          const locale = pageLocale(req, calendar.locale);
+          throw validationFailed(fieldErrors).withPage(subscribeDetailsPage(locale, calendar.name, req.originalUrl.split('?')[0], formProblems(locale, fieldErrors), typedDetails(req.body)));
         }
         res.set('Cache-Control', 'no-store');
         if (!(await mayRecord(req, res))) {
