@@ -634,6 +634,11 @@ describe('the Add-to-calendar control and the pages around it', () => {
       ['event-embed', `${event.data.public_url}/embed`],
       ['calendar-embed', `${cal.public_url}/embed`],
       ['landing', `${gw.baseUrl}/`],
+      // In other languages: the longest words, and a script of its own.
+      ['event-de', `${event.data.public_url}?lang=de`],
+      ['locked-ja', `${locked.public_url}?lang=ja`],
+      ['subscribe-fr', `${cal.public_url}/subscribe/google?lang=fr`],
+      ['not-found-es', `${gw.baseUrl}/e/zzzzzzzzzzzzzzzz?lang=es`],
     ];
     const found: Record<string, string[]> = {};
     for (const [name, url] of pages) {
@@ -650,5 +655,5 @@ describe('the Add-to-calendar control and the pages around it', () => {
       }
     }
     expect(found).toEqual(Object.fromEntries(pages.map(([name]) => [name, []])));
-  });
+  }, 120_000);
 });
