@@ -145,10 +145,10 @@ describe('buildMessage', () => {
   });
 
   it('compiles the layout once, however many jobs it fills', async () => {
-    const first = layout();
+    const first = layout('en');
     await messageFactory(job('invitation'), from, NOW);
     await messageFactory(job('cancellation'), from, NOW);
-    expect(layout()).toBe(first);
+    expect(layout('en')).toBe(first);
   });
 });
 
