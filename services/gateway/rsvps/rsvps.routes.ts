@@ -14,6 +14,7 @@ import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, toFieldErrors, uidParam } from '../http/validation';
 import { accessTo, cookiesOf, eventCard, eventCookie, eventView, findPublishedEvent } from '../public/public.service';
 import { sendHtml } from '../public/page-response';
+import { langParam, pageLocale } from '../public/i18n';
 import { findByEmail } from './rsvps.repository';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
 import { eventPageHtml } from '../public/event-page';
@@ -84,7 +85,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       path: '/e/:uid/rsvp',
       operationId: 'rsvpToEvent',
       summary: 'Answer an event: yes, maybe or no (no token)',
-      description: `Form-urlencoded or JSON (anything else is a 415): \`name\`, \`email\`, \`answer\`, and \`key\` to change an earlier answer. One answer per email per event. An answer without the \`key\` of the address's answer (in the body, or the event's cookie that the link in every RSVP email sets) is a 202 \`{"data":{"status":"${RECEIVED}"}}\` (a form: back to the page with \`?rsvp=${RECEIVED}\`), alike whether or not the address had answered, with no key and no cookie: an address that had not answered has its answer recorded and its key emailed to it (in the confirmation of a yes or maybe, or an answer link for a no); one that had keeps its answer, and is emailed its link when the answer would change (at most once an hour). With the key, the answer replaces the earlier one: a 200 with the answer and its key, which is set as the event's cookie (a form: \`?rsvp=thanks\`). A published event without \`has_rsvp\` is a 409. When \`rsvp_limit\` yes answers are in, a yes is a 409 (with the key, unless the answer already is a yes). Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
+      description: `Form-urlencoded or JSON (anything else is a 415): \`name\`, \`email\`, \`answer\`, and \`key\` to change an earlier answer. One answer per email per event. An answer without the \`key\` of the address's answer (in the body, or the event's cookie that the link in every RSVP email sets) is a 202 \`{"data":{"status":"${RECEIVED}"}}\` (a form: back to the page with \`?rsvp=${RECEIVED}\`), alike whether or not the address had answered, with no key and no cookie: an address that had not answered has its answer recorded and its key emailed to it (in the confirmation of a yes or maybe, or an answer link for a no); one that had keeps its answer, and is emailed its link when the answer would change (at most once an hour). With the key, the answer replaces the earlier one: a 200 with the answer and its key, which is set as the event's cookie (a form: \`?rsvp=thanks\`). A published event without \`has_rsvp\` is a 409. When \`rsvp_limit\` yes answers are in, a yes is a 409 (with the key, unless the answer already is a yes). Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. These emails are in the language the page was shown in: \`?lang=\` on this address (the page's form keeps it), else the best of Accept-Language, else the calendar's \`locale\`. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
       tags,
       auth: false,
       page: true,
@@ -131,10 +132,12 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         const input = value as RsvpInput;
         input.key ??= cookiesOf(req)[answerCookieName(params.uid)];
         try {
-          const { row, held, proven } = await submitRsvp(ctx, found, input, req.id);
+          // Its emails are in the language the page was shown in (the person chose it): see pageLocale.
+          const { row, held, proven } = await submitRsvp(ctx, found, input, req.id, { locale: pageLocale(req, found.calendar.locale) });
           if (!held) ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
           res.set('Cache-Control', 'no-store');
-          const back = (notice: RsvpNotice) => `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${notice}`;
+          const lang = langParam(req);
+          const back = (notice: RsvpNotice) => `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${notice}${lang ? `&${lang}` : ''}`;
           if (!proven) {
             // Without the answer's key, one answer whether or not the address had answered:
             // no key, no cookie, nothing that tells the two apart (see submitRsvp).
