@@ -29,8 +29,9 @@ export function mailWorker(ctx: WorkerContext, transport: MailTransport = create
   if (!mailbox) throw new Error('MAIL_FROM is not an address'); // config validation already refuses this
   const from = { header: config.mailFrom, mailbox };
   ctx.logger.info(transport.description, config.smtpUrl ? 'sending mail over SMTP' : `no SMTP_URL: writing mail to ${String(transport.description.outbox)}`);
-  // The message layout is compiled now, once, not when the first job is waiting for it.
-  layout().catch((err: unknown) => ctx.logger.error({ err }, 'the message layout does not compile'));
+  // The message layout is compiled now, once, not when the first job is waiting for it
+  // (English's: other languages' on their first message).
+  layout('en').catch((err: unknown) => ctx.logger.error({ err }, 'the message layout does not compile'));
   const recorder = new SentRecorder(ctx.db, ctx.logger);
   const rate = sendRate(ctx.redis, config.queuePrefix, config.mail.ratePerSecond, ctx.clock);
   const deliveries = ctx.metrics.counter(METRIC.emailDeliveries, 'Email messages by kind and outcome: sent, failed (for good), retry (will be tried again)', ['kind', 'outcome']);

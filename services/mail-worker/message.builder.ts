@@ -22,7 +22,7 @@ export type Sender = { header: string; mailbox: Mailbox };
  * An `rsvp_link` message is only the bodies: it changes nothing in anyone's calendar.
  */
 export async function messageFactory(
-  job: Pick<MailJob, 'kind' | 'event' | 'answerUrl'>,
+  job: Pick<MailJob, 'kind' | 'event' | 'answerUrl' | 'locale'>,
   from: Sender,
   nowMs: number,
 ): Promise<(message: MailMessage) => MailComposer.Options> {
@@ -43,7 +43,7 @@ export async function messageFactory(
     ? { from: { name: `${named.name} via ${from.mailbox.name || 'Calendar'}`, address: from.mailbox.email }, replyTo: { name: named.name, address: named.email } }
     : { from: from.header };
   const answer = ATTENDEE_ANSWER[kind];
-  const content = await jobContent(kind, snapshot, job.answerUrl);
+  const content = await jobContent(kind, snapshot, job.answerUrl, job.locale);
   const withCalendar = hasCalendarPart(kind);
   // A recipient without links of their own gets the encoded bodies of the one before them.
   let last: { message: MailMessage; text: { raw: Buffer }; html: { raw: Buffer } } | undefined;

@@ -3,9 +3,12 @@ import { formatDateRange } from '../../shared/calendar/format';
 import { escapeHtml, htmlToText } from '../../shared/calendar/html';
 import { PLATFORMS } from '../../shared/calendar/platforms';
 import { recurrenceText } from '../../shared/calendar/recurrence';
+import { intlDateRange } from '../../shared/i18n/dates';
+import type { Locale, Translate } from '../../shared/i18n/translations';
 import type { EventSnapshot, MailKind, MailMessage, RecipientLinks } from '../../shared/queues/mail.job';
+import { type MailTextKey, mailTexts } from './i18n';
 import { asHtml, bind, mapText, render, type Values } from './mail-template';
-import { LATER, layout } from './message.layout';
+import { LATER, layout, platformLabel } from './message.layout';
 
 /**
  * What one recipient reads: the two bodies (the subject is the job's, the calendar part
@@ -27,50 +30,13 @@ interface JobContent {
   sameBodies(a: Pick<MailMessage, 'answer' | 'links'>, b: Pick<MailMessage, 'answer' | 'links'>): boolean;
 }
 
-const SUBJECT_PREFIX: Record<MailKind, string> = {
-  invitation: 'Invitation',
-  update: 'Updated invitation',
-  cancellation: 'Cancelled',
-  removal: 'No longer on the guest list',
-  rsvp_yes: 'You are going',
-  rsvp_maybe: 'You might go',
-  rsvp_no: 'Not going',
-  rsvp_link: 'Change your answer',
-  reminder: 'Reminder',
-};
-
-const LEAD: Record<MailKind, string> = {
-  invitation: 'You are invited to',
-  update: 'This event has changed',
-  cancellation: 'This event has been cancelled',
-  removal: 'The organizer has taken you off the guest list of',
-  rsvp_yes: 'Thank you for your answer. You said yes to',
-  rsvp_maybe: 'Thank you for your answer. You said maybe to',
-  rsvp_no: 'Thank you for your answer. You said no to',
-  rsvp_link: 'An answer was given with this address on the event page of',
-  reminder: 'Coming up',
-};
-
-const CALENDAR_NOTE: Record<MailKind, string> = {
-  invitation: 'The attached invitation adds it to your calendar.',
-  update: 'The attached update brings your calendar up to date.',
-  cancellation: 'The attached cancellation removes it from your calendar.',
-  removal: 'The attached cancellation removes it from your calendar. The event itself has not been cancelled.',
-  rsvp_yes: 'The attached invitation adds it to your calendar as accepted.',
-  rsvp_maybe: 'The attached invitation adds it to your calendar as tentative.',
-  rsvp_no: 'The attached cancellation removes it from your calendar.',
-  rsvp_link:
-    'The button above shows the answer this address holds, and changes it: it is only for you, do not pass it on. Until it is used, that answer stays as it is (if the address had answered before, its earlier answer). If it was not you who answered, there is nothing you need to do.',
-  reminder: 'This reminder changes nothing in your calendar.',
-};
-
 /**
  * Why this person got the message, for the footer. Updates and cancellations also go to
  * people who answered on the event page without being invited (their answer is on the message).
  */
-function reason(kind: MailKind, organizer: string, title: string, answered: boolean): string {
-  const invited = `You received this because ${organizer} invited you to ${title}.`;
-  const answeredOn = `You received this because you answered on the event page of ${title}.`;
+function reason(t: Translate<MailTextKey>, kind: MailKind, organizer: string, title: string, answered: boolean): string {
+  const invited = t('reason_invited', { organizer, title });
+  const answeredOn = t('reason_answered', { title });
   switch (kind) {
     case 'invitation':
       return invited;
@@ -78,11 +44,11 @@ function reason(kind: MailKind, organizer: string, title: string, answered: bool
     case 'cancellation':
       return answered ? answeredOn : invited;
     case 'removal':
-      return `You received this because ${organizer} had invited you to ${title}.`;
+      return t('reason_removed', { organizer, title });
     case 'rsvp_link':
-      return `You received this because someone answered with this address on the event page of ${title}.`;
+      return t('reason_rsvp_link', { title });
     case 'reminder':
-      return `You received this because you are going to ${title}.`;
+      return t('reason_reminder', { title });
     default:
       return answeredOn;
   }
@@ -97,14 +63,20 @@ const NO_ANSWER_BUTTONS: ReadonlySet<MailKind> = new Set(['cancellation', 'remov
 
 const URL_ONLY = /^https?:\/\/[^\s<>"]+$/i;
 
+type When = Pick<EventSnapshot, 'isAllDay' | 'startMs' | 'endMs' | 'timezone'>;
+
 /**
  * When, in the event's own zone with its UTC offset: "Tue 12 Jan 2027, 15:00–16:00
  * (Europe/Paris, UTC+01:00)"; over midnight, both days; across an offset change, both
  * offsets. All-day events are calendar days (stored as UTC midnights, the end day included).
+ * Other languages than English: the days and times as Intl writes them there, the same
+ * zone and offsets after them.
  */
-function formatWhen(e: Pick<EventSnapshot, 'isAllDay' | 'startMs' | 'endMs' | 'timezone'>): string {
+function formatWhen(e: When, locale: Locale, t: Translate<MailTextKey>): string {
   const day = 'ccc d LLL yyyy';
+  const intl = (zoneName: boolean) => intlDateRange(locale, e, { allDay: t('all_day'), zoneName });
   if (e.isAllDay) {
+    if (locale !== 'en') return intl(false);
     const a = DateTime.fromMillis(e.startMs, { zone: 'UTC', locale: 'en-GB' }).toFormat(day);
     const b = DateTime.fromMillis(e.endMs, { zone: 'UTC', locale: 'en-GB' }).toFormat(day);
     return a === b ? `${a} (all day)` : `${a} – ${b} (all day)`;
@@ -112,21 +84,30 @@ function formatWhen(e: Pick<EventSnapshot, 'isAllDay' | 'startMs' | 'endMs' | 't
   const start = DateTime.fromMillis(e.startMs, { zone: e.timezone, locale: 'en-GB' });
   const end = DateTime.fromMillis(e.endMs, { zone: e.timezone, locale: 'en-GB' });
   const offset = (t: DateTime) => (t.offset === 0 ? 'UTC' : `UTC${t.toFormat('ZZ')}`);
-  const range = start.hasSame(end, 'day') ? `${start.toFormat(`${day}, HH:mm`)}–${end.toFormat('HH:mm')}` : `${start.toFormat(`${day}, HH:mm`)} – ${end.toFormat(`${day}, HH:mm`)}`;
+  const range =
+    locale !== 'en'
+      ? intl(false)
+      : start.hasSame(end, 'day')
+        ? `${start.toFormat(`${day}, HH:mm`)}–${end.toFormat('HH:mm')}`
+        : `${start.toFormat(`${day}, HH:mm`)} – ${end.toFormat(`${day}, HH:mm`)}`;
   const offsets = start.offset === end.offset ? offset(start) : `${offset(start)} → ${offset(end)}`;
   const zone = e.timezone === 'UTC' || e.timezone === 'Etc/UTC' ? '' : `${e.timezone}, `;
   return `${range} (${zone}${offsets})`;
 }
 
+/** The subject's When: in English the form used everywhere else (shared/calendar/format.ts); otherwise Intl's, with the zone's name. */
+const subjectWhen = (e: When, locale: Locale, t: Translate<MailTextKey>) =>
+  locale === 'en' ? formatDateRange({ isAllDay: e.isAllDay, startMs: e.startMs, endMs: e.endMs, zone: e.timezone }) : intlDateRange(locale, e, { allDay: t('all_day'), zoneName: true });
+
 /** Where: a link when the location is an address on the web; otherwise the place, linked to a map search. */
-function where(location: string): { html: string; text: string[] } {
+function where(location: string, t: Translate<MailTextKey>): { html: string; text: string[] } {
   const place = location.trim();
   if (URL_ONLY.test(place)) return { html: `<a href="${escapeHtml(place)}">${escapeHtml(place)}</a>`, text: [place] };
   const lines = place.split('\n').map((line) => line.trim()).filter(Boolean);
   const map = `https://www.openstreetmap.org/search?query=${encodeURIComponent(lines.join(', '))}`;
   return {
     html: `<a href="${escapeHtml(map)}">${lines.map(escapeHtml).join('<br>')}</a>`,
-    text: [...lines, `Map: ${map}`],
+    text: [...lines, `${t('map')}${t('colon')}${map}`],
   };
 }
 
@@ -135,17 +116,22 @@ const HEADING = /<h([1-6])\b([^<>]*)>/gi;
 const quietHeadings = (html: string) => html.replace(HEADING, '<h$1$2 style="margin:16px 0 4px;font-size:17px;line-height:24px;font-weight:700">');
 
 /**
- * The subject and bodies of a job's messages. The layout (compiled once) is filled with
- * everything the job's messages share; each recipient's links and footer are added per
- * message (a few concatenations).
+ * The subject and bodies of a job's messages, in its language. The layout (compiled once
+ * per language) is filled with everything the job's messages share; each recipient's
+ * links and footer are added per message (a few concatenations).
  */
-export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: string): Promise<JobContent> {
-  const template = await layout();
-  const subject = `${SUBJECT_PREFIX[kind]}: ${e.title} @ ${formatDateRange({ isAllDay: e.isAllDay, startMs: e.startMs, endMs: e.endMs, zone: e.timezone })}`;
-  const when = formatWhen(e);
+export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: string, locale: Locale = 'en'): Promise<JobContent> {
+  const template = await layout(locale);
+  const t = mailTexts(locale);
+  // "Label: value" in the language (French puts a space before the colon, Japanese writes a full-width one).
+  const colon = t('colon');
+  const labelled = (label: string, value: string) => `${label}${colon}${value}`;
+  const lead = t(`lead_${kind}`);
+  const subject = labelled(t(`subject_${kind}`), `${e.title} @ ${subjectWhen(e, locale, t)}`);
+  const when = formatWhen(e, locale, t);
   const page = NO_PAGE_LINK.has(kind) ? null : e.url;
   const calendarLinks = e.url && !NO_CALENDAR_BUTTONS.has(kind) ? platformLinks(e.url) : null;
-  const place = e.location?.trim() ? where(e.location) : null;
+  const place = e.location?.trim() ? where(e.location, t) : null;
   const repeats = e.recurrenceRule ? recurrenceText(e.recurrenceRule, e.timezone) : null;
   const organizer = e.organizer?.name.trim() || null;
   const cancelled = kind === 'cancellation';
@@ -157,8 +143,8 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
       template,
       {
         subject,
-        preview: `${LEAD[kind]}: ${e.title}, ${when}`,
-        lead: `${LEAD[kind]}:`,
+        preview: `${labelled(lead, e.title)}, ${when}`,
+        lead: `${lead}${colon.trimEnd()}`,
         titleHtml: asHtml(cancelled ? `<s>${escapeHtml(e.title)}</s>` : escapeHtml(e.title)),
         when,
         organizer: !!organizer,
@@ -177,7 +163,7 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
         pageQuery: calendarLinks?.query ?? '',
         description: !!e.descriptionHtml,
         descriptionHtml: asHtml(e.descriptionHtml ? quietHeadings(e.descriptionHtml) : ''),
-        note: CALENDAR_NOTE[kind],
+        note: t(`note_${kind}`),
       },
       LATER,
     ),
@@ -185,26 +171,28 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
   );
 
   const textHead = [
-    `${LEAD[kind]}:`,
+    `${lead}${colon.trimEnd()}`,
     '',
-    cancelled ? `${e.title} (cancelled)` : e.title,
-    ...(organizer ? [`Organized by ${organizer}`] : []),
+    cancelled ? t('title_cancelled', { title: e.title }) : e.title,
+    ...(organizer ? [t('organized_by', { name: organizer })] : []),
     '',
-    `When: ${when}`,
-    ...(place ? [`Where: ${place.text.join('\n  ')}`] : []),
-    ...(repeats ? [`Repeats: ${repeats}`] : []),
+    labelled(t('when'), when),
+    ...(place ? [labelled(t('where'), place.text.join('\n  '))] : []),
+    ...(repeats ? [labelled(t('repeats'), repeats)] : []),
   ];
   const textMiddle = [
-    ...(page ? ['', `Event page: ${page}`] : []),
-    ...(answerUrl ? ['', `Change your answer: ${answerUrl}`] : []),
-    ...(calendarLinks ? ['', 'Add to calendar:', ...PLATFORMS.map((p) => `  ${p.label}: ${calendarLinks.path}/${p.key}${calendarLinks.query}`)] : []),
+    ...(page ? ['', labelled(t('event_page'), page)] : []),
+    ...(answerUrl ? ['', labelled(t('change_answer'), answerUrl)] : []),
+    ...(calendarLinks
+      ? ['', `${t('add_to_calendar')}${colon.trimEnd()}`, ...PLATFORMS.map((p) => `  ${labelled(platformLabel(p, t), `${calendarLinks.path}/${p.key}${calendarLinks.query}`)}`)]
+      : []),
     ...(e.descriptionHtml ? ['', htmlToText(e.descriptionHtml)] : []),
     '',
-    CALENDAR_NOTE[kind],
+    t(`note_${kind}`),
     '',
     '--',
   ];
-  const who = organizer ?? 'the organizer';
+  const who = organizer ?? t('the_organizer');
   const answerLinks = (links?: RecipientLinks) => (NO_ANSWER_BUTTONS.has(kind) ? undefined : links?.answer);
   const answered = (m: Pick<MailMessage, 'answer'>) => m.answer !== undefined;
 
@@ -213,7 +201,7 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
     bodies(m) {
       const answer = answerLinks(m.links);
       const unsubscribe = m.links?.unsubscribe;
-      const because = oneLine(reason(kind, who, e.title, answered(m)));
+      const because = oneLine(reason(t, kind, who, e.title, answered(m)));
       const values: Values = {
         answer: !!answer,
         yesUrl: answer?.yes ?? '',
@@ -225,10 +213,10 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
       };
       const text = [
         ...textHead,
-        ...(answer ? ['', 'Will you attend?', `  Yes: ${answer.yes}`, `  Maybe: ${answer.maybe}`, `  No: ${answer.no}`] : []),
+        ...(answer ? ['', t('will_you_attend'), `  ${labelled(t('yes'), answer.yes)}`, `  ${labelled(t('maybe'), answer.maybe)}`, `  ${labelled(t('no'), answer.no)}`] : []),
         ...textMiddle,
         because,
-        ...(unsubscribe ? [`Stop reminders for this event: ${unsubscribe}`] : []),
+        ...(unsubscribe ? [labelled(t('stop_reminders'), unsubscribe)] : []),
         '',
       ].join('\n');
       return { text, html: render(shared, values) };

@@ -1,5 +1,8 @@
 import mjml2html from 'mjml';
+import { escapeHtml } from '../../shared/calendar/html';
 import { PLATFORMS } from '../../shared/calendar/platforms';
+import type { Locale, Translate } from '../../shared/i18n/translations';
+import { type MailTextKey, mailTexts } from './i18n';
 import { parseTemplate, type Template, templateNames } from './mail-template';
 
 /**
@@ -7,7 +10,9 @@ import { parseTemplate, type Template, templateNames } from './mail-template';
  * phone), the title, the facts, the buttons, the description, and a footer saying why
  * the message came. MJML turns it into the table-based, inline-styled HTML that mail
  * clients render alike; that is slow (tens of milliseconds), so it is done once per
- * process and each message is filled by substitution (see mail-template.ts).
+ * process and language (on the first message in that language), and each message is
+ * filled by substitution (see mail-template.ts). The layout's own words (labels, buttons,
+ * `lang`) are the language's, from the catalogs (i18n.ts).
  *
  * Slots (`{{name}}`, escaped text unless given as HTML) and blocks (kept when true):
  * - per job: subject, preview, lead, titleHtml, when, organizer/organizerName,
@@ -33,15 +38,26 @@ export const button = (href: string, label: string, primary = false) =>
 
 const label = (text: string) => `<div style="margin:0 0 8px;font-size:13px;font-weight:600;color:${MUTED}">${text}</div>`;
 
-const factRow = (name: string, value: string) =>
-  `<tr><th scope="row" align="left" valign="top" style="width:84px;padding:4px 12px 4px 0;font-weight:600;color:${MUTED}">${name}</th>` +
+/**
+ * A fact: its name in a column 84 px wide, which English's names fit. Other languages'
+ * may be longer ("Wiederholung"): their column grows to the longest instead of breaking
+ * the word.
+ */
+const factRow = (name: string, value: string, locale: Locale) =>
+  `<tr><th scope="row" align="left" valign="top" style="width:84px;${locale === 'en' ? '' : 'white-space:nowrap;'}padding:4px 12px 4px 0;font-weight:600;color:${MUTED}">${name}</th>` +
   `<td valign="top" style="padding:4px 0;word-break:break-word;overflow-wrap:anywhere">${value}</td></tr>`;
 
 const text = (inner: string, attrs = '') => `<mj-text${attrs}>${inner}</mj-text>`;
 /** A group of buttons, kept or dropped as one. */
 const group = (name: string, inner: string) => `<!--{{#${name}}}--><div style="padding:8px 0 8px">${inner}</div><!--{{/${name}}}-->`;
 
-const SOURCE = `<mjml lang="en">
+/** The add-to-calendar buttons' labels: brand names, but for the file, which says what it is. */
+export const platformLabel = (p: (typeof PLATFORMS)[number], t: Translate<MailTextKey>) => (p.key === 'ics' ? t('ics_file') : p.label);
+
+/** The layout's MJML in a language: its words escaped once here, its slots left as they are. */
+const source = (locale: Locale) => {
+  const t = (key: MailTextKey, values?: Record<string, string>) => escapeHtml(mailTexts(locale)(key, values));
+  return `<mjml lang="${locale}">
 <mj-head>
   <mj-title>{{subject}}</mj-title>
   <mj-preview>{{preview}}</mj-preview>
@@ -67,19 +83,19 @@ const SOURCE = `<mjml lang="en">
   <mj-section padding="20px 0 0"><mj-column><mj-spacer height="1px" /></mj-column></mj-section>
   <mj-section background-color="#ffffff" padding="24px 24px 24px" border-top="4px solid ${ACCENT}"><mj-column>
     ${text(`<div style="margin:0 0 6px;font-size:15px;color:${MUTED}">{{lead}}</div><h1 style="margin:0;font-size:24px;line-height:30px;font-weight:700">{{titleHtml}}</h1>`, ' css-class="title"')}
-    ${text(`<!--{{#organizer}}--><div style="margin:6px 0 0;font-size:15px;color:${MUTED}">Organized by {{organizerName}}</div><!--{{/organizer}}-->`)}
+    ${text(`<!--{{#organizer}}--><div style="margin:6px 0 0;font-size:15px;color:${MUTED}">${t('organized_by', { name: '{{organizerName}}' })}</div><!--{{/organizer}}-->`)}
     ${text(
       `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="width:100%;border-collapse:collapse;font-size:16px;line-height:24px;color:${INK}">` +
-        factRow('When', '{{when}}') +
-        `<!--{{#where}}-->${factRow('Where', '{{whereHtml}}')}<!--{{/where}}-->` +
-        `<!--{{#repeats}}-->${factRow('Repeats', '{{repeatsText}}')}<!--{{/repeats}}-->` +
+        factRow(t('when'), '{{when}}', locale) +
+        `<!--{{#where}}-->${factRow(t('where'), '{{whereHtml}}', locale)}<!--{{/where}}-->` +
+        `<!--{{#repeats}}-->${factRow(t('repeats'), '{{repeatsText}}', locale)}<!--{{/repeats}}-->` +
         '</table>',
       ' padding="16px 0 8px"',
     )}
     ${text(
-      group('answer', label('Will you attend?') + ['Yes', 'Maybe', 'No'].map((a) => button(`{{${a.toLowerCase()}Url}}`, a)).join('\n')) +
-        group('actions', `<!--{{#page}}-->${button('{{pageUrl}}', 'Open the event page', true)}<!--{{/page}}-->\n<!--{{#changeAnswer}}-->${button('{{answerUrl}}', 'Change your answer', true)}<!--{{/changeAnswer}}-->`) +
-        group('calendar', label('Add to calendar') + PLATFORMS.map((p) => button(`{{pagePath}}/${p.key}{{pageQuery}}`, p.label)).join('\n')),
+      group('answer', label(t('will_you_attend')) + (['yes', 'maybe', 'no'] as const).map((a) => button(`{{${a}Url}}`, t(a))).join('\n')) +
+        group('actions', `<!--{{#page}}-->${button('{{pageUrl}}', t('open_event_page'), true)}<!--{{/page}}-->\n<!--{{#changeAnswer}}-->${button('{{answerUrl}}', t('change_answer'), true)}<!--{{/changeAnswer}}-->`) +
+        group('calendar', label(t('add_to_calendar')) + PLATFORMS.map((p) => button(`{{pagePath}}/${p.key}{{pageQuery}}`, escapeHtml(platformLabel(p, mailTexts(locale))))).join('\n')),
     )}
     <mj-raw><!--{{#description}}--></mj-raw>
     <mj-divider border-width="1px" border-color="${LINE}" padding="8px 0 4px" />
@@ -88,27 +104,32 @@ const SOURCE = `<mjml lang="en">
     ${text(`<div style="padding:12px 0 0;border-top:1px solid ${LINE}">{{note}}</div>`, ` font-size="14px" line-height="20px" color="${MUTED}" padding="8px 0 0"`)}
   </mj-column></mj-section>
   <mj-section padding="16px 24px 32px"><mj-column>
-    ${text(`{{reason}}<!--{{#unsubscribe}}--><br><a href="{{unsubscribeUrl}}" style="color:${MUTED};text-decoration:underline">Stop reminders for this event</a><!--{{/unsubscribe}}-->`, ` font-size="13px" line-height="20px" color="${MUTED}" align="center"`)}
+    ${text(`{{reason}}<!--{{#unsubscribe}}--><br><a href="{{unsubscribeUrl}}" style="color:${MUTED};text-decoration:underline">${t('stop_reminders')}</a><!--{{/unsubscribe}}-->`, ` font-size="13px" line-height="20px" color="${MUTED}" align="center"`)}
   </mj-column></mj-section>
 </mj-body>
 </mjml>`;
+};
 
-let compiled: Promise<Template> | undefined;
+const compiled = new Map<Locale, Promise<Template>>();
 
-/** The layout as a template, compiled on first use (the worker's start) and kept. */
-export function layout(): Promise<Template> {
-  compiled ??= compile();
-  return compiled;
+/** The layout in a language as a template, compiled on its first use (English: the worker's start) and kept. */
+export function layout(locale: Locale): Promise<Template> {
+  let template = compiled.get(locale);
+  if (!template) {
+    template = compile(locale);
+    compiled.set(locale, template);
+  }
+  return template;
 }
 
-async function compile(): Promise<Template> {
+async function compile(locale: Locale): Promise<Template> {
   // No web fonts: a message loads nothing from outside.
-  const { html, errors } = await mjml2html(SOURCE, { validationLevel: 'strict', fonts: {}, keepComments: true });
-  if (errors.length) throw new Error(`message layout: ${errors.map((e) => e.formattedMessage).join('; ')}`);
+  const { html, errors } = await mjml2html(source(locale), { validationLevel: 'strict', fonts: {}, keepComments: true });
+  if (errors.length) throw new Error(`message layout (${locale}): ${errors.map((e) => e.formattedMessage).join('; ')}`);
   // The compiler indents its output; the indentation is a fifth of the bytes of every
   // message. Line breaks are made CRLF (a MIME body's canonical form) here, once.
   const template = parseTemplate(html.replace(/\n[ \t]+/g, '\n').replace(/\r?\n/g, '\r\n'));
   const names = templateNames(template);
-  for (const n of LATER) if (!names.has(n)) throw new Error(`message layout: {{${n}}} is missing`);
+  for (const n of LATER) if (!names.has(n)) throw new Error(`message layout (${locale}): {{${n}}} is missing`);
   return template;
 }

@@ -38,6 +38,7 @@ interface DueRow extends MailEventRow, ReminderEvent {
   c_name: string;
   c_organizer_name: string | null;
   c_organizer_email: string | null;
+  c_locale: string | null;
 }
 
 const EVENT_FIELDS = [
@@ -97,7 +98,7 @@ async function insertReminderDeliveries(trx: Knex, e: DueRow, occurrenceMs: numb
 /** One due event, in the caller's transaction; null when another worker holds it or it is no longer due. */
 async function remindOne(trx: Knex, deps: SweepDeps, id: number, now: Date): Promise<number | null> {
   const { rows } = await trx.raw(
-    `SELECT ${EVENT_FIELDS.join(', ')}, c.team_id AS c_team_id, c.name AS c_name, c.organizer_name AS c_organizer_name, c.organizer_email AS c_organizer_email
+    `SELECT ${EVENT_FIELDS.join(', ')}, c.team_id AS c_team_id, c.name AS c_name, c.organizer_name AS c_organizer_name, c.organizer_email AS c_organizer_email, c.locale AS c_locale
        FROM events e JOIN calendars c ON c.id = e.calendar_id
       WHERE e.id = ? AND e.next_reminder_at <= ?
       FOR UPDATE OF e SKIP LOCKED`,
@@ -112,7 +113,7 @@ async function remindOne(trx: Knex, deps: SweepDeps, id: number, now: Date): Pro
   let queued = 0;
   // A draft, pending or rejected event has no page to remind anyone of: its reminders pass.
   const due = isPublished(e) ? dueReminders(e, pgTimestampToMillis(e.next_reminder_at), now.getTime()) : [];
-  const calendar: MailCalendarRow = { team_id: e.c_team_id, name: e.c_name, organizer_name: e.c_organizer_name, organizer_email: e.c_organizer_email };
+  const calendar: MailCalendarRow = { team_id: e.c_team_id, name: e.c_name, organizer_name: e.c_organizer_name, organizer_email: e.c_organizer_email, locale: e.c_locale };
   for (const { occurrence, minutes } of due) queued += await remind(trx, deps, { event: e, calendar }, occurrence, minutes, now);
   await storeNextReminder(trx, e.id, nextReminder(e, now.getTime()));
   return queued;

@@ -2,6 +2,7 @@ import type { Config } from '../config/config';
 import { pgTimestampToMillis } from '../calendar/dates';
 import { type StoredEvent, storedEventView, toIcsEvent } from '../calendar/event-view';
 import type { Knex } from '../db/knex';
+import { isLocale, type Locale } from '../i18n/translations';
 import type { Clock } from '../lifecycle/clock';
 import { signedEventUrl } from '../links/signatures';
 import { type EventSnapshot, type MailJob, type MailKind, mailJob, newMailJobId, type RecipientLinks, RSVP_PARTSTAT } from '../queues/mail.job';
@@ -43,12 +44,14 @@ export interface MailEventRow extends StoredEvent {
   created_at: string;
 }
 
-/** The calendar columns that name the organizer. */
+/** The calendar columns that name the organizer, and its language. */
 export interface MailCalendarRow {
   team_id: number;
   name: string;
   organizer_name: string | null;
   organizer_email: string | null;
+  /** Its pages' language, and its messages' (null: English). */
+  locale: string | null;
 }
 
 /** Where producers come from: the gateway's queues, or a worker's own (see producersOn). */
@@ -71,6 +74,13 @@ async function organizerOf(db: Knex, calendar: MailCalendarRow): Promise<{ name:
   const owner = await db('users').first('name', 'email').where({ team_id: calendar.team_id }).orderBy('id');
   return { name: calendar.organizer_name || owner.name, email: owner.email };
 }
+
+/**
+ * The language a message is written in: the one its reader chose, when the message
+ * answers something they did on a page shown in it (an RSVP on the event page), else the
+ * calendar's `locale`, else English.
+ */
+const messageLocale = (calendar: Pick<MailCalendarRow, 'locale'>, chosen?: Locale): Locale => chosen ?? (isLocale(calendar.locale) ? calendar.locale : 'en');
 
 /** How long the signed page link in a protected event's messages works after the event ends. */
 const SIGNED_LINK_GRACE_MS = 30 * 86_400_000;
@@ -135,6 +145,8 @@ export async function queueDeliveries(
     requestId?: string;
     answerUrl?: string;
     occurrence?: { startMs: number; endMs: number };
+    /** The language the reader chose (see messageLocale); otherwise the calendar's. */
+    locale?: Locale;
   },
 ): Promise<void> {
   const { event } = p.found;
@@ -147,6 +159,7 @@ export async function queueDeliveries(
     organizer: await organizerOf(trx, p.found.calendar),
     occurrence: p.occurrence,
   });
+  const locale = messageLocale(p.found.calendar, p.locale);
   const { maxAttempts, backoffMs, batchSize } = deps.config.mail;
   const producer = deps.queues.producer(mailJob);
   const turns = await teamTurns(producer, event.team_id, Math.ceil(deliveries.length / batchSize));
@@ -167,6 +180,7 @@ export async function queueDeliveries(
           ...withRecipientParts(deps.config, event, p.kind, d),
         })),
         ...(p.answerUrl ? { answerUrl: p.answerUrl } : {}),
+        locale,
         meta: p.requestId ? { requestId: p.requestId } : undefined,
       },
       opts: {

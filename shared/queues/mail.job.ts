@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { IcsAttendee, IcsEvent } from '../calendar/ics';
+import { type Locale, LOCALES } from '../i18n/translations';
 import { newUid } from '../ids/ids';
 import { defineJob, jobMetaSchema, QUEUES } from './queues';
 
@@ -116,6 +117,11 @@ export interface MailJob {
    * jobs of one person's RSVP message (isRsvpKind), which hold that one message.
    */
   answerUrl?: string;
+  /**
+   * The language the messages are written in (see queueDeliveries). Absent in jobs queued
+   * before messages had one: English.
+   */
+  locale?: Locale;
 }
 
 const snapshotSchema = Joi.object({
@@ -164,6 +170,7 @@ export const mailJob = defineJob<MailJob>({
       .min(1)
       .required(),
     answerUrl: Joi.string(),
+    locale: Joi.string().valid(...LOCALES),
     meta: jobMetaSchema,
   }),
   // attempts and backoff come from the MAIL_* settings, stamped on each job when queued.

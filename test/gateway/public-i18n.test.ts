@@ -1,27 +1,12 @@
-import { CATALOGS } from '../../services/gateway/public/i18n';
 import { inviteeAnswerKey, reminderUnsubscribeUrl } from '../../shared/links/signatures';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 
 /**
- * The public pages' languages: every catalog says everything English says (with the same
- * placeholders), and a page comes in the language of `?lang=`, else of Accept-Language,
- * else English, its dates written by Intl for that language.
+ * The public pages' languages: a page comes in the language of `?lang=`, else of
+ * Accept-Language, else the calendar's, else English, its dates written by Intl for that
+ * language. (That the catalogs say everything English says: test/shared/i18n-catalogs.test.ts.)
  */
 const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-const placeholders = (text: string) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
-
-describe('catalogs', () => {
-  const english = CATALOGS.en as Record<string, string>;
-  it.each(Object.keys(CATALOGS).filter((l) => l !== 'en'))('%s has every key English has, each with its placeholders', (locale) => {
-    const catalog = CATALOGS[locale as keyof typeof CATALOGS] as Record<string, string>;
-    expect(Object.keys(english).filter((key) => !(key in catalog))).toEqual([]);
-    expect(Object.keys(catalog).filter((key) => !(key in english))).toEqual([]);
-    for (const [key, text] of Object.entries(english)) {
-      expect([key, typeof catalog[key] === 'string' && catalog[key].trim().length > 0]).toEqual([key, true]);
-      expect([key, placeholders(catalog[key])]).toEqual([key, placeholders(text)]);
-    }
-  });
-});
 
 describe('pages', () => {
   let gw: TestGateway;

@@ -452,6 +452,83 @@ describe('RSVP confirmations', () => {
   });
 });
 
+describe('languages', () => {
+  // Dates as Intl writes them in a language: worked out here, not by the service's code.
+  const intl = (locale: string, zone: string, zoneName: boolean) =>
+    new Intl.DateTimeFormat(locale, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: zone, ...(zoneName ? { timeZoneName: 'short' as const } : {}) });
+  const escaped = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+
+  it("writes a calendar's invitations in its locale: subject, text and HTML, lang, dates by Intl", async () => {
+    const de = (await team.api.post('/api/calendars', { name: 'Verein', timezone: 'Europe/Berlin', locale: 'de' })).body.data;
+    const path = `/api/calendars/${de.public_id}/events`;
+    const evt = (await team.api.post(path, { title: 'Sommerfest', date_start: '2026-07-14 18:00', date_end: '2026-07-14 22:30', timezone: 'Europe/Berlin', location: 'Vereinsheim', has_rsvp: true })).body.data;
+    await team.api.post(`${path}/${evt.public_id}/invites`, { invitees: [{ email: 'gast@example.test', name: 'Gast' }] });
+    const mail = await nth('gast@example.test', 1, 'the German invitation');
+    const [start, end] = [Date.UTC(2026, 6, 14, 16, 0), Date.UTC(2026, 6, 14, 20, 30)];
+    const when = intl('de', 'Europe/Berlin', false).formatRange(start, end);
+    expect(mail.parsed.subject).toBe(`Einladung: Sommerfest @ ${intl('de', 'Europe/Berlin', true).formatRange(start, end)}`);
+
+    const owner = await gw.db('users').first('name').where({ team_id: team.teamId }).orderBy('id');
+    const text = mail.parsed.text as string;
+    expect(text).toMatch(new RegExp(`^Sie sind eingeladen:\n\nSommerfest\nVeranstaltet von ${owner.name}\n\nWann: `));
+    expect(text).toContain(`Wann: ${when} (Europe/Berlin, UTC+02:00)\nWo: Vereinsheim\n`);
+    expect(text).toMatch(/\nKommen Sie\?\n {2}Ja: \S+\n {2}Vielleicht: \S+\n {2}Nein: \S+\n/);
+    expect(text).toContain(`Veranstaltungsseite: ${gw.baseUrl}/e/${evt.uid}\n`);
+    expect(text).toContain(`Zum Kalender hinzufügen:\n  Apple: ${gw.baseUrl}/e/${evt.uid}/apple\n`);
+    expect(text).toContain(`  iCal-Datei: ${gw.baseUrl}/e/${evt.uid}/ics\n`);
+    expect(text).toContain(`Sie erhalten diese E-Mail, weil ${owner.name} Sie zu Sommerfest eingeladen hat.`);
+
+    const html = mail.parsed.html as string;
+    expect(html).toMatch(/<html lang="de"/);
+    expect(html).toContain(`${escaped(when)} (Europe/Berlin, UTC+02:00)`);
+    for (const words of ['Sie sind eingeladen:', `Veranstaltet von ${escaped(owner.name)}`, '>Wann</th>', '>Wo</th>', 'Kommen Sie?', '>Ja</a>', '>Vielleicht</a>', '>Nein</a>', '>Veranstaltungsseite öffnen</a>', 'Zum Kalender hinzufügen', '>iCal-Datei</a>']) {
+      expect([words, html.includes(words)]).toEqual([words, true]);
+    }
+    for (const english of ['Organized by', '>When<', 'Will you attend?', 'Open the event page', 'Add to calendar', 'You received this']) {
+      expect([english, html.includes(english) || text.includes(english)]).toEqual([english, false]);
+    }
+  });
+
+  it("confirms an answer in the language its page was shown in, whatever the calendar's", async () => {
+    // The calendar has no locale: its messages are English (the other tests' subjects).
+    const evt = await newEvent({ ...review, has_rsvp: true });
+    const [start, end] = [Date.UTC(2026, 6, 14, 17, 0), Date.UTC(2026, 6, 14, 18, 30)];
+    // The page asked for in French keeps its language in its form, and after the answer.
+    const page = await fetch(`${gw.baseUrl}/e/${evt.uid}?lang=fr`, { headers: { 'User-Agent': PERSON } }).then((r) => r.text());
+    expect(page).toContain(`action="/e/${evt.uid}/rsvp?lang=fr"`);
+    const answer = (query: string, headers: Record<string, string>, body: Record<string, string>) =>
+      fetch(`${gw.baseUrl}/e/${evt.uid}/rsvp${query}`, { method: 'POST', headers: { 'User-Agent': PERSON, ...headers }, body: new URLSearchParams(body), redirect: 'manual' });
+    const posted = await answer('?lang=fr', { 'Accept-Language': 'de' }, { name: 'Léa', email: 'lea@example.test', answer: 'yes' });
+    expect([posted.status, posted.headers.get('location')]).toEqual([303, `/e/${evt.uid}?rsvp=received&lang=fr`]);
+    const yes = await nth('lea@example.test', 1, 'the French confirmation');
+    expect(yes.parsed.subject).toBe(`Vous participez\u00a0: Quarterly review @ ${intl('fr', 'America/New_York', true).formatRange(start, end)}`);
+    expect(yes.parsed.text).toMatch(/^Merci pour votre réponse\. Vous avez répondu oui\u00a0:\n/);
+    expect(yes.parsed.text).toContain(`Quand\u00a0: ${intl('fr', 'America/New_York', false).formatRange(start, end)} (America/New_York, UTC-04:00)\n`);
+    expect(yes.parsed.text).toMatch(/^Changer votre réponse\u00a0: \S+$/m);
+    expect(yes.parsed.html).toMatch(/<html lang="fr"/);
+    expect(yes.parsed.html).toContain('>Changer votre réponse</a>');
+    expect(prop(yes, 'METHOD')).toBe('REQUEST');
+
+    // Accept-Language alone, too (here a first no: its answer link).
+    await answer('', { 'Accept-Language': 'fr-CA,fr;q=0.9,en;q=0.5' }, { name: 'Luc', email: 'luc@example.test', answer: 'no' });
+    const link = await nth('luc@example.test', 1, 'the French answer link');
+    expect(link.parsed.subject?.startsWith('Changer votre réponse\u00a0: Quarterly review @ ')).toBe(true);
+    expect(link.parsed.html).toMatch(/<html lang="fr"/);
+    // A browser naming none of our languages: the calendar's, here English as before.
+    await answer('', { 'Accept-Language': 'sv-SE,sv;q=0.9' }, { name: 'Siv', email: 'siv@example.test', answer: 'yes' });
+    const english = await nth('siv@example.test', 1, 'the English confirmation');
+    expect(english.parsed.subject).toBe('You are going: Quarterly review @ Tue Jul 14, 2026 1:00 PM - 2:30 PM (EDT)');
+    expect(english.parsed.text).toContain('When: Tue 14 Jul 2026, 13:00–14:30 (America/New_York, UTC-04:00)');
+    expect(english.parsed.html).toMatch(/<html lang="en"/);
+
+    // What the organizer sends everyone (an update) is in the calendar's language.
+    await team.api.put(eventPath(evt), { ...review, has_rsvp: true, title: 'Quarterly review, moved', send_invite_updates: true });
+    const update = await nth('lea@example.test', 2, 'the update');
+    expect(update.parsed.subject).toMatch(/^Updated invitation: Quarterly review, moved @ /);
+  });
+});
+
 describe('failures', () => {
   it('records a 5xx refusal as failed with the reply, without retrying', async () => {
     const failedBefore = await delivered('invitation', 'failed');

@@ -144,11 +144,72 @@ describe('buildMessage', () => {
     expect(c.raw).not.toContain('List-Unsubscribe');
   });
 
-  it('compiles the layout once, however many jobs it fills', async () => {
-    const first = layout();
+  it('compiles the layout once per language, however many jobs it fills', async () => {
+    const first = layout('en');
     await messageFactory(job('invitation'), from, NOW);
     await messageFactory(job('cancellation'), from, NOW);
-    expect(layout()).toBe(first);
+    expect(layout('en')).toBe(first);
+    const german = layout('de');
+    await messageFactory({ ...job('invitation'), locale: 'de' }, from, NOW);
+    expect(layout('de')).toBe(german);
+    expect(german).not.toBe(first);
+  });
+});
+
+describe('languages', () => {
+  const LINKS = { answer: { yes: 'https://cal.example.com/a/yes', maybe: 'https://cal.example.com/a/maybe', no: 'https://cal.example.com/a/no' }, unsubscribe: 'https://cal.example.com/u/1' };
+  const inLanguage = (j: MailJob, locale: MailJob['locale']): MailJob => ({ ...j, locale, messages: j.messages.map((m) => ({ ...m, links: LINKS })) });
+  // Dates as Intl writes them in the language: worked out here, not by the service's code.
+  const start = Date.parse('2026-12-03T18:00:00Z');
+  const end = Date.parse('2026-12-03T20:00:00Z');
+  const timed = { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: 'Europe/Berlin' } as const;
+  const escaped = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+  it('writes a German job in German: subject, both bodies, the HTML\'s lang, dates by Intl', async () => {
+    const { parsed } = await compose(inLanguage(job('invitation'), 'de'));
+    const withZone = new Intl.DateTimeFormat('de', { ...timed, timeZoneName: 'short' }).formatRange(start, end);
+    const when = new Intl.DateTimeFormat('de', timed).formatRange(start, end);
+    expect(parsed.subject).toBe(`Einladung: Launch <party> & "friends" @ ${withZone}`);
+
+    const text = parsed.text as string;
+    expect(text).toMatch(/^Sie sind eingeladen:\n\nLaunch <party> & "friends"\n\nWann: /);
+    expect(text).toContain(`Wann: ${when} (Europe/Berlin, UTC+01:00)\nWo: HQ\n  Roof\n  Karte: https://www.openstreetmap.org/search?query=HQ%2C%20Roof\n`);
+    expect(text).toContain('Kommen Sie?\n  Ja: https://cal.example.com/a/yes\n  Vielleicht: https://cal.example.com/a/maybe\n  Nein: https://cal.example.com/a/no\n');
+    expect(text).toContain('Veranstaltungsseite: https://cal.example.com/e/AbCdEfGh12345678\n');
+    expect(text).toContain('Zum Kalender hinzufügen:\n  Apple: https://cal.example.com/e/AbCdEfGh12345678/apple\n');
+    expect(text).toContain('  iCal-Datei: https://cal.example.com/e/AbCdEfGh12345678/ics\n');
+    expect(text).toContain('Die angehängte Einladung trägt die Veranstaltung in Ihren Kalender ein.');
+    // No organizer in the job: the footer names the organizer in German too.
+    expect(text).toContain('Sie erhalten diese E-Mail, weil der Veranstalter Sie zu Launch <party> & "friends" eingeladen hat.');
+    expect(text).toContain('Keine Erinnerungen mehr für diese Veranstaltung: https://cal.example.com/u/1');
+
+    const html = parsed.html as string;
+    expect(html).toMatch(/^<!doctype html>\s*<html lang="de"/i);
+    for (const words of ['Sie sind eingeladen:', '>Wann</th>', '>Wo</th>', 'Kommen Sie?', '>Ja</a>', '>Vielleicht</a>', '>Nein</a>', '>Veranstaltungsseite öffnen</a>', 'Zum Kalender hinzufügen', '>Apple</a>', '>iCal-Datei</a>', '>Keine Erinnerungen mehr für diese Veranstaltung</a>']) {
+      expect([words, html.includes(words)]).toEqual([words, true]);
+    }
+    expect(html).toContain(`${escaped(when)} (Europe/Berlin, UTC+01:00)`);
+    for (const english of ['When', 'Where', 'Will you attend?', 'Open the event page', 'Add to calendar', 'iCal file', 'You received this', 'Stop reminders']) {
+      expect([english, html.includes(english) || text.includes(english)]).toEqual([english, false]);
+    }
+  });
+
+  it("writes an all-day event's days in UTC, with the language's \"all day\", and a repeating one's rule in English", async () => {
+    const days = { isAllDay: true, startMs: Date.parse('2026-12-24T00:00:00Z'), endMs: Date.parse('2026-12-26T00:00:00Z'), timezone: 'Pacific/Honolulu', recurrenceRule: 'FREQ=YEARLY' };
+    const { parsed } = await compose(inLanguage(job('update', days), 'fr'));
+    const range = new Intl.DateTimeFormat('fr', { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' }).formatRange(days.startMs, days.endMs);
+    expect(parsed.subject).toBe(`Invitation mise à jour\u00a0: Launch <party> & "friends" @ ${range} (toute la journée)`);
+    expect(parsed.text).toContain(`Quand\u00a0: ${range} (toute la journée)\n`);
+    expect(parsed.text).toMatch(/^Répétition\u00a0: every year/m);
+    expect(parsed.html).toMatch(/<html lang="fr"/);
+  });
+
+  it('writes a job without a language in English, byte for byte as one in English', async () => {
+    const j = inLanguage(job('reminder'), undefined);
+    const [none, en] = await Promise.all([compose(j), compose({ ...j, locale: 'en' })]);
+    expect([none.parsed.subject, none.parsed.text, none.parsed.html]).toEqual([en.parsed.subject, en.parsed.text, en.parsed.html]);
+    expect(none.parsed.subject).toBe('Reminder: Launch <party> & "friends" @ Thu Dec 3, 2026 7:00 PM - 9:00 PM (CET)');
+    expect(none.parsed.html).toMatch(/<html lang="en"/);
   });
 });
 

@@ -141,6 +141,22 @@ describe('email reminders', () => {
     expect(await gw.db('events').where({ uid: evt.uid }).first('next_reminder_at')).toEqual({ next_reminder_at: null });
   });
 
+  it("reminds in the calendar's language", async () => {
+    at(0);
+    const nl = (await team.api.post('/api/calendars', { name: 'Club', timezone: 'UTC', locale: 'nl' })).body.data;
+    const res = await team.api.post(`/api/calendars/${nl.public_id}/events`, { title: 'Vergadering', timezone: 'UTC', date_start: iso(61 * MINUTE), date_end: iso(91 * MINUTE), email_reminders: [60] });
+    const evt = res.body.data as Evt;
+    await team.api.post(`/api/calendars/${nl.public_id}/events/${evt.public_id}/invites`, { invitees: [{ email: 'nl.r5@example.test' }] });
+    at(MINUTE + 5000);
+    await sweepAndDeliver(evt, 1);
+    const mail = await waitFor(() => sink.for('nl.r5@example.test').find((m) => m.parsed.subject?.startsWith('Herinnering: ')), { what: 'the Dutch reminder' });
+    expect(mail.parsed.subject).toMatch(/^Herinnering: Vergadering @ /);
+    expect(mail.parsed.text).toMatch(/^Binnenkort:\n/);
+    expect(mail.parsed.text).toContain(`Evenementpagina: ${gw.baseUrl}/e/${evt.uid}\n`);
+    expect(mail.parsed.text).toContain(`Geen herinneringen meer voor dit evenement: ${unsubscribeUrl(mail)}`);
+    expect(mail.parsed.html).toMatch(/<html lang="nl"/);
+  });
+
   it('a moved event is reminded at its new time, never at its old one', async () => {
     at(0);
     const evt = await newEvent({ title: 'Moved', email_reminders: [60] });

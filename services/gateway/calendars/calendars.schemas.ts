@@ -23,7 +23,9 @@ const writable = {
   locale: Joi.string()
     .valid(...LOCALES)
     .allow(null)
-    .description(`The language of the calendar's public pages for a visitor who asks for none of ours (\`?lang=\` and Accept-Language come first): ${LOCALES.join(', ')}; null (the default): English`),
+    .description(
+      `The calendar's language: ${LOCALES.join(', ')}; null (the default): English. Its public pages are in it for a visitor who asks for none of ours (\`?lang=\` and Accept-Language come first), and its emails to invitees and to people who answered (invitations, updates, cancellations, reminders) are written in it; an answer given on the event page is confirmed in the language that page was shown in`,
+    ),
   short_link: shortLink().allow(null, '').description('Empty or null: none'),
   ask_subscriber_details: bool().description('Ask people for their name and email before they subscribe'),
   organizer_name: text(255).allow(null, '').description("Shown as the organizer of the calendar's invitations; empty: the organizer's own name"),
@@ -65,7 +67,7 @@ export const calendarSchema = Joi.object({
   description: Joi.string().allow('').required(),
   timezone: Joi.string().required(),
   week_begins: Joi.number().integer().min(0).max(6).required(),
-  locale: Joi.string().allow(null).required().description("The public pages' language when the visitor's browser names none of ours; null: English"),
+  locale: Joi.string().allow(null).required().description("The emails' language, and the public pages' when the visitor's browser names none of ours; null: English"),
   public_url: Joi.string().uri().required(),
   ask_subscriber_details: Joi.boolean().required(),
   organizer_name: Joi.string().allow(null).required(),

@@ -34,5 +34,12 @@ export function pageLocale(req: Request, calendarLocale?: string | null): Locale
   return isLocale(calendarLocale) ? calendarLocale : 'en';
 }
 
+/**
+ * `lang=…` when the address asked for one of our languages, else empty: for the page's own
+ * links and form, so that what follows (the next page, the answer and its emails) keeps the
+ * language the visitor chose.
+ */
+export const langParam = (req: Request): string => (isLocale(req.query.lang) ? `lang=${req.query.lang}` : '');
+
 /** What the answer depends on beside its address: the platform order and the language. */
 export const PAGE_VARY = 'User-Agent, Accept-Language';

@@ -26,7 +26,7 @@ import { missing, sendHtml } from './page-response';
 import { wantsJson } from '../http/errors';
 import { calendarEmbedPage, calendarPage, embedPage, type LockProblem, lockedPage } from './views';
 import { likelyPlatform } from './add-to-calendar';
-import { CATALOGS, PAGE_VARY, pageLocale, translator } from './i18n';
+import { CATALOGS, langParam, PAGE_VARY, pageLocale, translator } from './i18n';
 import { UID_PATTERN } from '../../../shared/ids/ids';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 
@@ -335,7 +335,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         const locale = pageLocale(req, calendar.locale);
         const t = translator(locale);
         // The pages after this one in the language asked for by the address, if it was.
-        const lang = req.query.lang === locale ? `lang=${locale}` : '';
+        const lang = langParam(req);
         const pageAt = (n: number) => (n === 1 ? (lang ? `${pageUrl}?${lang}` : pageUrl) : `${pageUrl}?page=${n}${lang ? `&${lang}` : ''}`);
         res.set('Vary', PAGE_VARY);
         sendHtml(

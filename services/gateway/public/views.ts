@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { subscribeUrls } from '../calendar/platform-urls';
 import { htmlToText } from '../../../shared/calendar/html';
 import { offsetString, zoneOffsetMinutes } from '../../../shared/calendar/time-zones';
+import { intlDateRange } from '../../../shared/i18n/dates';
 import type { PlatformKey } from '../../../shared/calendar/platforms';
 import { html, safe, type SafeHtml } from './html';
 import { addToCalendar, ICON_SPRITE, icon, linkAttrs } from './add-to-calendar';
@@ -226,28 +227,9 @@ function where(card: EventCard, t: Translate): SafeHtml | string {
  * The event's heading: on its own page a title, in lists and widgets a link to the page
  * (`links.event_page`, which carries the signed pair when the widget was opened with one).
  */
-/** One formatter per language, zone and kind, made once (making one costs tens of microseconds). */
-const dateFormatters = new Map<string, Intl.DateTimeFormat>();
-function dateFormatter(locale: Locale, zone: string, allDay: boolean): Intl.DateTimeFormat {
-  const key = `${locale} ${zone} ${allDay}`;
-  let formatter = dateFormatters.get(key);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat(
-      locale,
-      allDay
-        ? { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' }
-        : { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: zone, timeZoneName: 'short' },
-    );
-    dateFormatters.set(key, formatter);
-  }
-  return formatter;
-}
-
 /** When the event is, in the page's language: English as everywhere else; other languages by Intl. */
 function whenIn(card: EventCard, locale: Locale, t: Translate): string {
-  if (locale === 'en') return card.when;
-  const range = dateFormatter(locale, card.timezone, card.isAllDay).formatRange(card.startMs, card.endMs);
-  return card.isAllDay ? `${range} (${t('all_day')})` : range;
+  return locale === 'en' ? card.when : intlDateRange(locale, card, { allDay: t('all_day'), zoneName: true });
 }
 
 /** When the event is, as the pages of `locale` write it. */

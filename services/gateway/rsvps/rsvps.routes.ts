@@ -19,7 +19,7 @@ import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockC
 import { eventPageHtml } from '../public/event-page';
 import { wantsJson } from '../http/errors';
 import { answerPage, cardWhen, errorPage, formProblems, lockedPage, type RsvpNotice } from '../public/views';
-import { type Locale, type MessageKey, pageLocale, translator } from '../public/i18n';
+import { langParam, type Locale, type MessageKey, pageLocale, translator } from '../public/i18n';
 import { missing } from '../public/page-response';
 import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpAnswer, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
 import { allRsvps, answerFromEmail, answerKeyOf, answerKeyOpens, csvLine, deleteRsvp, type EmailAnswerer, findAnswerByKey, findEmailAnswerer, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
@@ -94,7 +94,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
       path: '/e/:uid/rsvp',
       operationId: 'rsvpToEvent',
       summary: 'Answer an event: yes, maybe or no (no token)',
-      description: `Form-urlencoded or JSON (anything else is a 415): \`name\`, \`email\`, \`answer\`, and \`key\` to change an earlier answer. One answer per email per event. An answer without the \`key\` of the address's answer (in the body, or the event's cookie that the link in every RSVP email sets) is a 202 \`{"data":{"status":"${RECEIVED}"}}\` (a form: back to the page with \`?rsvp=${RECEIVED}\`), alike whether or not the address had answered, with no key and no cookie: an address that had not answered has its answer recorded and its key emailed to it (in the confirmation of a yes or maybe, or an answer link for a no); one that had keeps its answer, and is emailed its link when the answer would change (at most once an hour). With the key, the answer replaces the earlier one: a 200 with the answer and its key, which is set as the event's cookie (a form: \`?rsvp=thanks\`). A published event without \`has_rsvp\` is a 409. When \`rsvp_limit\` yes answers are in, a yes is a 409 (with the key, unless the answer already is a yes). Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
+      description: `Form-urlencoded or JSON (anything else is a 415): \`name\`, \`email\`, \`answer\`, and \`key\` to change an earlier answer. One answer per email per event. An answer without the \`key\` of the address's answer (in the body, or the event's cookie that the link in every RSVP email sets) is a 202 \`{"data":{"status":"${RECEIVED}"}}\` (a form: back to the page with \`?rsvp=${RECEIVED}\`), alike whether or not the address had answered, with no key and no cookie: an address that had not answered has its answer recorded and its key emailed to it (in the confirmation of a yes or maybe, or an answer link for a no); one that had keeps its answer, and is emailed its link when the answer would change (at most once an hour). With the key, the answer replaces the earlier one: a 200 with the answer and its key, which is set as the event's cookie (a form: \`?rsvp=thanks\`). A published event without \`has_rsvp\` is a 409. When \`rsvp_limit\` yes answers are in, a yes is a 409 (with the key, unless the answer already is a yes). Protected events need the same access as their page. A yes or maybe is confirmed by email (the event as an already-answered REQUEST); a yes or maybe changed to no gets a cancellation (METHOD:CANCEL), unless the person is also an invitee. These emails are in the language the page was shown in: \`?lang=\` on this address (the page's form keeps it), else the best of Accept-Language, else the calendar's \`locale\`. RSVP_RATE_PER_10_MINUTES answers per address in ${RSVP_WINDOW_SECONDS / 60} minutes.`,
       tags,
       auth: false,
       page: true,
@@ -142,10 +142,12 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         const input = value as RsvpInput;
         input.key ??= cookiesOf(req)[answerCookieName(params.uid)];
         try {
-          const { row, held, proven } = await submitRsvp(ctx, found, input, req.id);
+          // Its emails are in the language the page was shown in (the person chose it): see pageLocale.
+          const { row, held, proven } = await submitRsvp(ctx, found, input, req.id, { locale });
           if (!held) ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
           res.set('Cache-Control', 'no-store');
-          const back = (notice: RsvpNotice) => `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${notice}`;
+          const lang = langParam(req);
+          const back = (notice: RsvpNotice) => `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${notice}${lang ? `&${lang}` : ''}`;
           if (!proven) {
             // Without the answer's key, one answer whether or not the address had answered:
             // no key, no cookie, nothing that tells the two apart (see submitRsvp).
@@ -260,7 +262,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         const { found, who, locale } = await emailAnswerer(req, params.uid, input.key);
         await takeAnswerPoint(req, res);
         try {
-          const { row } = await answerFromEmail(ctx, found, who, input.answer, req.id);
+          const { row } = await answerFromEmail(ctx, found, who, input.answer, req.id, locale);
           ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
           sendHtml(res, 200, await answerPageFor(locale, found, who, input.key, input.answer, { saved: true }), { personal: true });
         } catch (err) {

@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { Knex } from '../../../shared/db/knex';
+import type { Locale } from '../../../shared/i18n/translations';
 import { isCancelKind, isRsvpKind, type MailKind } from '../../../shared/queues/mail.job';
 import type { AppContext } from '../context';
 import { findEvent } from '../events/events.repository';
@@ -98,7 +99,7 @@ type Told = 'queued' | 'skipped' | 'made before';
 async function tellPerson(
   trx: Knex,
   deps: MailDeps,
-  p: { found: EventWithCalendar; rsvp: RsvpRow; kind: MailKind; sequence: number; requestId?: string },
+  p: { found: EventWithCalendar; rsvp: RsvpRow; kind: MailKind; sequence: number; requestId?: string; locale?: Locale },
 ): Promise<Told> {
   const inserted = await insertRsvpDelivery(trx, { rsvp: p.rsvp, kind: p.kind, sequence: p.sequence });
   if (!inserted.length) return 'made before';
@@ -109,7 +110,7 @@ async function tellPerson(
   const current = (await findEvent(trx, null, p.found.event.uid)) ?? p.found;
   // Messages about their own answer carry its link; a removal (the answer is gone) does not.
   const link = isRsvpKind(p.kind) ? answerUrl(deps, p.found.event, p.rsvp) : undefined;
-  await queueDeliveries(trx, deps, { found: current, kind: p.kind, sequence: p.sequence, deliveries, requestId: p.requestId, answerUrl: link });
+  await queueDeliveries(trx, deps, { found: current, kind: p.kind, sequence: p.sequence, deliveries, requestId: p.requestId, answerUrl: link, locale: p.locale });
   return 'queued';
 }
 
@@ -146,6 +147,8 @@ export async function submitRsvp(
     addressVerified?: boolean;
     /** Also done in the answer's transaction, once it is saved. */
     onSaved?: (trx: Knex, row: RsvpRow) => Promise<void>;
+    /** The language of the page the answer was given on: its messages are written in it (else the calendar's). */
+    locale?: Locale;
   } = {},
 ): Promise<{ row: RsvpRow; created: boolean; held: boolean; proven: boolean }> {
   const result = await deps.db.transaction(async (trx) => {
@@ -160,7 +163,7 @@ export async function submitRsvp(
       // At most one an hour: the address cannot be flooded, yet can ask again for a lost one.
       // An answer link changes no calendar, so its `sequence` only numbers the links sent.
       const links = changes ? await answerLinksSent(trx, event.id, existing.email) : null;
-      if (links && !links.recent) await tellPerson(trx, deps, { found, rsvp: existing, kind: 'rsvp_link', sequence: links.sent, requestId });
+      if (links && !links.recent) await tellPerson(trx, deps, { found, rsvp: existing, kind: 'rsvp_link', sequence: links.sent, requestId, locale: opts.locale });
       return { row: existing, created: false, held: true, proven };
     }
     const becomesYes = input.answer === 'yes' && existing?.answer !== 'yes';
@@ -171,7 +174,7 @@ export async function submitRsvp(
     await adjustCounts(trx, event.id, existing?.answer ?? null, input.answer);
     await announceRsvp(trx, deps, existing ? 'rsvp.updated' : 'rsvp.created', found, row);
 
-    const tell = (kind: MailKind, sequence: number) => tellPerson(trx, deps, { found, rsvp: row, kind, sequence, requestId });
+    const tell = (kind: MailKind, sequence: number) => tellPerson(trx, deps, { found, rsvp: row, kind, sequence, requestId, locale: opts.locale });
     let confirmation: Told | undefined;
     if (input.answer !== 'no') {
       const last = await lastMessageTo(trx, event.id, input.email);
@@ -276,11 +279,12 @@ export async function findEmailAnswerer(deps: Pick<AppContext, 'db' | 'config'>,
  * replaces that address's earlier answer without its key; and, when the address is
  * invited, that invitee's response (`invitee.replied`), in the same transaction.
  */
-export async function answerFromEmail(deps: MailingDeps, found: EventWithCalendar, who: EmailAnswerer, answer: RsvpAnswer, requestId?: string) {
+export async function answerFromEmail(deps: MailingDeps, found: EventWithCalendar, who: EmailAnswerer, answer: RsvpAnswer, requestId?: string, locale?: Locale) {
   const earlier = await findByEmail(deps.db, found.event.id, who.email);
   const name = who.name ?? earlier?.name ?? who.email;
   return submitRsvp(deps, found, { name, email: who.email, answer }, requestId, {
     addressVerified: true,
+    locale,
     onSaved: async (trx) => {
       const [invitee] = await findInviteesByEmail(trx, found.event.id, [who.email]);
       if (!invitee) return;

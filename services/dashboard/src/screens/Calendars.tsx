@@ -156,7 +156,7 @@ export function CalendarEditScreen({ cal }: { cal?: string }) {
         <div class="row">
           <TimeZoneSelect value={form.timezone} onValue={set('timezone')} error={f('timezone')} />
           <Select label="Week starts on" value={form.week_begins} onValue={set('week_begins')} options={WEEKDAYS} error={f('week_begins')} />
-          <Select label="Language of its pages" value={form.locale} onValue={set('locale')} options={LOCALES} error={f('locale')} />
+          <Select label="Language of its pages and emails" value={form.locale} onValue={set('locale')} options={LOCALES} error={f('locale')} />
         </div>
         <fieldset>
           <legend>Organizer of invitations</legend>
