@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { PLATFORMS } from '../../shared/calendar/platforms';
 import { MAIL_KINDS, type EventSnapshot, type MailJob, type MailKind, type MailMessage } from '../../shared/queues/mail.job';
 import { messageFactory } from '../../services/mail-worker/message.builder';
+import type { Locale } from '../../shared/i18n/translations';
 import { launchChromium } from '../helpers/browser';
 import { ROOT } from '../helpers/processes';
 
@@ -52,10 +53,11 @@ const event = (overrides: Partial<EventSnapshot> = {}): EventSnapshot => ({
 const from = { header: 'Team Calendar <calendar@example.com>', mailbox: { name: 'Team Calendar', email: 'calendar@example.com' } };
 const NO_BUTTON_ROW: MailKind[] = ['cancellation', 'removal', 'rsvp_no', 'rsvp_link'];
 
-async function mail(kind: MailKind, e = event(), message: Partial<MailMessage> = { links: LINKS }): Promise<ParsedMail> {
+async function mail(kind: MailKind, e = event(), message: Partial<MailMessage> = { links: LINKS }, locale?: Locale): Promise<ParsedMail> {
   const job: MailJob = {
     eventId: 1,
     kind,
+    ...(locale ? { locale } : {}),
     event: e,
     messages: [{ deliveryId: 9, to: { email: 'ann@example.test', name: 'Ann Lee' }, ...message }],
     ...(kind.startsWith('rsvp_') ? { answerUrl: ANSWER_URL } : {}),
@@ -240,5 +242,34 @@ describe('email layout in a real mail parser and browser', () => {
     expect(allDay.text).toContain('When: Tue 14 Apr 2026 – Thu 16 Apr 2026 (all day)');
     const overnight = await mail('invitation', event({ startMs: Date.parse('2026-03-28T22:00:00Z'), endMs: Date.parse('2026-03-29T03:00:00Z') }));
     expect(overnight.text).toContain('When: Sat 28 Mar 2026, 23:00 – Sun 29 Mar 2026, 05:00 (Europe/Paris, UTC+01:00 → UTC+02:00)');
+  });
+
+  // German has the longest words of the languages, Japanese its own script: both still fit a
+  // phone and a 600 px card, in the language's own words.
+  it.each([
+    ['de', 'Einladung', 'Kommen Sie?'],
+    ['ja', '招待', '参加しますか？'],
+  ] as Array<[Locale, string, string]>)('%s: an invitation fits a phone and a desktop in its language', async (locale, subject, ask) => {
+    const parsed = await mail('invitation', event(), { links: LINKS }, locale);
+    expect(parsed.subject?.startsWith(subject)).toBe(true);
+    for (const width of [375, 1280]) {
+      const { page, fetched, close } = await show(parsed.html as string, width);
+      try {
+        const facts = await pageFacts(page);
+        await page.screenshot({ path: path.join(SHOTS, `invitation-${locale}-${width}.png`), fullPage: true });
+        expect(fetched).toEqual([]);
+        expect(await page.getAttribute('html', 'lang')).toBe(locale);
+        expect(facts.text).toContain(ask);
+        expect(facts.title.text).toBe(TITLE);
+        if (width === 1280) {
+          const box = await contentBox(page);
+          expect(box.right - box.left).toBeLessThanOrEqual(600);
+        } else {
+          expect(facts.scrollWidth).toBeLessThanOrEqual(facts.viewport);
+        }
+      } finally {
+        await close();
+      }
+    }
   });
 });
