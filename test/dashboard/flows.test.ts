@@ -340,6 +340,51 @@ describe('the dashboard, end to end', () => {
     }
   });
 
+  it("sets a calendar's default email reminders; a new event starts with them and keeps what the form chose", async () => {
+    const cal = (await team.api.post('/api/calendars', { name: 'Classes', timezone: 'Europe/Berlin' })).body.data;
+    const context = await ownerContext(1280);
+    try {
+      const { page, problems } = await open(context, `/app/calendars/${cal.public_id}`, 'Calendar: Classes');
+      const defaults = page.getByRole('group', { name: 'Email reminders of new events' });
+      await defaults.getByLabel('1 day before').check();
+      await defaults.getByLabel('1 hour before').check();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByText('Saved.').waitFor();
+      expect((await team.api.get(`/api/calendars/${cal.public_id}`)).body.data.default_email_reminders).toEqual([1440, 60]);
+
+      await page.goto(`${gw.baseUrl}/app/events/new?calendar=${cal.public_id}`);
+      await page.getByRole('heading', { level: 1, name: 'New event' }).waitFor();
+      const reminders = page.getByRole('group', { name: 'Email reminders' });
+      await expect(reminders.getByLabel('1 day before').isChecked()).resolves.toBe(true);
+      await expect(reminders.getByLabel('1 hour before').isChecked()).resolves.toBe(true);
+      await reminders.getByLabel('1 hour before').uncheck();
+      await reminders.getByLabel('15 minutes before').check();
+      await page.getByLabel('Title').fill('Pottery');
+      await page.getByRole('button', { name: 'Create event' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Pottery' }).waitFor();
+      const made = (await team.api.get(`/api/events?calendar=${cal.public_id}`)).body.data[0];
+      expect(made.email_reminders).toEqual([1440, 15]);
+      // A time set through the API (not one of the form's) is shown, so saving keeps it.
+      const put = await team.api.put(`/api/calendars/${cal.public_id}/events/${made.public_id}`, {
+        title: made.title,
+        date_start: made.date_start.slice(0, 16).replace('T', ' '),
+        date_end: made.date_end.slice(0, 16).replace('T', ' '),
+        timezone: made.timezone,
+        email_reminders: [1440, 45],
+      });
+      expect(put.status).toBe(200);
+      await page.goto(`${gw.baseUrl}/app/events/${cal.public_id}/${made.public_id}/edit`);
+      const edit = page.getByRole('group', { name: 'Email reminders' });
+      await expect(edit.getByLabel('45 minutes before').isChecked()).resolves.toBe(true);
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Pottery' }).waitFor();
+      expect((await team.api.get(`/api/calendars/${cal.public_id}/events/${made.public_id}`)).body.data.email_reminders).toEqual([1440, 45]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('creates an API token shown once, which then works with fetch and a Bearer header', async () => {
     const context = await ownerContext(390);
     try {

@@ -181,11 +181,25 @@ export function Select<V extends string>({ label, value, onValue, options, error
   );
 }
 
-export function Checkbox({ label, checked, onChecked, hint, error }: { label: string; checked: boolean; onChecked: (v: boolean) => void; hint?: ComponentChildren; error?: string }) {
+export function Checkbox({
+  label,
+  checked,
+  onChecked,
+  hint,
+  error,
+  disabled,
+}: {
+  label: string;
+  checked: boolean;
+  onChecked: (v: boolean) => void;
+  hint?: ComponentChildren;
+  error?: string;
+  disabled?: boolean;
+}) {
   const id = useId();
   return (
     <div class={`check${error ? ' invalid' : ''}`}>
-      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChecked(e.currentTarget.checked)} aria-describedby={hint || error ? `${id}-more` : undefined} />
+      <input id={id} type="checkbox" checked={checked} disabled={disabled} onChange={(e) => onChecked(e.currentTarget.checked)} aria-describedby={hint || error ? `${id}-more` : undefined} />
       <label for={id}>{label}</label>
       {hint || error ? (
         <small id={`${id}-more`} class={error ? 'field-error' : 'hint'}>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api/client';
 import type { Calendar, CalendarInput } from '../api/types';
 import { BASE, Link, navigate } from '../router';
+import { ReminderChoice } from '../reminders';
 import { browserZone, TimeZoneSelect } from '../zones';
 import { ConfirmButton, CopyButton, CopyValue, Empty, ErrorMessage, Loading, Notice, Page, Select, Table, TextArea, TextField, useAction, useLoad } from '../ui';
 
@@ -87,6 +88,7 @@ interface Form {
   locale: string;
   organizer_name: string;
   organizer_email: string;
+  default_email_reminders: number[];
 }
 
 const formOf = (c: Calendar | null): Form => ({
@@ -98,6 +100,7 @@ const formOf = (c: Calendar | null): Form => ({
   locale: c?.locale ?? '',
   organizer_name: c?.organizer_name ?? '',
   organizer_email: c?.organizer_email ?? '',
+  default_email_reminders: c?.default_email_reminders ?? [],
 });
 
 const orNull = (s: string) => (s.trim() === '' ? null : s.trim());
@@ -112,6 +115,7 @@ function bodyOf(f: Form): CalendarInput {
     locale: orNull(f.locale) as CalendarInput['locale'],
     organizer_name: orNull(f.organizer_name),
     organizer_email: orNull(f.organizer_email),
+    default_email_reminders: f.default_email_reminders,
   };
 }
 
@@ -125,7 +129,7 @@ export function CalendarEditScreen({ cal }: { cal?: string }) {
   useEffect(() => {
     if (existing.data) setForm(formOf(existing.data));
   }, [existing.data]);
-  const set = (key: keyof Form) => (value: string) => setForm({ ...form, [key]: value });
+  const set = (key: Exclude<keyof Form, 'default_email_reminders'>) => (value: string) => setForm({ ...form, [key]: value });
   const f = save.fieldError;
 
   const submit = (e: Event) => {
@@ -144,7 +148,7 @@ export function CalendarEditScreen({ cal }: { cal?: string }) {
   };
   if (cal && existing.loading && !existing.data) return <Loading />;
   if (cal && existing.error) return <ErrorMessage error={existing.error} />;
-  const shown = ['name', 'internal_name', 'description', 'timezone', 'week_begins', 'locale', 'organizer_name', 'organizer_email'];
+  const shown = ['name', 'internal_name', 'description', 'timezone', 'week_begins', 'locale', 'organizer_name', 'organizer_email', 'default_email_reminders'];
   return (
     <Page title={cal ? `Calendar: ${existing.data?.name ?? ''}` : 'New calendar'}>
       {saved ? <Notice>Saved.</Notice> : null}
@@ -166,6 +170,13 @@ export function CalendarEditScreen({ cal }: { cal?: string }) {
             <TextField label="Organizer email" type="email" autoComplete="off" value={form.organizer_email} onValue={set('organizer_email')} error={f('organizer_email')} />
           </div>
         </fieldset>
+        <ReminderChoice
+          legend="Email reminders of new events"
+          hint="What a new event of this calendar starts with; each event can change its own."
+          value={form.default_email_reminders}
+          onValue={(default_email_reminders) => setForm({ ...form, default_email_reminders })}
+          error={f('default_email_reminders')}
+        />
         <div class="form-actions">
           <button type="submit" disabled={save.busy}>
             {save.busy ? 'Saving…' : cal ? 'Save' : 'Create calendar'}

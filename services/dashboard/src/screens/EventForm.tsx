@@ -6,6 +6,7 @@ import { DAY_NAMES, describe, type Freq, parseRule, type Recurrence, toRule, WEE
 import { browserZone, TimeZoneSelect } from '../zones';
 import { Checkbox, ErrorMessage, Field, Loading, Notice, Page, Select, TextArea, TextField, useAction, useLoad } from '../ui';
 import { listCalendars } from './Calendars';
+import { ReminderChoice } from '../reminders';
 
 interface Form {
   calendar: string;
@@ -26,6 +27,8 @@ interface Form {
   rsvp_limit: string;
   is_draft: boolean;
   send_invite_updates: boolean;
+  /** Minutes before each occurrence. */
+  email_reminders: number[];
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -51,7 +54,7 @@ function recurrenceFields(rule: string | null | undefined): Pick<Form, 'repeats'
   return parsed ? { repeats: parsed.freq, recurrence: parsed, custom_rule: rule } : { repeats: 'custom', recurrence: DEFAULT_RECURRENCE, custom_rule: rule };
 }
 
-function formOf(e: EventFull['data'] | null, calendar: string, zone: string): Form {
+function formOf(e: EventFull['data'] | null, calendar: string, zone: string, calendarReminders: number[] = []): Form {
   const [start, end] = defaultTimes();
   return {
     calendar: e?.calendar.public_id ?? calendar,
@@ -69,6 +72,7 @@ function formOf(e: EventFull['data'] | null, calendar: string, zone: string): Fo
     rsvp_limit: e?.rsvp_limit ? String(e.rsvp_limit) : '',
     is_draft: e?.is_draft ?? false,
     send_invite_updates: true,
+    email_reminders: e?.email_reminders ?? calendarReminders,
   };
 }
 
@@ -99,6 +103,7 @@ function bodyOf(f: Form, editing: boolean): EventInput & { send_invite_updates?:
     has_rsvp: f.has_rsvp,
     rsvp_limit: f.has_rsvp && f.rsvp_limit.trim() ? Number(f.rsvp_limit) : null,
     is_draft: f.is_draft,
+    email_reminders: f.email_reminders,
   };
   if (f.remove_access_code) body.access_code = null;
   else if (f.access_code) body.access_code = f.access_code;
@@ -118,7 +123,7 @@ export function EventEditScreen({ cal, evt }: { cal?: string; evt?: string }) {
     if (cal && existing.data) setForm(formOf(existing.data.data, cal, browserZone()));
     else if (!cal && calendars.data && !form) {
       const chosen = calendars.data.find((c) => c.public_id === query.get('calendar')) ?? calendars.data[0];
-      setForm(formOf(null, chosen?.public_id ?? '', chosen?.timezone ?? browserZone()));
+      setForm(formOf(null, chosen?.public_id ?? '', chosen?.timezone ?? browserZone(), chosen?.default_email_reminders));
     }
   }, [existing.data, calendars.data]);
 
@@ -168,7 +173,7 @@ export function EventEditScreen({ cal, evt }: { cal?: string; evt?: string }) {
   );
 }
 
-const SHOWN_FIELDS = ['title', 'description', 'location', 'is_all_day', 'date_start', 'date_end', 'timezone', 'recurrence_rule', 'access_code', 'has_rsvp', 'rsvp_limit', 'is_draft'];
+const SHOWN_FIELDS = ['title', 'description', 'location', 'is_all_day', 'date_start', 'date_end', 'timezone', 'recurrence_rule', 'access_code', 'has_rsvp', 'rsvp_limit', 'is_draft', 'email_reminders'];
 
 function EventFields({
   onSubmit,
@@ -185,7 +190,7 @@ function EventFields({
   setForm: (f: Form) => void;
   editing: boolean;
   existing: EventFull['data'] | null;
-  calendars: Array<{ public_id: string; name: string; timezone: string }>;
+  calendars: Array<{ public_id: string; name: string; timezone: string; default_email_reminders: number[] }>;
   error: ApiError | null;
   fieldError: (name: string) => string | undefined;
 }) {
@@ -207,7 +212,11 @@ function EventFields({
         <Select
           label="Calendar"
           value={form.calendar}
-          onValue={(value) => setForm({ ...form, calendar: value, timezone: calendars.find((c) => c.public_id === value)?.timezone ?? form.timezone })}
+          onValue={(value) => {
+            // Another calendar: its zone and its default reminders, as the API would give them.
+            const chosen = calendars.find((c) => c.public_id === value);
+            setForm({ ...form, calendar: value, timezone: chosen?.timezone ?? form.timezone, email_reminders: chosen?.default_email_reminders ?? form.email_reminders });
+          }}
           options={calendars.map((c): [string, string] => [c.public_id, c.name])}
         />
       ) : (
@@ -298,6 +307,13 @@ function EventFields({
         <Checkbox label="Draft (not published)" checked={form.is_draft} onChecked={set('is_draft')} error={f('is_draft')} />
         {editing && existing?.has_calendar_invites ? <Checkbox label="Email invitees the update" checked={form.send_invite_updates} onChecked={set('send_invite_updates')} /> : null}
       </fieldset>
+      <ReminderChoice
+        legend="Email reminders"
+        hint="Sent before each occurrence to invitees who have not declined and to everyone who answered yes or maybe."
+        value={form.email_reminders}
+        onValue={set('email_reminders')}
+        error={f('email_reminders')}
+      />
     </form>
   );
 }
