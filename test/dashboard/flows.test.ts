@@ -385,6 +385,31 @@ describe('the dashboard, end to end', () => {
     }
   });
 
+  it('draws the analytics chart as wide as its card, again when the window changes width', async () => {
+    const cal = (await team.api.post('/api/calendars', { name: 'Charts', timezone: 'UTC' })).body.data;
+    const evt = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Chart night', date_start: '2031-03-01 18:00', date_end: '2031-03-01 20:00', timezone: 'UTC' })).body.data;
+    const context = await ownerContext(1280);
+    try {
+      const { page, problems } = await open(context, `/app/events/${cal.public_id}/${evt.public_id}`, 'Chart night');
+      const chart = page.locator('.chart');
+      const drawn = page.locator('.chart canvas');
+      await drawn.waitFor();
+      const widthOf = async () => Math.round((await drawn.boundingBox())?.width ?? 0);
+      const card = async () => Math.round((await chart.boundingBox())?.width ?? 0);
+      expect(await widthOf()).toBe(await card());
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForFunction(() => {
+        const box = (document.querySelector('.chart') as HTMLElement).clientWidth;
+        return (document.querySelector('.chart canvas') as HTMLElement).getBoundingClientRect().width === Math.max(260, box);
+      });
+      expect(await widthOf()).toBeLessThan(390);
+      expect(await widthOf()).toBe(Math.max(260, await card()));
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('creates an API token shown once, which then works with fetch and a Bearer header', async () => {
     const context = await ownerContext(390);
     try {

@@ -4,9 +4,11 @@ import type { AnalyticsRow } from './api/types';
 
 /**
  * The analytics chart (uPlot, loaded only on the screens that draw one): views, adds, feed
- * fetches and RSVPs per UTC day. Returns what removes it.
+ * fetches and RSVPs per UTC day, as wide as its box: it is drawn again at the box's new
+ * width when that changes (a phone turned, a window resized). Returns what removes it.
  */
-export function drawDaily(target: HTMLElement, rows: AnalyticsRow[], range: { from: string; to: string }, width: number): () => void {
+export function drawDaily(target: HTMLElement, rows: AnalyticsRow[], range: { from: string; to: string }): () => void {
+  const widthOf = () => Math.max(260, target.clientWidth);
   // The API lists the days that have counts: every other day of the range is a zero.
   const byDay = new Map(rows.map((r) => [r.date, r]));
   const days: number[] = [];
@@ -15,8 +17,8 @@ export function drawDaily(target: HTMLElement, rows: AnalyticsRow[], range: { fr
   const series = (key: 'views' | 'adds' | 'feed_fetches' | 'rsvps') => days.map((d) => byDay.get(new Date(d * 1000).toISOString().slice(0, 10))?.[key] ?? 0);
   const plot = new uPlot(
     {
-      width,
-      height: 240,
+      width: widthOf(),
+      height: HEIGHT,
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'UTC'),
       scales: { x: { time: true } },
       axes: [{}, { label: 'Count', size: 50 }],
@@ -31,5 +33,14 @@ export function drawDaily(target: HTMLElement, rows: AnalyticsRow[], range: { fr
     [days, series('views'), series('adds'), series('feed_fetches'), series('rsvps')],
     target,
   );
-  return () => plot.destroy();
+  const resized = new ResizeObserver(() => {
+    if (widthOf() !== plot.width) plot.setSize({ width: widthOf(), height: HEIGHT });
+  });
+  resized.observe(target);
+  return () => {
+    resized.disconnect();
+    plot.destroy();
+  };
 }
+
+const HEIGHT = 240;

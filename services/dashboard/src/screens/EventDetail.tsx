@@ -297,7 +297,7 @@ function Chart({ rows, range }: { rows: AnalyticsRow[]; range: { from: string; t
     let live = true;
     import('../chart').then(
       ({ drawDaily }) => {
-        if (live && target.current) remove = drawDaily(target.current, rows, range, Math.max(260, target.current.clientWidth));
+        if (live && target.current) remove = drawDaily(target.current, rows, range);
       },
       () => setFailed(true),
     );
