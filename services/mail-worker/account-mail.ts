@@ -109,6 +109,15 @@ export type AccountMailOutcome = 'sent' | 'skipped';
  * the team's owners and admins: the people who can mend the endpoint and turn it on again.
  * Not sent when the webhook is on again by then, or was noticed already.
  */
+/**
+ * A webhook's address as an email shows it: its query left out (receivers put tokens there,
+ * and an email's subject is read in notification previews and kept in many places).
+ */
+function shownAddress(url: string): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname}${u.search ? '?…' : ''}`;
+}
+
 async function sendWebhookNotice(ctx: WorkerContext, transport: MailTransport, from: string, webhookId: number, log: Logger): Promise<AccountMailOutcome> {
   // FOR SHARE waits for the transaction that turned the webhook off and queued this job
   // (it holds the row's lock until it commits): read before that, the webhook looks on.
@@ -125,9 +134,10 @@ async function sendWebhookNotice(ctx: WorkerContext, transport: MailTransport, f
   const people = await ctx.db('users').where({ team_id: hook.team_id }).whereIn('role', ['owner', 'admin']).orderBy('id').select('email');
   const base = ctx.config.publicBaseUrl;
   const url = `${base}/app/webhooks`;
-  const named = hook.description ? `${hook.description} (${hook.url})` : hook.url;
+  const shown = shownAddress(hook.url);
+  const named = hook.description ? `${hook.description} (${shown})` : shown;
   const words = {
-    subject: `Webhook turned off: ${hook.url}`.slice(0, 200),
+    subject: `Webhook turned off: ${shown}`.slice(0, 200),
     heading: 'A webhook was turned off',
     lead: `${hook.disabled_reason ?? 'Its deliveries kept failing.'} The webhook to ${named} of ${hook.team_name} gets nothing until it is turned on again; the events since then wait in its deliveries.`,
     action: 'Open the webhooks page',
