@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { formatDateRange } from '../../shared/calendar/format';
 import { escapeHtml, htmlToText } from '../../shared/calendar/html';
 import { PLATFORMS } from '../../shared/calendar/platforms';
-import { recurrenceText } from '../../shared/calendar/recurrence';
+import { localRecurrenceText } from '../../shared/i18n/recurrence';
 import { intlDateRange } from '../../shared/i18n/dates';
 import type { Locale, Translate } from '../../shared/i18n/translations';
 import type { EventSnapshot, MailKind, MailMessage, RecipientLinks } from '../../shared/queues/mail.job';
@@ -132,7 +132,7 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
   const page = NO_PAGE_LINK.has(kind) ? null : e.url;
   const calendarLinks = e.url && !NO_CALENDAR_BUTTONS.has(kind) ? platformLinks(e.url) : null;
   const place = e.location?.trim() ? where(e.location, t) : null;
-  const repeats = e.recurrenceRule ? recurrenceText(e.recurrenceRule, e.timezone) : null;
+  const repeats = e.recurrenceRule ? localRecurrenceText(e.recurrenceRule, e.timezone, locale) : null;
   const organizer = e.organizer?.name.trim() || null;
   const cancelled = kind === 'cancellation';
 

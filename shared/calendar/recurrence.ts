@@ -144,7 +144,7 @@ function plainReading(rule: string): string | null {
 }
 
 /** The rule with a UTC UNTIL given as its date in `zone`, for reading it out (rrule names the UTC day). */
-function untilAsLocalDate(rule: string, zone: string): string {
+export function untilAsLocalDate(rule: string, zone: string): string {
   const m = UNTIL_PART.exec(rule);
   if (!m || !m[8]) return rule;
   const [whole, lead, ys, mos, ds, hs, mis, ss] = m;

@@ -76,6 +76,14 @@ describe('pages', () => {
     }
   });
 
+  it("says a repeating event's rule in the page's language", async () => {
+    const weekly = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Chor', date_start: '2031-09-16 19:00', date_end: '2031-09-16 21:00', timezone: 'Europe/Berlin', recurrence_rule: 'FREQ=WEEKLY;BYDAY=TU;COUNT=8' })).body.data;
+    const tuesday = (locale: string) => new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone: 'UTC' }).format(Date.UTC(2024, 0, 2));
+    expect(await page(`${weekly.public_url}?lang=de`)).toContain(`<b>Wiederholung</b> jede Woche am ${tuesday('de')}, 8-mal</p>`);
+    expect(await page(weekly.public_url, { 'Accept-Language': 'ja' })).toContain(`毎週（${tuesday('ja')}）、8回</p>`);
+    expect(await page(weekly.public_url)).toContain('every week on Tuesday, 8 times</p>');
+  });
+
   it('the calendar page and the embeds too, months named in the language', async () => {
     // A title that looks like a placeholder stays as it is.
     await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Party {{title}}', date_start: '2031-09-20 18:30', date_end: '2031-09-20 21:00', timezone: 'Europe/Berlin' });

@@ -194,13 +194,13 @@ describe('languages', () => {
     }
   });
 
-  it("writes an all-day event's days in UTC, with the language's \"all day\", and a repeating one's rule in English", async () => {
+  it("writes an all-day event's days in UTC, with the language's \"all day\", and a repeating one's rule in the language", async () => {
     const days = { isAllDay: true, startMs: Date.parse('2026-12-24T00:00:00Z'), endMs: Date.parse('2026-12-26T00:00:00Z'), timezone: 'Pacific/Honolulu', recurrenceRule: 'FREQ=YEARLY' };
     const { parsed } = await compose(inLanguage(job('update', days), 'fr'));
     const range = new Intl.DateTimeFormat('fr', { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' }).formatRange(days.startMs, days.endMs);
     expect(parsed.subject).toBe(`Invitation mise à jour\u00a0: Launch <party> & "friends" @ ${range} (toute la journée)`);
     expect(parsed.text).toContain(`Quand\u00a0: ${range} (toute la journée)\n`);
-    expect(parsed.text).toMatch(/^Répétition\u00a0: every year/m);
+    expect(parsed.text).toMatch(/^Répétition\u00a0: tous les ans$/m);
     expect(parsed.html).toMatch(/<html lang="fr"/);
   });
 

@@ -1,9 +1,10 @@
 import { CATALOGS as MAIL_CATALOGS } from '../../services/mail-worker/i18n';
 import { CATALOGS as PAGE_CATALOGS } from '../../services/gateway/public/i18n';
+import { CATALOGS as RECURRENCE_CATALOGS } from '../../shared/i18n/recurrence';
 import { LOCALES } from '../../shared/i18n/translations';
 
 /**
- * Every set of catalogs (the public pages', the emails'): one per language, each saying
+ * Every set of catalogs (the public pages', the emails', a rule's words): one per language, each saying
  * everything English says, with the same placeholders, under keys i18next reads as they
  * are (it takes `.` and `:` in a key for a path and a namespace).
  */
@@ -12,6 +13,7 @@ const placeholders = (text: string) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map(
 describe.each([
   ['public pages', PAGE_CATALOGS as Record<string, Record<string, string>>],
   ['emails', MAIL_CATALOGS as Record<string, Record<string, string>>],
+  ['recurrence', RECURRENCE_CATALOGS as Record<string, Record<string, string>>],
 ])('the %s catalogs', (_name, catalogs) => {
   const english = catalogs.en;
 

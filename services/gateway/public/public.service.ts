@@ -96,6 +96,7 @@ export function eventCard(v: EventView, links: Record<string, string>): EventCar
     when: formatDateRange({ isAllDay: v.isAllDay, startMs: v.startMs, endMs: v.endMs, zone: v.timezone }),
     zone: v.isAllDay ? null : `${v.timezone.replace(/_/g, ' ')}, GMT${offsetString(zoneOffsetMinutes(v.timezone, v.startMs))}`,
     repeats: v.recurrenceRule ? recurrenceText(v.recurrenceRule, v.timezone) : null,
+    rule: v.recurrenceRule,
     location: v.location,
     locationUrl: v.locationUrl,
     descriptionHtml: v.descriptionHtml,

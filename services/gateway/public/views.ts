@@ -7,6 +7,7 @@ import type { PlatformKey } from '../../../shared/calendar/platforms';
 import { html, safe, type SafeHtml } from './html';
 import { addToCalendar, ICON_SPRITE, icon, linkAttrs } from './add-to-calendar';
 import { type Locale, type MessageKey, type Translate, translator } from './i18n';
+import { localRecurrenceText } from '../../../shared/i18n/recurrence';
 
 /**
  * The public pages: plain server-rendered HTML with inline styles and nothing loaded from
@@ -197,7 +198,10 @@ export interface EventCard {
   title: string;
   when: string;
   zone: string | null;
+  /** In English; the pages of other languages read `rule` in theirs. */
   repeats: string | null;
+  /** The recurrence rule, as the API has it. */
+  rule: string | null;
   location: string | null;
   locationUrl: string | null;
   descriptionHtml: string | null;
@@ -243,6 +247,7 @@ function eventDetails(card: EventCard, headingLevel: 1 | 2 | 3, opts: { target?:
       ? html`<h1>${card.title}</h1>`
       : safe(`<h${headingLevel}>${html`<a href="${card.links.event_page ?? card.pageUrl}"${linkAttrs(opts.target, [])}>${card.title}</a>`.value}</h${headingLevel}>`);
   const zone = card.zone && opts.zone !== false ? html` <span class="muted">(${card.zone})</span>` : '';
+  const repeats = locale === 'en' || !card.rule ? card.repeats : localRecurrenceText(card.rule, card.timezone, locale);
   // Filled in, and shown, by LOCAL_TIME_SCRIPT when the visitor's clock differs.
   const local =
     opts.localTime && !card.isAllDay
@@ -251,7 +256,7 @@ function eventDetails(card: EventCard, headingLevel: 1 | 2 | 3, opts: { target?:
   return html`${heading}
 <p class="meta"><b>${t('when')}</b> ${whenIn(card, locale, t)}${zone}</p>
 ${local}
-${card.repeats ? html`<p class="meta"><b>${t('repeats')}</b> ${card.repeats}</p>` : ''}
+${repeats ? html`<p class="meta"><b>${t('repeats')}</b> ${repeats}</p>` : ''}
 ${where(card, t)}`;
 }
 
