@@ -545,6 +545,16 @@ describe('the dashboard, end to end', () => {
       await expect(member.getByRole('link', { name: 'API tokens' }).count()).resolves.toBe(0);
       await member.goto(`${gw.baseUrl}/app/tokens`);
       await member.getByRole('heading', { level: 1, name: 'Not for your role' }).waitFor();
+      // What the API lets a member read, the dashboard shows: smart links and webhooks, without
+      // the controls that change them.
+      await member.goto(`${gw.baseUrl}/app/smart-links`);
+      await member.getByRole('heading', { level: 1, name: 'Smart links' }).waitFor();
+      await member.getByText('Admins and owners create and change smart links.').waitFor();
+      await expect(member.getByRole('button', { name: 'Create smart link' }).count()).resolves.toBe(0);
+      await member.goto(`${gw.baseUrl}/app/webhooks`);
+      await member.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+      await member.getByText('Admins and owners create and change webhooks.').waitFor();
+      await expect(member.getByRole('button', { name: 'Create webhook' }).count()).resolves.toBe(0);
       expect(problems).toEqual([]);
       expect(watched.problems).toEqual([]);
     } finally {

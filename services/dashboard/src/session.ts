@@ -25,3 +25,6 @@ const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
  * owners with everything. The dashboard hides what a role cannot do; the server still checks.
  */
 export const atLeast = (role: Role, needed: Role) => RANK[role] >= RANK[needed];
+
+/** Whether the signed-in person may change what a screen shows (the server checks it again). */
+export const useCanManage = (): boolean => atLeast(useSession().session.user.role, 'admin');

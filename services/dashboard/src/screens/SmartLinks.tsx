@@ -4,9 +4,11 @@ import type { SmartLink } from '../api/types';
 import { BASE, Link, navigate } from '../router';
 import { Badge, Checkbox, ConfirmButton, CopyButton, CopyValue, Empty, ErrorMessage, Loading, Page, Pager, Select, ShownOnce, Table, TextField, useAction, useLoad, usePager, when } from '../ui';
 import { listCalendars } from './Calendars';
+import { useCanManage } from '../session';
 
 /** Smart links: addresses forms and webhooks post to, each submission becoming an event. */
 export function SmartLinksScreen() {
+  const canManage = useCanManage();
   const links = useLoad(() => call(api.GET('/api/smart-links')).then((r) => r.data), []);
   const calendars = useLoad(listCalendars, []);
   const [created, setCreated] = useState<SmartLink | null>(null);
@@ -67,6 +69,8 @@ export function SmartLinksScreen() {
           </tbody>
         </Table>
       ) : null}
+      {!canManage ? <p class="muted">Admins and owners create and change smart links.</p> : null}
+      {canManage ? (
       <form class="card form" onSubmit={submit} noValidate>
         <h2>New smart link</h2>
         <ErrorMessage error={save.error} shownFields={['name', 'calendar', 'default_duration']} />
@@ -83,6 +87,7 @@ export function SmartLinksScreen() {
           </button>
         </div>
       </form>
+      ) : null}
     </Page>
   );
 }
@@ -91,6 +96,7 @@ const STATUS_TONE = { queued: 'info', processed: 'ok', duplicate: undefined, fai
 
 /** One smart link: its settings, secret rotation and submissions log. */
 export function SmartLinkScreen({ sl }: { sl: string }) {
+  const canManage = useCanManage();
   const link = useLoad(() => call(api.GET('/api/smart-links/{sl}', { params: { path: { sl } } })).then((r) => r.data), [sl]);
   const [status, setStatus] = useState<'' | 'queued' | 'processed' | 'duplicate' | 'failed'>('');
   const pager = usePager(status);
@@ -123,6 +129,7 @@ export function SmartLinkScreen({ sl }: { sl: string }) {
         {l.previous_secret_expires_at ? <p class="muted">The previous secret still verifies until {when(l.previous_secret_expires_at)}.</p> : null}
         {secret ? <ShownOnce label="Signing secret" value={secret} /> : null}
         <ErrorMessage error={act.error} />
+        {canManage ? (
         <div class="form-actions">
           {l.signed ? (
             <ConfirmButton label="Rotate secret" question="Make a new secret? The old one keeps working for 24 hours." confirmLabel="Rotate" danger={false} busy={act.busy} onConfirm={rotate} />
@@ -142,6 +149,7 @@ export function SmartLinkScreen({ sl }: { sl: string }) {
             }
           />
         </div>
+        ) : null}
       </section>
       <section class="card" aria-labelledby="sl-subs">
         <h2 id="sl-subs">Submissions</h2>

@@ -4,6 +4,7 @@ import { api, call } from '../api/client';
 import type { Webhook, WebhookEventType } from '../api/types';
 import { BASE, Link, navigate } from '../router';
 import { Badge, Checkbox, ConfirmButton, Empty, ErrorMessage, Loading, Notice, Page, Pager, Select, ShownOnce, Table, TextField, useAction, useLoad, usePager, when } from '../ui';
+import { useCanManage } from '../session';
 
 // The service's own list: a type added there is offered here (and must be one the API takes).
 const EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES;
@@ -16,6 +17,7 @@ function state(w: Webhook) {
 
 /** Outbound webhooks: create (secret shown once), see each one's state. */
 export function WebhooksScreen() {
+  const canManage = useCanManage();
   const hooks = useLoad(() => call(api.GET('/api/webhooks')).then((r) => r.data), []);
   const [form, setForm] = useState({ url: '', description: '', types: [] as WebhookEventType[] });
   const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
@@ -62,6 +64,8 @@ export function WebhooksScreen() {
           </tbody>
         </Table>
       ) : null}
+      {!canManage ? <p class="muted">Admins and owners create and change webhooks.</p> : null}
+      {canManage ? (
       <form class="card form" onSubmit={submit} noValidate>
         <h2>New webhook</h2>
         <ErrorMessage error={save.error} shownFields={['url', 'description', 'event_types']} />
@@ -79,12 +83,14 @@ export function WebhooksScreen() {
           </button>
         </div>
       </form>
+      ) : null}
     </Page>
   );
 }
 
 /** One webhook: test it, rotate its secret, pause or delete it; its deliveries, each retried by hand. */
 export function WebhookScreen({ wh }: { wh: string }) {
+  const canManage = useCanManage();
   const hook = useLoad(() => call(api.GET('/api/webhooks/{wh}', { params: { path: { wh } } })).then((r) => r.data), [wh]);
   const [status, setStatus] = useState<'' | 'pending' | 'succeeded' | 'failed'>('');
   const pager = usePager(status);
@@ -112,6 +118,7 @@ export function WebhookScreen({ wh }: { wh: string }) {
         {secret ? <ShownOnce label="Signing secret" value={secret} /> : null}
         {notice ? <Notice>{notice}</Notice> : null}
         <ErrorMessage error={act.error} />
+        {canManage ? (
         <div class="form-actions">
           <button
             type="button"
@@ -165,6 +172,7 @@ export function WebhookScreen({ wh }: { wh: string }) {
             }
           />
         </div>
+        ) : null}
       </section>
       <section class="card" aria-labelledby="wh-d">
         <h2 id="wh-d">Deliveries</h2>
@@ -207,7 +215,7 @@ export function WebhookScreen({ wh }: { wh: string }) {
                       </td>
                       <td>{last ? `${last.status_code ?? 'no answer'}${last.error ? `: ${last.error}` : ''} (${last.duration_ms} ms)` : '—'}</td>
                       <td>
-                        {d.status === 'failed' ? (
+                        {d.status === 'failed' && canManage ? (
                           <button
                             type="button"
                             class="secondary small"
