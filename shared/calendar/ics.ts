@@ -111,10 +111,13 @@ const PERIOD_MS: Record<string, number> = {
   YEARLY: 366 * DAY_MS,
 };
 
-/** Weekdays, each at most the 4th or 4th-last of its month or year: every month has them. */
-const everyMonthDays = (v: string | undefined) => v !== undefined && v.split(',').every((d) => /^[+-]?[1-4]?[A-Z]{2}$/.test(d));
-/** Days of the month every month has. */
-const everyMonthDates = (v: string | undefined) => v !== undefined && v.split(',').every((d) => Math.abs(Number(d)) <= 28);
+/**
+ * Weekdays of which one at least is one every month has (a weekday, or at most the 4th or
+ * 4th-last of it): then every month has an occurrence.
+ */
+const everyMonthDays = (v: string | undefined) => v !== undefined && v.split(',').some((d) => /^[+-]?[1-4]?[A-Z]{2}$/.test(d));
+/** Days of the month of which one at least is one every month has. */
+const everyMonthDates = (v: string | undefined) => v !== undefined && v.split(',').some((d) => Math.abs(Number(d)) <= 28);
 
 /**
  * How many periods can pass from one occurrence to the next, for rules whose periods all

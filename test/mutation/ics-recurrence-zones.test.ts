@@ -96,3 +96,19 @@ describe("a long series carries its zone's changes for every year it reaches", (
     }
   });
 });
+
+describe('a short series carries no more years than it needs', () => {
+  /** The year of the last change the file's VTIMEZONE describes. */
+  const lastChangeYear = (e: IcsEvent) => Math.max(...[...buildIcs([e], { uidHost: 'h' }).matchAll(/\r\nDTSTART:(\d{4})/g)].map((m) => Number(m[1])));
+  // Cairo's changes follow no yearly rule for long, so its VTIMEZONE lists each year's.
+  const cairo = (rule: string): IcsEvent => ({ ...series('2027-01-04', rule), timezone: 'Africa/Cairo', startMs: at('2027-01-04T11:00:00Z'), endMs: at('2027-01-04T12:00:00Z') });
+
+  it('when every month has one of its days', () => {
+    // Twelve occurrences within a year: to 2028, and five years of changes after (2033).
+    for (const rule of ['FREQ=MONTHLY;BYDAY=1MO,5FR;COUNT=12', 'FREQ=MONTHLY;BYMONTHDAY=4,31;COUNT=12', 'FREQ=YEARLY;BYMONTH=1;BYDAY=1MO,5MO;COUNT=2', 'FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=4,30;COUNT=2']) {
+      expect([rule, lastChangeYear(cairo(rule)) <= 2034]).toEqual([rule, true]);
+    }
+    // A day some months lack: as far as the horizon.
+    expect(lastChangeYear(cairo('FREQ=MONTHLY;BYDAY=5FR;COUNT=12'))).toBeGreaterThan(2050);
+  });
+});
