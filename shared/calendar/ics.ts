@@ -200,7 +200,7 @@ function vtimezone(zone: string, span: YearSpan): string {
 function wallTime(ms: number, zone: string): DateTime {
   const local = DateTime.fromMillis(ms, { zone });
   const rounded = Math.round(local.offset); // as zoneOffsetMinutes rounds it
-  return local.offset === rounded ? local : DateTime.fromMillis(ms + (rounded - local.offset) * 60_000, { zone });
+  return local.offset === rounded ? local : local.plus({ milliseconds: (rounded - local.offset) * 60_000 });
 }
 
 const publishedVevents = new Map<string, string>();
@@ -222,8 +222,9 @@ function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): st
     ...(e.isAllDay
       ? {
           allDay: true,
-          start: DateTime.fromMillis(e.startMs, { zone: 'UTC' }),
-          end: DateTime.fromMillis(e.endMs, { zone: 'UTC' }).plus({ days: 1 }),
+          // ical-generator writes a Date's UTC day.
+          start: new Date(e.startMs),
+          end: new Date(e.endMs + DAY_MS),
         }
       : // A single event in the hour repeated when clocks go back is written in UTC: no
         // wall time names it for every reader. A recurring one keeps its wall time.
