@@ -176,19 +176,25 @@ function zoneSpans(events: ZoneDates[]): Map<string, YearSpan> {
   return spans;
 }
 
+/** The cached text of `key`, made and cached when missing; a full cache is emptied first. */
+function remember(cache: Map<string, string>, max: number, key: string, make: () => string): string {
+  let text = cache.get(key);
+  if (text === undefined) {
+    text = make();
+    if (cache.size >= max) cache.clear();
+    cache.set(key, text);
+  }
+  return text;
+}
+
 const vtimezones = new Map<string, string>();
 const VTIMEZONES_MAX = 10_000;
 /** The VTIMEZONE of a zone for dates in those years, from the runtime's time-zone data (see vtimezone.ts). */
 function vtimezone(zone: string, span: YearSpan): string {
-  const key = `${zone}|${span.from}|${span.to}`;
-  let text = vtimezones.get(key);
-  if (text === undefined) {
+  return remember(vtimezones, VTIMEZONES_MAX, `${zone}|${span.from}|${span.to}`, () => {
     const lines = vtimezoneLines(zone, span);
-    text = lines.length ? `${lines.join('\r\n')}\r\n` : '';
-    if (vtimezones.size >= VTIMEZONES_MAX) vtimezones.clear();
-    vtimezones.set(key, text);
-  }
-  return text;
+    return lines.length ? `${lines.join('\r\n')}\r\n` : '';
+  });
 }
 
 /**
@@ -283,16 +289,12 @@ export function icsEvents(events: IcsEvent[], opts: IcsOptions): string {
   const memo = !opts.method && !opts.organizer && !opts.attendees && opts.stampMs === undefined;
   let body = '';
   for (const e of events) {
-    const key = memo ? createHash('sha1').update(opts.uidHost).update(JSON.stringify(e)).digest('base64') : '';
-    let text = memo ? publishedVevents.get(key) : undefined;
-    if (text === undefined) {
-      text = vevent(cal, e, opts);
-      if (memo) {
-        if (publishedVevents.size >= PUBLISHED_VEVENTS_MAX) publishedVevents.clear();
-        publishedVevents.set(key, text);
-      }
+    if (!memo) {
+      body += vevent(cal, e, opts);
+      continue;
     }
-    body += text;
+    const key = createHash('sha1').update(opts.uidHost).update(JSON.stringify(e)).digest('base64');
+    body += remember(publishedVevents, PUBLISHED_VEVENTS_MAX, key, () => vevent(cal, e, opts));
   }
   return fold(body);
 }
