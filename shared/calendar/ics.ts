@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import ical, { ICalAlarmType, type ICalAttendeeData, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
+import ical, { ICalAlarmType, type ICalAttendeeData, ICalAttendeeStatus, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
 import { DateTime } from 'luxon';
 import { htmlToText } from './html';
 import { inRepeatedWallTime, vtimezoneLines, type YearSpan } from './vtimezone';
@@ -62,8 +62,6 @@ export interface IcsOptions {
 
 /** The ICS UID of an event: stable across every file, feed and email. */
 export const icsUid = (uid: string, host: string) => `evt_${uid}@${host}`;
-
-const METHODS = { PUBLISH: ICalCalendarMethod.PUBLISH, REQUEST: ICalCalendarMethod.REQUEST, CANCEL: ICalCalendarMethod.CANCEL };
 
 /**
  * TEXT values (RFC 5545 3.3.11): backslash, semicolon, comma and line breaks (CRLF, a lone
@@ -282,8 +280,8 @@ export const ICS_END = 'END:VCALENDAR\r\n';
  * one batch after another, then ICS_END.
  */
 export function icsEvents(events: IcsEvent[], opts: IcsOptions): string {
-  const cal = ical({ prodId: { company: 'calendar-service', product: 'events', language: 'EN' } });
-  if (opts.method) cal.method(METHODS[opts.method]);
+  // Only its VEVENTs are written: the calendar's properties (PRODID, METHOD) are icsHead's.
+  const cal = ical();
   // Published (non-iTIP) VEVENTs depend only on the event's values: remember them, so a feed
   // rebuilt after one change re-serializes that one event, not all of them.
   const memo = !opts.method && !opts.organizer && !opts.attendees && opts.stampMs === undefined;
