@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import ical, { ICalAlarmType, type ICalAttendeeData, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
+import ical, { ICalAlarmType, type ICalAttendeeData, ICalAttendeeStatus, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
 import { DateTime } from 'luxon';
 import { htmlToText } from './html';
 import { inRepeatedWallTime, vtimezoneLines, type YearSpan } from './vtimezone';
@@ -63,8 +63,6 @@ export interface IcsOptions {
 /** The ICS UID of an event: stable across every file, feed and email. */
 export const icsUid = (uid: string, host: string) => `evt_${uid}@${host}`;
 
-const METHODS = { PUBLISH: ICalCalendarMethod.PUBLISH, REQUEST: ICalCalendarMethod.REQUEST, CANCEL: ICalCalendarMethod.CANCEL };
-
 /**
  * TEXT values (RFC 5545 3.3.11): backslash, semicolon, comma and line breaks (CRLF, a lone
  * CR or LF) escaped, and the other control characters TEXT does not allow dropped, so no
@@ -111,10 +109,13 @@ const PERIOD_MS: Record<string, number> = {
   YEARLY: 366 * DAY_MS,
 };
 
-/** Weekdays, each at most the 4th or 4th-last of its month or year: every month has them. */
-const everyMonthDays = (v: string | undefined) => v !== undefined && v.split(',').every((d) => /^[+-]?[1-4]?[A-Z]{2}$/.test(d));
-/** Days of the month every month has. */
-const everyMonthDates = (v: string | undefined) => v !== undefined && v.split(',').every((d) => Math.abs(Number(d)) <= 28);
+/**
+ * Weekdays of which one at least is one every month has (a weekday, or at most the 4th or
+ * 4th-last of it): then every month has an occurrence.
+ */
+const everyMonthDays = (v: string | undefined) => v !== undefined && v.split(',').some((d) => /^[+-]?[1-4]?[A-Z]{2}$/.test(d));
+/** Days of the month of which one at least is one every month has. */
+const everyMonthDates = (v: string | undefined) => v !== undefined && v.split(',').some((d) => Math.abs(Number(d)) <= 28);
 
 /**
  * How many periods can pass from one occurrence to the next, for rules whose periods all
@@ -173,19 +174,25 @@ function zoneSpans(events: ZoneDates[]): Map<string, YearSpan> {
   return spans;
 }
 
+/** The cached text of `key`, made and cached when missing; a full cache is emptied first. */
+function remember(cache: Map<string, string>, max: number, key: string, make: () => string): string {
+  let text = cache.get(key);
+  if (text === undefined) {
+    text = make();
+    if (cache.size >= max) cache.clear();
+    cache.set(key, text);
+  }
+  return text;
+}
+
 const vtimezones = new Map<string, string>();
 const VTIMEZONES_MAX = 10_000;
 /** The VTIMEZONE of a zone for dates in those years, from the runtime's time-zone data (see vtimezone.ts). */
 function vtimezone(zone: string, span: YearSpan): string {
-  const key = `${zone}|${span.from}|${span.to}`;
-  let text = vtimezones.get(key);
-  if (text === undefined) {
+  return remember(vtimezones, VTIMEZONES_MAX, `${zone}|${span.from}|${span.to}`, () => {
     const lines = vtimezoneLines(zone, span);
-    text = lines.length ? `${lines.join('\r\n')}\r\n` : '';
-    if (vtimezones.size >= VTIMEZONES_MAX) vtimezones.clear();
-    vtimezones.set(key, text);
-  }
-  return text;
+    return lines.length ? `${lines.join('\r\n')}\r\n` : '';
+  });
 }
 
 /**
@@ -197,7 +204,7 @@ function vtimezone(zone: string, span: YearSpan): string {
 function wallTime(ms: number, zone: string): DateTime {
   const local = DateTime.fromMillis(ms, { zone });
   const rounded = Math.round(local.offset); // as zoneOffsetMinutes rounds it
-  return local.offset === rounded ? local : DateTime.fromMillis(ms + (rounded - local.offset) * 60_000, { zone });
+  return local.offset === rounded ? local : local.plus({ milliseconds: (rounded - local.offset) * 60_000 });
 }
 
 const publishedVevents = new Map<string, string>();
@@ -219,8 +226,9 @@ function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): st
     ...(e.isAllDay
       ? {
           allDay: true,
-          start: DateTime.fromMillis(e.startMs, { zone: 'UTC' }),
-          end: DateTime.fromMillis(e.endMs, { zone: 'UTC' }).plus({ days: 1 }),
+          // ical-generator writes a Date's UTC day.
+          start: new Date(e.startMs),
+          end: new Date(e.endMs + DAY_MS),
         }
       : // A single event in the hour repeated when clocks go back is written in UTC: no
         // wall time names it for every reader. A recurring one keeps its wall time.
@@ -272,23 +280,19 @@ export const ICS_END = 'END:VCALENDAR\r\n';
  * one batch after another, then ICS_END.
  */
 export function icsEvents(events: IcsEvent[], opts: IcsOptions): string {
-  const cal = ical({ prodId: { company: 'calendar-service', product: 'events', language: 'EN' } });
-  if (opts.method) cal.method(METHODS[opts.method]);
+  // Only its VEVENTs are written: the calendar's properties (PRODID, METHOD) are icsHead's.
+  const cal = ical();
   // Published (non-iTIP) VEVENTs depend only on the event's values: remember them, so a feed
   // rebuilt after one change re-serializes that one event, not all of them.
   const memo = !opts.method && !opts.organizer && !opts.attendees && opts.stampMs === undefined;
   let body = '';
   for (const e of events) {
-    const key = memo ? createHash('sha1').update(opts.uidHost).update(JSON.stringify(e)).digest('base64') : '';
-    let text = memo ? publishedVevents.get(key) : undefined;
-    if (text === undefined) {
-      text = vevent(cal, e, opts);
-      if (memo) {
-        if (publishedVevents.size >= PUBLISHED_VEVENTS_MAX) publishedVevents.clear();
-        publishedVevents.set(key, text);
-      }
+    if (!memo) {
+      body += vevent(cal, e, opts);
+      continue;
     }
-    body += text;
+    const key = createHash('sha1').update(opts.uidHost).update(JSON.stringify(e)).digest('base64');
+    body += remember(publishedVevents, PUBLISHED_VEVENTS_MAX, key, () => vevent(cal, e, opts));
   }
   return fold(body);
 }

@@ -106,6 +106,10 @@ describe('folding at 75 octets (3.1)', () => {
     ] as const) {
       expect(nameLine(`${'a'.repeat(70 - octets)}${ch}`)[0]).toBe(`NAME:${'a'.repeat(70 - octets)}${ch}`);
       expect(nameLine(`${'a'.repeat(71 - octets)}${ch}`).slice(0, 2)).toEqual([`NAME:${'a'.repeat(71 - octets)}`, ` ${ch}`]);
+      // In a longer line too: the character that ends at octet 75 stays on the first line.
+      expect(nameLine(`${'a'.repeat(70 - octets)}${ch}b`).slice(0, 2)).toEqual([`NAME:${'a'.repeat(70 - octets)}${ch}`, ' b']);
+      // A run of them: as many whole ones as fit after `NAME:b` (69 octets) on the first line.
+      expect(Buffer.byteLength(nameLine(`b${ch.repeat(80)}`)[0])).toBe(6 + Math.floor(69 / octets) * octets);
     }
   });
 

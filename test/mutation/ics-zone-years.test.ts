@@ -85,6 +85,11 @@ describe('the years a VTIMEZONE covers', () => {
     expect(spanOf('FREQ=MONTHLY;BYDAY=2TU;COUNT=13')).toBe('America/New_York 2026-2029'); // 12 × 31 days
     expect(spanOf('FREQ=MONTHLY;BYDAY=MO,-4SU,+1FR;COUNT=12')).toBe('America/New_York 2026-2028'); // 11 × 31 days
     expect(spanOf('FREQ=MONTHLY;BYMONTHDAY=28,-28;COUNT=12')).toBe('America/New_York 2026-2028');
+    // One day every month has is enough for a period each, whatever the others.
+    expect(spanOf('FREQ=MONTHLY;BYDAY=1MO,5FR;COUNT=12')).toBe('America/New_York 2026-2028');
+    expect(spanOf('FREQ=MONTHLY;BYDAY=TU,TH;COUNT=30')).toBe('America/New_York 2026-2030'); // 29 × 31 days
+    expect(spanOf('FREQ=MONTHLY;BYMONTHDAY=31,15;COUNT=12')).toBe('America/New_York 2026-2028');
+    expect(spanOf('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29,1;COUNT=3')).toBe('America/New_York 2026-2030');
     expect(spanOf('FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU;COUNT=3')).toBe('America/New_York 2026-2030'); // 2 × 366 days
     expect(spanOf('FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=1;COUNT=3')).toBe('America/New_York 2026-2030');
     expect(spanOf('FREQ=YEARLY;BYDAY=1MO;COUNT=3')).toBe('America/New_York 2026-2030');
