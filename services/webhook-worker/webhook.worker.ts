@@ -196,15 +196,29 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
       jobs.map((list) => ({ name: 'deliver', data: { deliveries: list.map((d) => ({ delivery: d.uid, relay: d.relays })) }, opts: { jobId: `${list[0].uid}-${list[0].relays}` } })),
     );
   };
-  /** Relays now unless a relay is under way; every tick, and as soon as a job is done (its webhook has room again). */
+  /**
+   * Relays now, or right after the relay under way (a job done meanwhile made room it did not
+   * see); at the start, every tick, and as soon as a job is done (its webhook has room again).
+   */
+  let again = false;
   const relaySoon = () => {
-    relaying ??= relay()
+    if (relaying) {
+      again = true;
+      return;
+    }
+    relaying = relay()
       .catch((err) => logger.warn({ err: (err as Error).message }, 'could not relay webhook deliveries; trying again'))
       .finally(() => {
         relaying = null;
+        if (again && !closing) {
+          again = false;
+          relaySoon();
+        }
       });
   };
+  let closing = false;
   const timer = setInterval(relaySoon, RELAY_EVERY_MS);
+  relaySoon();
 
   return {
     contract: webhookJob,
@@ -217,9 +231,10 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
       return recorded;
     },
     close: async () => {
+      closing = true;
       clearInterval(timer);
       await retention.stop();
-      await relaying;
+      while (relaying) await relaying;
       await producer.close();
       await notices.close();
     },
