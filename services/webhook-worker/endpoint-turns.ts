@@ -15,13 +15,15 @@ interface Turns {
 }
 
 /**
- * At most `limit` attempts at once per endpoint (its origin), handed to the oldest job first:
- * a job's attempts go out together, and it finishes and records while the next job sends,
- * rather than all of an endpoint's jobs advancing in step, finishing together and leaving it
- * idle while they record. A slow endpoint's deliveries never fill the worker and hold up
- * other endpoints': at most `jobs` jobs send to one endpoint at a time (another gives its
- * place in the worker up at once), and an attempt waits for a turn only while the endpoint
- * frees one at least every `stallMs` (a fast endpoint frees one within milliseconds).
+ * At most `limit` attempts at once per endpoint (its origin), handed to the oldest job first
+ * (the lowest rank): a job's attempts go out together, and it finishes and records while the
+ * next job sends, rather than all of an endpoint's jobs advancing in step, finishing together
+ * and leaving the endpoint idle while they record.
+ *
+ * A slow endpoint's deliveries never fill the worker and hold up other endpoints': at most
+ * `jobs` jobs send to one endpoint at a time (another gives its place in the worker up at
+ * once), and an attempt waits for a turn only while the endpoint frees one at least every
+ * `stallMs` (a fast endpoint frees one within milliseconds); else it gives its place up too.
  */
 export class EndpointTurns {
   private readonly endpoints = new Map<string, Turns>();

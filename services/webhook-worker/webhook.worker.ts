@@ -24,14 +24,14 @@ const JOBS_PER_ENDPOINT = 4;
  * An attempt waits for its endpoint's turn while the endpoint frees one at least this often
  * (a fast endpoint frees one within milliseconds); else it gives its place up (postponed a second).
  */
-const TURN_STALL_MS = 100;
+const TURN_STALL_MS = 250;
 /** An endpoint that failed every attempt for this long is turned off. */
 const DISABLE_AFTER = '5 days';
 const RELAY_EVERY_MS = 500;
 /** Due deliveries looked at per relay, oldest first. */
 const RELAY_SCAN = 2000;
 /** Deliveries of one webhook relayed and not yet done, at most. */
-const IN_FLIGHT_PER_WEBHOOK = 200;
+const IN_FLIGHT_PER_WEBHOOK = 800;
 /** Jobs waiting in the queue beyond which the relay waits for the next tick. */
 const RELAY_BACKLOG = 200;
 /** A relayed delivery whose job has not run after this is relayed again (its job was lost with Redis). */
@@ -109,9 +109,10 @@ function retryAfterMs(value: string | string[] | undefined, nowMs: number): numb
 
 /**
  * The webhooks queue's worker, and the relay that feeds it from the outbox: due deliveries
- * are claimed from Postgres (SKIP LOCKED: several workers share them) and queued, up to 50
- * of one webhook per job; a job makes each one's signed attempt (in order per resource, at
- * most 4 at once per endpoint) and records them all in one transaction. See docs/webhooks.md.
+ * are claimed from Postgres (several workers share them) and queued, up to 200 of one
+ * webhook per job; a job makes each one's signed attempt (in order per resource, at most 4
+ * at once per endpoint, the oldest job's first) and records them all at once. See
+ * docs/webhooks.md.
  */
 export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, number> {
   const { db, config, logger } = ctx;
