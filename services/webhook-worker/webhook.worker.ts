@@ -124,6 +124,12 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
   let jobsStarted = 0;
   const retention = startRetention(ctx, WEBHOOK_RECORDS, config.deliveryRetentionDays);
 
+  /**
+   * Deliveries this process's jobs have sent and are recording: out of flight for the relay,
+   * which claims the next ones meanwhile (the jobs sending to an endpoint then do not run out
+   * while one records).
+   */
+  const recording = new Set<number>();
   let relaying: Promise<void> | null = null;
   const relay = async (): Promise<void> => {
     // The queue holds what the workers will take soon, not the whole outbox: Redis stays small
@@ -137,7 +143,9 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
     const { rows } = await db.raw(
       `WITH in_flight AS (
          SELECT webhook_id, count(*) AS n FROM webhook_deliveries
-          WHERE status = 'pending' AND relayed_at IS NOT NULL AND relayed_at >= now() - interval '${RELAY_AGAIN_AFTER}' GROUP BY webhook_id),
+          WHERE status = 'pending' AND relayed_at IS NOT NULL AND relayed_at >= now() - interval '${RELAY_AGAIN_AFTER}'
+            AND id <> ALL (?::bigint[])
+          GROUP BY webhook_id),
        due AS (
          SELECT id, webhook_id, row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS rank
            FROM (SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
@@ -151,6 +159,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
         WHERE id = ANY (ARRAY(SELECT id FROM picked)) AND status = 'pending' AND next_attempt_at <= now()
           AND (relayed_at IS NULL OR relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
         RETURNING uid, relays, webhook_id, message_id`,
+      [`{${[...recording].join(',')}}`],
     );
     const due = (rows as Array<{ uid: string; relays: number; webhook_id: number; message_id: number }>).sort((a, b) => a.message_id - b.message_id);
     if (!due.length) return;
@@ -169,7 +178,8 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
   };
   /**
    * Relays now, or right after the relay under way (a job done meanwhile made room it did not
-   * see); at the start, every tick, and as soon as a job is done (its webhook has room again).
+   * see); at the start, every tick, and as soon as a job has sent its deliveries and again
+   * once it has recorded them (its webhook has room again).
    */
   let again = false;
   const relaySoon = () => {
@@ -196,7 +206,14 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
     concurrency: 16,
     process: async (job, c, log) => {
       const results = await deliverAll(c.db, job.data, { allowed, turns, appKey: config.appKey, rank: ++jobsStarted });
-      const recorded = await record(c.db, results, notices);
+      for (const r of results) recording.add(r.d.id);
+      if (results.length) relaySoon();
+      let recorded: number;
+      try {
+        recorded = await record(c.db, results, notices);
+      } finally {
+        for (const r of results) recording.delete(r.d.id);
+      }
       log.info({ deliveries: job.data.deliveries.length, attempts: results.filter((r) => r.kind === 'attempt').length, recorded }, 'webhook deliveries');
       relaySoon();
       return recorded;
