@@ -12,7 +12,7 @@ import { waitFor } from '../helpers/wait';
 import { startWorker } from '../helpers/workers';
 import { dist, spawnNode } from '../helpers/processes';
 import { outcomeOf, submitForm } from '../smart-links/helpers';
-import { SHOTS, signInAs, watchProblems } from './helpers';
+import { SHOTS, settled, signInAs, watchProblems } from './helpers';
 
 /**
  * What an organizer does in the dashboard, end to end in Chromium against the real gateway,
@@ -194,6 +194,8 @@ describe('the dashboard, end to end', () => {
       await page.getByLabel('Password').fill('correct horse battery');
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      // Its own calls answered first: one still in flight would meet the 401 on this screen.
+      await settled(page, 'the overview');
       // The session ends while a screen is open (here: everywhere, by an API call): the next
       // call's 401 brings the sign-in screen, and signing in again leads back to that screen.
       expect((await someone.api.post('/api/session/revoke-all')).status).toBe(200);

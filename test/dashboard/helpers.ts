@@ -4,12 +4,21 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { createSession, sessionCookie } from '../../shared/accounts/sessions';
 import type { TestGateway, TestTeam } from '../helpers/gateway';
 import { ROOT } from '../helpers/processes';
+import { waitFor } from '../helpers/wait';
 
 export const SHOTS = path.join(ROOT, 'test-artifacts', 'dashboard');
 
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /** axe-core's serious and critical violations on the page as it is (injected from node_modules; the context bypasses the CSP for it). */
+/** Waits until a screen's calls have come back and been drawn: no request in flight, no "Loading" status left. */
+export async function settled(page: Page, what: string): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  // Idle network is not yet drawn: the screen renders what came back a moment later.
+  const loading = page.getByRole('status').filter({ hasText: /^Loading/ });
+  await waitFor(async () => (await loading.count()) === 0 || undefined, { what: `${what} to finish loading` });
+}
+
 export async function axeProblems(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: AXE });
   const result = await page.evaluate<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>('axe.run(document)');

@@ -3,10 +3,9 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
-import { waitFor } from '../helpers/wait';
 import { type TestWorker } from '../helpers/workers';
 import { outcomeOf, startSmartLinkWorker, submitForm } from '../smart-links/helpers';
-import { axeProblems, SHOTS, signInAs, watchProblems } from './helpers';
+import { axeProblems, SHOTS, settled, signInAs, watchProblems } from './helpers';
 
 /**
  * Every screen of the dashboard with real data, at a phone's width and a desktop's: no
@@ -108,10 +107,7 @@ describe('every screen of the dashboard', () => {
           const { problems, outside } = watchProblems(page, gw.baseUrl);
           await page.goto(`${gw.baseUrl}${address}`);
           await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-          await page.waitForLoadState('networkidle');
-          // Idle network is not yet drawn: the screen renders what came back a moment later.
-          const loading = page.getByRole('status').filter({ hasText: /^Loading/ });
-          await waitFor(async () => (await loading.count()) === 0 || undefined, { what: `${name} to finish loading` });
+          await settled(page, name);
           // Closed controls open, so axe checks what is inside them too.
           await page.evaluate("document.querySelectorAll('details').forEach((d) => d.setAttribute('open', ''))");
           found[name] = [...(await axeProblems(page)), ...problems, ...outside.map((u) => `outside request: ${u}`)];
