@@ -39,6 +39,7 @@ interface DueRow extends MailEventRow, ReminderEvent {
   c_organizer_name: string | null;
   c_organizer_email: string | null;
   c_locale: string | null;
+  c_deleted_at: string | null;
 }
 
 const EVENT_FIELDS = [
@@ -98,7 +99,7 @@ async function insertReminderDeliveries(trx: Knex, e: DueRow, occurrenceMs: numb
 /** One due event, in the caller's transaction; null when another worker holds it or it is no longer due. */
 async function remindOne(trx: Knex, deps: SweepDeps, id: number, now: Date): Promise<number | null> {
   const { rows } = await trx.raw(
-    `SELECT ${EVENT_FIELDS.join(', ')}, c.team_id AS c_team_id, c.name AS c_name, c.organizer_name AS c_organizer_name, c.organizer_email AS c_organizer_email, c.locale AS c_locale
+    `SELECT ${EVENT_FIELDS.join(', ')}, c.team_id AS c_team_id, c.name AS c_name, c.organizer_name AS c_organizer_name, c.organizer_email AS c_organizer_email, c.locale AS c_locale, c.deleted_at AS c_deleted_at
        FROM events e JOIN calendars c ON c.id = e.calendar_id
       WHERE e.id = ? AND e.next_reminder_at <= ?
       FOR UPDATE OF e SKIP LOCKED`,
@@ -106,7 +107,8 @@ async function remindOne(trx: Knex, deps: SweepDeps, id: number, now: Date): Pro
   );
   const e = rows[0] as DueRow | undefined;
   if (!e) return null;
-  if (e.deleted_at !== null) {
+  // Gone, or in a calendar that went with its team: no more reminders.
+  if (e.deleted_at !== null || e.c_deleted_at !== null) {
     await storeNextReminder(trx, e.id, null);
     return 0;
   }

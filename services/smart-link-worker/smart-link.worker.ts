@@ -1,6 +1,7 @@
 import { publishInvalidations } from '../../shared/cache/invalidation';
 import type { Knex } from '../../shared/db/knex';
 import { startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
+import { startTeamPurge } from '../../shared/db/team-purge';
 import type { Logger } from '../../shared/logging/logger';
 import { eventLimitRejections } from '../../shared/metrics/metrics';
 import {
@@ -92,10 +93,14 @@ class SubmissionBatcher {
  */
 const SMART_LINK_CONCURRENCY = 500;
 
-/** The smart-link worker: high concurrency feeding the batcher; records older than SUBMISSION_RETENTION_DAYS pruned. */
+/**
+ * The smart-link worker: high concurrency feeding the batcher; records older than
+ * SUBMISSION_RETENTION_DAYS pruned, and teams deleted TEAM_PURGE_DELAY_MINUTES ago purged.
+ */
 export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJob, SubmissionOutcomes> {
   const batcher = new SubmissionBatcher(ctx);
   const retention = startRetention(ctx, SUBMISSION_RECORDS, ctx.config.submissionRetentionDays);
+  const purge = startTeamPurge(ctx, ctx.config.teamPurgeDelayMinutes);
   const limitRejections = eventLimitRejections(ctx.metrics);
   return {
     contract: smartLinkJob,
@@ -127,6 +132,8 @@ export function smartLinkWorker(ctx: WorkerContext): WorkerDefinition<SmartLinkJ
       const uids = (Array.isArray(data.submissions) ? data.submissions : []).map((s) => s?.submission).filter((u): u is string => typeof u === 'string');
       if (typeof data.link?.id === 'number' && uids.length) await failJob(ctx.redis, ctx.config.queuePrefix, data.link.id, uids);
     },
-    close: () => retention.stop(),
+    close: async () => {
+      await Promise.all([retention.stop(), purge.stop()]);
+    },
   };
 }

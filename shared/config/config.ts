@@ -68,6 +68,8 @@ export interface Config {
   workerLockMs: number;
   /** Smart-link submission records older than this many days are deleted; 0 keeps them for ever. */
   submissionRetentionDays: number;
+  /** Minutes between a team's deletion and the purge of its rows. */
+  teamPurgeDelayMinutes: number;
   /** Finished extractions (the text sent and its result) older than this many days are deleted; 0 keeps them. */
   extractionRetentionDays: number;
   /** Email delivery records of events over (or deleted) this many days ago are deleted; 0 keeps them. */
@@ -186,6 +188,7 @@ const schema = Joi.object({
   ADMIN_TOKEN: Joi.string().min(16).max(200).pattern(/^\S+$/),
   WORKER_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
   SUBMISSION_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(90),
+  TEAM_PURGE_DELAY_MINUTES: Joi.number().integer().min(0).max(43_200).default(60),
   EXTRACTION_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(30),
   DELIVERY_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(365),
   REMINDER_SWEEP_MS: Joi.number().integer().min(0).max(3_600_000).default(15_000),
@@ -370,6 +373,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowedNetworks: value.WEBHOOK_ALLOWED_NETWORKS,
     workerLockMs: value.WORKER_LOCK_MS,
     submissionRetentionDays: value.SUBMISSION_RETENTION_DAYS,
+    teamPurgeDelayMinutes: value.TEAM_PURGE_DELAY_MINUTES,
     extractionRetentionDays: value.EXTRACTION_RETENTION_DAYS,
     deliveryRetentionDays: value.DELIVERY_RETENTION_DAYS,
     reminderSweepMs: value.REMINDER_SWEEP_MS,

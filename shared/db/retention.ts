@@ -86,24 +86,19 @@ interface Retention {
 }
 
 /**
- * A retention setting at work: a first run soon after the worker starts, then one an hour
- * (0 days: rows are kept for ever and nothing runs). A failed run (Postgres away) is
- * logged and tried again at the next hour.
+ * Runs `task` soon after the worker starts, then once every `everyMs`, never two at once;
+ * a failed run (Postgres away) is logged as `could not …` and tried again at the next turn.
  */
-export function startRetention(
-  ctx: { db: Knex; clock: Clock; logger: Logger },
-  target: RetentionTarget,
-  days: number,
-  timing: { firstAfterMs: number; everyMs: number } = { firstAfterMs: 60_000, everyMs: 3_600_000 },
+export function startSweep(
+  ctx: { logger: Logger },
+  task: { what: string; run: () => Promise<void> },
+  timing: { firstAfterMs: number; everyMs: number },
 ): Retention {
-  if (days === 0) return { scheduled: false, stop: async () => undefined };
   let running: Promise<void> | null = null;
   const run = () => {
-    running ??= pruneOlderThan(ctx.db, target, new Date(ctx.clock.now().getTime() - days * DAY_MS))
-      .then((deleted) => {
-        if (deleted) ctx.logger.info({ deleted, olderThanDays: days }, `old ${target.what} deleted`);
-      })
-      .catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, `could not delete old ${target.what}; trying again later`))
+    running ??= task
+      .run()
+      .catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, `could not ${task.what}; trying again later`))
       .finally(() => {
         running = null;
       });
@@ -120,4 +115,22 @@ export function startRetention(
       await running;
     },
   };
+}
+
+/**
+ * A retention setting at work: a first run soon after the worker starts, then one an hour
+ * (0 days: rows are kept for ever and nothing runs).
+ */
+export function startRetention(
+  ctx: { db: Knex; clock: Clock; logger: Logger },
+  target: RetentionTarget,
+  days: number,
+  timing: { firstAfterMs: number; everyMs: number } = { firstAfterMs: 60_000, everyMs: 3_600_000 },
+): Retention {
+  if (days === 0) return { scheduled: false, stop: async () => undefined };
+  const run = async () => {
+    const deleted = await pruneOlderThan(ctx.db, target, new Date(ctx.clock.now().getTime() - days * DAY_MS));
+    if (deleted) ctx.logger.info({ deleted, olderThanDays: days }, `old ${target.what} deleted`);
+  };
+  return startSweep(ctx, { what: `delete old ${target.what}`, run }, timing);
 }

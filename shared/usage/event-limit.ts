@@ -37,7 +37,9 @@ export async function addUsage(db: Knex, increments: Array<[key: string, by: num
   }
   await db.raw(
     `INSERT INTO team_usage (team_id, period, events_created)
-     SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[])
+     SELECT u.* FROM unnest(?::bigint[], ?::text[], ?::int[]) AS u(team_id, period, n)
+      -- A team purged since it was counted: its count goes with it, not the batch.
+      WHERE EXISTS (SELECT 1 FROM teams t WHERE t.id = u.team_id)
      ON CONFLICT (team_id, period) DO UPDATE SET events_created = team_usage.events_created + EXCLUDED.events_created`,
     [teams, periods, counts],
   );

@@ -564,4 +564,30 @@ describe('the dashboard, end to end', () => {
       await memberContext.close();
     }
   });
+
+  it("deletes the team from the owner's account screen once its name is typed, which ends every session", async () => {
+    const doomed = await gw.newTeam();
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    await signInAs(gw, context, doomed);
+    try {
+      const { page, problems } = await open(context, '/app/account', 'Account');
+      await page.getByRole('heading', { name: 'Delete the team' }).waitFor();
+      const name = (await gw.db('teams').first('name').where({ id: doomed.teamId })).name as string;
+      // A near miss of the name: refused beside the field, nothing deleted.
+      await page.getByLabel('Type the team’s name to confirm').fill(`${name}.`);
+      await page.getByRole('button', { name: 'Delete the team' }).click();
+      await page.getByRole('button', { name: 'Delete the team' }).last().click();
+      await page.locator('.field.invalid .field-error').waitFor();
+      expect((await doomed.api.get('/api/account')).status).toBe(200);
+      await page.screenshot({ path: path.join(SHOTS, 'flow-delete-team-390.png'), fullPage: true });
+      await page.getByLabel('Type the team’s name to confirm').fill(name);
+      await page.getByRole('button', { name: 'Delete the team' }).click();
+      await page.getByRole('button', { name: 'Delete the team' }).last().click();
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      expect((await doomed.api.get('/api/account')).status).toBe(401);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -70,6 +70,8 @@ const BODIES: Record<string, (ids: Ids) => unknown> = {
   'POST /api/members': () => ({ email: 'joining@example.com', role: 'member' }),
   'PUT /api/members/{usr}': () => ({ role: 'member' }),
   'PUT /api/account/password': () => ({ password: 'a long enough password' }),
+  // Names no team of the caller's (a valid one would delete B's team under the rest of this file): 422, nothing changed.
+  'DELETE /api/account/team': () => ({ confirm: 'Not this team' }),
 };
 
 /**

@@ -73,6 +73,10 @@ it('states a role for every operation that needs a credential, and admin exactly
   );
 });
 
+it('leaves deleting the team to an owner alone', () => {
+  expect(apiOps.filter((op) => op.role === 'owner').map((op) => op.key)).toEqual(['DELETE /api/account/team']);
+});
+
 it('refuses a member, by token or session, every admin operation, and changes nothing', async () => {
   const before = await teamDigest(gw.db, seeded.team.teamId);
   const wrong: string[] = [];

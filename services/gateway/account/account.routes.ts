@@ -1,13 +1,16 @@
+import { serialize } from 'cookie';
 import Joi from 'joi';
 import { mailQuotaOf, mailUsage } from '../../../shared/mail/mail-quota';
 import { insertToken, revokeTokens } from '../../../shared/accounts/accounts.repository';
-import { notFound } from '../../../shared/errors/app-error';
+import { sessionCookie } from '../../../shared/accounts/sessions';
+import { type Invalidation } from '../../../shared/cache/invalidation';
+import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { periodOf, usageSnapshot } from '../../../shared/usage/event-limit';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataOf, errors } from '../http/responses';
-import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { findAccount } from './account.repository';
+import { accepted, defineRoute, ok, type RouteSpec } from '../http/route';
+import { closeTeam, findAccount } from './account.repository';
 
 const accountSchema = Joi.object({
   user: Joi.object({ id: Joi.string().required(), name: Joi.string().required(), email: Joi.string().required() }).required(),
@@ -36,8 +39,9 @@ const accountSchema = Joi.object({
     .description("The team's outgoing email and its plan's quotas"),
 }).meta({ title: 'Account' });
 
-export function accountRoutes({ db, clock, caches, counters }: AppContext): RouteSpec[] {
+export function accountRoutes({ db, clock, caches, counters, config }: AppContext): RouteSpec[] {
   const tags = ['Account'];
+  const cookie = sessionCookie(config);
   return [
     defineRoute({
       method: 'get',
@@ -66,6 +70,46 @@ export function accountRoutes({ db, clock, caches, counters }: AppContext): Rout
             email: { sent_today: mail.day, per_day: quota.perDay, sent_this_month: mail.month, per_month: quota.perMonth, per_recipient_per_day: quota.perRecipientPerDay },
           },
         });
+      },
+    }),
+    defineRoute<Record<string, never>, Record<string, unknown>, { confirm: string }>({
+      method: 'delete',
+      path: '/api/account/team',
+      operationId: 'deleteTeam',
+      summary: 'Delete the team and everything it has',
+      description: [
+        'Owners only, and only with the team’s name in `confirm`, exactly as it is. At once: every member is removed, so every session, token and sign-in link of the team stops working (the answer also clears this browser’s session cookie); its calendars, event pages, feeds, smart links, webhooks and dynamic links stop answering (404); emails not yet sent are not sent. Invitees are not told: to send cancellations, delete the events with `notify_invitees` first.',
+        'Then, after `TEAM_PURGE_DELAY_MINUTES` (default 60), a worker deletes the team’s events, RSVPs, invitees, submissions, deliveries, analytics and the team itself, in batches. There is no undo.',
+      ].join('\n\n'),
+      tags,
+      auth: true,
+      role: 'owner',
+      body: Joi.object({ confirm: Joi.string().max(200).required().description('The team’s name, exactly') }),
+      responses: {
+        202: {
+          description: 'Deleted now; its data is purged after the delay',
+          body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required(), purge_after: Joi.string().isoDate().required() })),
+        },
+        ...errors(400, 401, 403, 413, 415, 422, 503),
+      },
+      handler: async ({ body }, req, res) => {
+        const auth = authOf(req);
+        const team = await db('teams').first('uid', 'name').where({ id: auth.teamId });
+        if (!team) throw notFound('Team');
+        if (body.confirm !== team.name) throw validationFailed({ confirm: ['Type the team’s name exactly, as it is, to delete it.'] });
+        const closed = await db.transaction((trx) => closeTeam(trx, auth.teamId));
+        // Another request closed it meanwhile: it is as asked either way.
+        if (closed) {
+          const gone: Invalidation[] = [
+            ...closed.userIds.map((id): Invalidation => ({ kind: 'user', id })),
+            ...closed.calendarIds.map((id): Invalidation => ({ kind: 'calendar', id })),
+            ...closed.dynamicLinkUids.map((uid): Invalidation => ({ kind: 'dynamic-link', uid })),
+          ];
+          await caches.invalidate(...gone);
+        }
+        if (auth.tokenKind === 'session') res.append('Set-Cookie', serialize(cookie.name, '', { httpOnly: true, secure: cookie.secure, sameSite: 'lax', path: '/', maxAge: 0 }));
+        const purgeAfter = new Date(clock.now().getTime() + config.teamPurgeDelayMinutes * 60_000);
+        return accepted({ data: { id: `team_${team.uid}`, deleted: true, purge_after: purgeAfter.toISOString() } });
       },
     }),
     defineRoute({

@@ -126,6 +126,8 @@ async function writeCounts(db: Knex, rows: Array<[key: string, by: number]>): Pr
      SELECT day, team_id, calendar_id, event_id, metric, platform, bot, referrer_host, utm_source, utm_medium, utm_campaign, count
        FROM json_to_recordset(?::json) AS r(day date, team_id bigint, calendar_id bigint, event_id bigint, metric text, platform text, bot boolean,
                                             referrer_host text, utm_source text, utm_medium text, utm_campaign text, count bigint)
+      -- A team purged since it was counted: its counts go with it, not the batch.
+      WHERE EXISTS (SELECT 1 FROM teams t WHERE t.id = r.team_id)
      ON CONFLICT (team_id, day, calendar_id, event_id, metric, platform, bot, referrer_host, utm_source, utm_medium, utm_campaign)
      DO UPDATE SET count = analytics_daily.count + excluded.count`,
     [JSON.stringify(records)],

@@ -15,7 +15,9 @@ export async function findEvent(
     .join('calendars as c', 'c.id', 'e.calendar_id')
     .first([...eventSelect, ...calendarSelect])
     .where('e.uid', uid)
-    .whereNull('e.deleted_at');
+    .whereNull('e.deleted_at')
+    // A calendar is deleted with its events, or with its team (whose events stay until the purge).
+    .whereNull('c.deleted_at');
   if (teamId !== null) q.where('e.team_id', teamId);
   if (opts.calendarUid) q.where('c.uid', opts.calendarUid);
   if (opts.lock) q.forUpdate('e');

@@ -34,6 +34,7 @@ import * as emailReminders from './0032_email_reminders';
 import * as calendarLocale from './0033_calendar_locale';
 import * as dashboardAccounts from './0034_dashboard_accounts';
 import * as webhookDisabledNotice from './0035_webhook_disabled_notice';
+import * as teamDeletion from './0036_team_deletion';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -83,4 +84,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0033_calendar_locale', calendarLocale],
   ['0034_dashboard_accounts', dashboardAccounts],
   ['0035_webhook_disabled_notice', webhookDisabledNotice],
+  ['0036_team_deletion', teamDeletion],
 ];

@@ -3,13 +3,15 @@ import { api, call } from '../api/client';
 import { useSession } from '../session';
 import { ConfirmButton, ErrorMessage, Notice, Page, TextField, useAction, when } from '../ui';
 
-/** The signed-in person: their password, and signing out here or everywhere. */
+/** The signed-in person: their password, signing out here or everywhere, and (owners) deleting the team. */
 export function AccountScreen() {
   const { session, refresh, signOut } = useSession();
   const [form, setForm] = useState({ current_password: '', password: '' });
   const [done, setDone] = useState<string | null>(null);
   const save = useAction();
   const everywhere = useAction();
+  const removal = useAction();
+  const [confirmName, setConfirmName] = useState('');
   const hasPassword = session.user.has_password;
   const submit = (e: Event) => {
     e.preventDefault();
@@ -65,6 +67,31 @@ export function AccountScreen() {
           />
         </div>
       </section>
+      {session.user.role === 'owner' ? (
+        <section class="card">
+          <h2>Delete the team</h2>
+          <p>
+            Everything of {session.team.name} stops at once: every member’s sessions and tokens, its event and calendar pages, feeds, forms and webhooks; emails not yet sent are not
+            sent. An hour later its events and records are deleted for good. Invitees are not told: delete events with “notify invitees” first if they should be. There is no undo.
+          </p>
+          <ErrorMessage error={removal.error} shownFields={['confirm']} />
+          <TextField label="Type the team’s name to confirm" value={confirmName} onValue={setConfirmName} error={removal.fieldError('confirm')} autoComplete="off" />
+          <div class="form-actions">
+            <ConfirmButton
+              label="Delete the team"
+              question={`Delete ${session.team.name} and everything it has, for everyone?`}
+              busy={removal.busy}
+              onConfirm={() =>
+                void removal.run(async () => {
+                  await call(api.DELETE('/api/account/team', { body: { confirm: confirmName } }));
+                  // The session ended with the team: the dashboard shows the sign-in screen.
+                  refresh();
+                })
+              }
+            />
+          </div>
+        </section>
+      ) : null}
     </Page>
   );
 }
