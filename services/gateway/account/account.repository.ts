@@ -31,7 +31,7 @@ export async function findAccount(db: Knex, userId: number): Promise<AccountRow 
 }
 
 /** What a deleted team leaves in the read caches, to be dropped on every gateway. */
-export interface ClosedTeam {
+interface ClosedTeam {
   userIds: number[];
   calendarIds: number[];
   dynamicLinkUids: string[];
