@@ -115,4 +115,21 @@ describe('deleting a team', () => {
     }
     expect(await teamDigest(gw.db, bystander.team.teamId)).toBe(other);
   });
+
+  it("drops the counts a purged team still had in memory, not the other teams' counts flushed with them", async () => {
+    // An unlimited team's events are counted in memory and written in batches: one made just
+    // before its team is deleted and purged is still in the batch that follows.
+    const doomed = await gw.newTeam({ plan: 'unlimited' });
+    const cal = (await doomed.api.post('/api/calendars', { name: 'Soon gone', timezone: 'UTC' })).body.data;
+    expect((await doomed.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Last', date_start: '2031-01-01 10:00', date_end: '2031-01-01 11:00', timezone: 'UTC' })).status).toBe(200);
+    const name = await teamName(doomed.teamId);
+    expect((await doomed.api.delete('/api/account/team', { confirm: name })).status).toBe(202);
+    expect((await purgeDeletedTeams(gw.db, new Date(Date.now() + 60_000))).teams).toBeGreaterThanOrEqual(1);
+    const live = await gw.newTeam({ plan: 'unlimited' });
+    const liveCal = (await live.api.post('/api/calendars', { name: 'Still here', timezone: 'UTC' })).body.data;
+    expect((await live.api.post(`/api/calendars/${liveCal.public_id}/events`, { title: 'Counted', date_start: '2031-01-01 10:00', date_end: '2031-01-01 11:00', timezone: 'UTC' })).status).toBe(200);
+    // Reading the account writes the batch, the purged team's count in it.
+    const account = await live.api.get('/api/account');
+    expect([account.status, account.body.data?.usage.current]).toEqual([200, 1]);
+  });
 });
