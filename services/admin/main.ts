@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { createTeamWithOwner, findTeam, findUserByEmail, insertTokenRow, listTeams, listTokens, PLAN_IDS, revokeToken } from '../../shared/accounts/accounts.repository';
+import { createTeamWithOwner, findTeam, findUserByEmail, insertTokenRow, listTeams, listTokens, PLAN_IDS, revokeToken, setTeamPlan } from '../../shared/accounts/accounts.repository';
 import { hashToken } from '../../shared/accounts/tokens';
 import { createSignInLink, linkToken, signInUrl } from '../../shared/accounts/sign-in-links';
 import { deploymentOf } from '../../shared/db/deployment';
@@ -21,6 +21,7 @@ const USAGE = `usage:
   npm run admin -- migrate
   npm run admin -- create-team --name NAME --email EMAIL [--plan free|pro|business|unlimited] [--event-limit N] [--user-name NAME]
   npm run admin -- list-teams
+  npm run admin -- set-plan --team team_… --plan free|pro|business|unlimited [--event-limit N|none]
   npm run admin -- create-token --team team_… [--name NAME]
   npm run admin -- list-tokens --team team_…
   npm run admin -- revoke-token (--token-id tok_… | --token cst_…)
@@ -30,6 +31,9 @@ const USAGE = `usage:
 create-team prints team_id, user_id, plan, event_limit (the monthly event limit in effect:
 --event-limit when given, else the plan's; null: none), event_limit_override (--event-limit,
 or null) and the token, shown only once.
+set-plan moves a team to another plan (its rate limits, email quotas and monthly event
+limit); --event-limit sets the team's own monthly event limit, or with none goes back to
+the plan's. Gateways apply it within seconds.
 create-token makes another API token for the team's owner (a lost token is replaced this
 way), shown only once; list-tokens shows a team's tokens without their secrets;
 revoke-token revokes one by its id, or by its value when it has leaked.
@@ -72,6 +76,11 @@ const FLAGS: Record<string, Joi.ObjectSchema> = {
     'event-limit': Joi.number().integer().min(0).max(100000000),
     'user-name': Joi.string().trim().min(1).max(255),
   }),
+  'set-plan': Joi.object({
+    team: teamId.required(),
+    plan: Joi.string().valid(...PLAN_IDS).required(),
+    'event-limit': Joi.alternatives(Joi.string().valid('none'), Joi.number().integer().min(0).max(100000000)),
+  }),
   'create-token': Joi.object({ team: teamId.required(), name: Joi.string().trim().min(1).max(100).default('admin') }),
   'list-tokens': Joi.object({ team: teamId.required() }),
   'revoke-token': Joi.object({
@@ -99,14 +108,14 @@ async function team(db: Knex, publicId: string) {
   return found;
 }
 
-/** Gateways cache tokens for a few seconds: tell them the user's tokens changed. */
-async function announceRevoked(config: Config, userId: number): Promise<boolean> {
+/** Gateways cache tokens for a few seconds: tell them these users' tokens changed. */
+async function announceRevoked(config: Config, ...userIds: number[]): Promise<boolean> {
   const redis = createRedis(config.redis, 'client', { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   redis.on('error', () => undefined);
   const logger = createLogger('admin', 'silent');
   try {
     await redis.connect();
-    await publishInvalidations(redis, config.queuePrefix, [{ kind: 'user', id: userId }], logger);
+    await publishInvalidations(redis, config.queuePrefix, userIds.map((id) => ({ kind: 'user' as const, id })), logger);
     return true;
   } catch {
     return false;
@@ -179,6 +188,18 @@ async function run(command: string, flags: Record<string, string>, config: Confi
         if ((err as { code?: string }).code === '23505') throw new UsageError(`a user with the email ${flags.email} already exists`);
         throw err;
       }
+    }
+    case 'set-plan': {
+      const found = await team(db, flags.team);
+      const limit = flags['event-limit'];
+      const changed = await setTeamPlan(db, found.id, flags.plan, limit === undefined ? undefined : limit === 'none' ? null : Number(limit));
+      const told = await announceRevoked(config, ...changed.userIds);
+      return print({
+        team_id: flags.team,
+        plan: flags.plan,
+        event_limit: changed.eventLimit,
+        ...(told ? {} : { note: 'Redis could not be reached: gateways may apply the old limits for up to 20 more seconds (their cache).' }),
+      });
     }
     case 'create-token': {
       const found = await team(db, flags.team);

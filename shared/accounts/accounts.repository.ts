@@ -131,6 +131,25 @@ export const listTeams = (db: Knex): Promise<TeamSummary[]> => teamSummaries(db)
 
 export const findTeam = (db: Knex, uid: string): Promise<TeamSummary | undefined> => teamSummaries(db).where('t.uid', uid).first();
 
+/**
+ * Puts the team on a plan, and sets or clears its own monthly event limit when given
+ * (undefined: kept). Answers the limit in effect and the team's people (whose cached
+ * credentials carry the old plan's limits).
+ */
+export async function setTeamPlan(db: Knex, teamId: number, plan: string, eventLimit?: number | null): Promise<{ eventLimit: number | null; userIds: number[] }> {
+  return db.transaction(async (trx) => {
+    await trx('teams')
+      .where({ id: teamId })
+      .update({ plan_id: plan, ...(eventLimit === undefined ? {} : { event_limit_override: eventLimit }), updated_at: trx.fn.now() });
+    const { event_limit: limit } = await trx('teams as t')
+      .join('plans as p', 'p.id', 't.plan_id')
+      .where('t.id', teamId)
+      .first<{ event_limit: number | null }>(trx.raw('COALESCE(t.event_limit_override, p.monthly_event_limit) AS event_limit'));
+    const users: Array<{ id: number }> = await trx('users').select('id').where({ team_id: teamId });
+    return { eventLimit: limit, userIds: users.map((u) => u.id) };
+  });
+}
+
 interface TokenSummary {
   uid: string;
   kind: TokenKind;

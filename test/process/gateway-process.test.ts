@@ -326,6 +326,35 @@ describe('the admin CLI', () => {
     }
   });
 
+  it("moves a team to another plan and sets its own event limit, which its live tokens get at once", async () => {
+    const email = `plan-${Date.now()}@example.test`;
+    const created = (await admin('create-team', '--name', 'Growing', '--email', email)).out;
+    const gw = await startGateway();
+    try {
+      const api = gw.anon.as(created.token);
+      // Read once, so the gateway holds the token (and its plan's limits) in its cache.
+      const before = await api.get('/api/account');
+      expect(before.body.data.plan).toMatchObject({ id: 'free', monthly_event_limit: 50 });
+      expect(Number(before.headers.get('x-ratelimit-limit'))).toBeLessThanOrEqual(120);
+      const moved = await admin('set-plan', '--team', created.team_id, '--plan', 'pro', '--event-limit', '5000');
+      expect({ code: moved.code, err: moved.err }).toEqual({ code: 0, err: '' });
+      expect(moved.out).toEqual({ team_id: created.team_id, plan: 'pro', event_limit: 5000 });
+      // The new plan's limits apply to the token the gateway holds (the CLI tells gateways to drop it).
+      const after = await waitFor(async () => {
+        const res = await api.get('/api/account');
+        return Number(res.headers.get('x-ratelimit-limit')) >= 600 && res;
+      }, { what: "the pro plan's rate limit on the cached token" });
+      const account = after.body.data;
+      expect(account.plan).toMatchObject({ id: 'pro', monthly_event_limit: 5000 });
+      expect(account.usage.limit).toBe(5000);
+      // Back to the plan's own limit.
+      expect((await admin('set-plan', '--team', created.team_id, '--plan', 'pro', '--event-limit', 'none')).out.event_limit).not.toBe(5000);
+      expect(await admin('set-plan', '--team', created.team_id, '--plan', 'gold')).toMatchObject({ code: 2, err: expect.stringContaining('plan must be one of') });
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('lists teams, makes another token for a team, lists and revokes tokens (by id or by value)', async () => {
     const email = `tokens-${Date.now()}@example.test`;
     const created = (await admin('create-team', '--name', 'Tokens Inc', '--email', email)).out;
