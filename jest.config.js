@@ -8,6 +8,8 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  // The slow files first, so that none starts last beside an idle worker (see the file).
+  testSequencer: '<rootDir>/test/setup/sequencer.js',
   testTimeout: 30000,
   // Two test files at a time: most of a test's time is spent waiting on Postgres, Redis,
   // Chromium and the processes it starts, so two fit on two cores (the whole suite in about
