@@ -102,6 +102,35 @@ class EndpointTurns {
   }
 }
 
+/**
+ * Secrets opened (a key derivation and a decipher each), by their sealed text: a seal is one
+ * secret for good (a new secret is a new seal, with a random IV). A failure to open one is
+ * not kept: the attempt fails with it as before.
+ */
+const opened = new Map<string, { appKey: string; secret: string }>();
+const OPENED_MAX = 1000;
+
+function openCached(appKey: string, sealed: string): string {
+  const known = opened.get(sealed);
+  if (known?.appKey === appKey) return known.secret;
+  const secret = openSecret(appKey, sealed);
+  if (opened.size >= OPENED_MAX) opened.clear();
+  opened.set(sealed, { appKey, secret });
+  return secret;
+}
+
+/** What every attempt of a job to one webhook shares: its address, parsed once, and its sealed secrets. */
+interface Endpoint {
+  url: URL;
+  origin: string;
+  sealed: string[];
+}
+
+function endpointOf(d: Due): Endpoint {
+  const url = new URL(d.url);
+  return { url, origin: url.origin, sealed: [d.secret_enc, ...(d.previous_valid && d.previous_secret_enc ? [d.previous_secret_enc] : [])] };
+}
+
 /** Seconds or an HTTP date, as milliseconds from now; null when absent or unreadable. */
 function retryAfterMs(value: string | string[] | undefined, nowMs: number): number | null {
   const text = Array.isArray(value) ? value[0] : value;
@@ -167,15 +196,29 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
       jobs.map((list) => ({ name: 'deliver', data: { deliveries: list.map((d) => ({ delivery: d.uid, relay: d.relays })) }, opts: { jobId: `${list[0].uid}-${list[0].relays}` } })),
     );
   };
-  /** Relays now unless a relay is under way; every tick, and as soon as a job is done (its webhook has room again). */
+  /**
+   * Relays now, or right after the relay under way (a job done meanwhile made room it did not
+   * see); at the start, every tick, and as soon as a job is done (its webhook has room again).
+   */
+  let again = false;
   const relaySoon = () => {
-    relaying ??= relay()
+    if (relaying) {
+      again = true;
+      return;
+    }
+    relaying = relay()
       .catch((err) => logger.warn({ err: (err as Error).message }, 'could not relay webhook deliveries; trying again'))
       .finally(() => {
         relaying = null;
+        if (again && !closing) {
+          again = false;
+          relaySoon();
+        }
       });
   };
+  let closing = false;
   const timer = setInterval(relaySoon, RELAY_EVERY_MS);
+  relaySoon();
 
   return {
     contract: webhookJob,
@@ -188,9 +231,10 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
       return recorded;
     },
     close: async () => {
+      closing = true;
       clearInterval(timer);
       await retention.stop();
-      await relaying;
+      while (relaying) await relaying;
       await producer.close();
       await notices.close();
     },
@@ -233,16 +277,23 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
   }
   // The job's deliveries all go to one endpoint: PER_ENDPOINT chains at a time.
   const queue = [...chains.values()];
+  const endpoints = new Map<number, Endpoint>();
+  const endpoint = (d: Due) => {
+    let e = endpoints.get(d.webhook_id);
+    if (!e) endpoints.set(d.webhook_id, (e = endpointOf(d)));
+    return e;
+  };
   const runChain = async (chain: Due[]) => {
       for (const [i, d] of chain.entries()) {
-        const origin = new URL(d.url).origin;
+        const to = endpoint(d);
+        const origin = to.origin;
         if (!(await opts.turns.take(origin, TURN_WAIT_MS))) {
           for (const rest of chain.slice(i)) results.push({ d: rest, kind: 'wait', ms: 1000 });
           return;
         }
         let result: Result;
         try {
-          result = await attempt(d, opts.allowed, opts.appKey);
+          result = await attempt(d, to, opts.allowed, opts.appKey);
         } finally {
           opts.turns.give(origin);
         }
@@ -262,7 +313,7 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
 }
 
 /** One signed POST and what it means for the delivery. */
-async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>, appKey: string): Promise<Result> {
+async function attempt(d: Due, to: Endpoint, allowed: ReturnType<typeof parseNetworks>, appKey: string): Promise<Result> {
   const number = d.attempts + 1;
   const started = Date.now();
   let status: number | null = null;
@@ -274,10 +325,9 @@ async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>, appKey
     const text = JSON.stringify(d.payload);
     const id = `msg_${d.message_uid}`;
     const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = [d.secret_enc, ...(d.previous_valid && d.previous_secret_enc ? [d.previous_secret_enc] : [])].map((sealed) => openSecret(appKey, sealed));
-    const signatures = secrets.map((secret) => signPayload(secret, id, timestamp, text));
+    const signatures = to.sealed.map((sealed) => signPayload(openCached(appKey, sealed), id, timestamp, text));
     const answer = await postGuarded(
-      new URL(d.url),
+      to.url,
       text,
       {
         'Content-Type': 'application/json',
