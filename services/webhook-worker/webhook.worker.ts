@@ -8,6 +8,7 @@ import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker
 import { type AccountMailJob, accountMailJob, newAccountMailJobId } from '../../shared/queues/account-mail.job';
 import { openSecret } from '../../shared/webhooks/secrets';
 import { signPayload } from '../../shared/webhooks/signature';
+import { EndpointTurns } from './endpoint-turns';
 
 /** Waits after each failed attempt (the 1st to the 7th); the 8th failure is the last. */
 const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000];
@@ -17,8 +18,13 @@ const TIMEOUT_MS = 15_000;
 const KEEP_BYTES = 2048;
 /** Attempts at once to one endpoint (its origin), per worker process: a slow one holds only these. */
 const PER_ENDPOINT = 4;
-/** How long an attempt waits for its endpoint's turn before it gives its place up (postponed a second). */
-const TURN_WAIT_MS = 100;
+/** Jobs sending to one endpoint at once, per worker process: another gives its place up (postponed a second). */
+const JOBS_PER_ENDPOINT = 4;
+/**
+ * An attempt waits for its endpoint's turn while the endpoint frees one at least this often
+ * (a fast endpoint frees one within milliseconds); else it gives its place up (postponed a second).
+ */
+const TURN_STALL_MS = 100;
 /** An endpoint that failed every attempt for this long is turned off. */
 const DISABLE_AFTER = '5 days';
 const RELAY_EVERY_MS = 500;
@@ -62,47 +68,6 @@ type Result =
   | { d: Due; kind: 'wait'; ms: number; after?: string | null };
 
 /**
- * At most `limit` attempts at once per endpoint. An attempt waits a moment for a turn (a fast
- * endpoint frees one within milliseconds), then gives its place in the worker up, so a slow
- * endpoint's deliveries never fill the worker and hold up other endpoints'.
- */
-class EndpointTurns {
-  private readonly taken = new Map<string, number>();
-  private readonly waiting = new Map<string, Array<() => void>>();
-
-  constructor(private readonly limit: number) {}
-
-  async take(origin: string, waitMs: number): Promise<boolean> {
-    if ((this.taken.get(origin) ?? 0) < this.limit) {
-      this.taken.set(origin, (this.taken.get(origin) ?? 0) + 1);
-      return true;
-    }
-    return new Promise((resolve) => {
-      const queue = this.waiting.get(origin) ?? [];
-      this.waiting.set(origin, queue);
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true); // the turn is handed over: `taken` stays as it is
-      };
-      const timer = setTimeout(() => {
-        queue.splice(queue.indexOf(wake), 1);
-        resolve(false);
-      }, waitMs);
-      queue.push(wake);
-    });
-  }
-
-  give(origin: string): void {
-    const next = this.waiting.get(origin)?.shift();
-    if (next) return next();
-    const left = (this.taken.get(origin) ?? 1) - 1;
-    if (left > 0) this.taken.set(origin, left);
-    else this.taken.delete(origin);
-    if (!this.waiting.get(origin)?.length) this.waiting.delete(origin);
-  }
-}
-
-/**
  * Secrets opened (a key derivation and a decipher each), by their sealed text: a seal is one
  * secret for good (a new secret is a new seal, with a random IV). A failure to open one is
  * not kept: the attempt fails with it as before.
@@ -124,11 +89,13 @@ interface Endpoint {
   url: URL;
   origin: string;
   sealed: string[];
+  /** No turn came for this job: the rest of its deliveries there wait. */
+  stalled: boolean;
 }
 
 function endpointOf(d: Due): Endpoint {
   const url = new URL(d.url);
-  return { url, origin: url.origin, sealed: [d.secret_enc, ...(d.previous_valid && d.previous_secret_enc ? [d.previous_secret_enc] : [])] };
+  return { url, origin: url.origin, sealed: [d.secret_enc, ...(d.previous_valid && d.previous_secret_enc ? [d.previous_secret_enc] : [])], stalled: false };
 }
 
 /** Seconds or an HTTP date, as milliseconds from now; null when absent or unreadable. */
@@ -151,7 +118,9 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
   const allowed = parseNetworks(config.webhookAllowedNetworks);
   const producer = new Producer(webhookJob, ctx.redis, config.queuePrefix, logger, deploymentOf(db));
   const notices = new Producer(accountMailJob, ctx.redis, config.queuePrefix, logger, deploymentOf(db));
-  const turns = new EndpointTurns(PER_ENDPOINT);
+  const turns = new EndpointTurns(PER_ENDPOINT, JOBS_PER_ENDPOINT, TURN_STALL_MS);
+  /** Jobs started by this process: a job's rank for its endpoint's turns (older first). */
+  let jobsStarted = 0;
   const retention = startRetention(ctx, WEBHOOK_RECORDS, config.deliveryRetentionDays);
 
   let relaying: Promise<void> | null = null;
@@ -188,7 +157,11 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
     const due = (rows as Array<{ uid: string; relays: number; webhook_id: number; message_id: number }>).sort((a, b) => a.message_id - b.message_id);
     if (!due.length) return;
     const byWebhook = new Map<number, typeof due>();
-    for (const d of due) byWebhook.set(d.webhook_id, [...(byWebhook.get(d.webhook_id) ?? []), d]);
+    for (const d of due) {
+      const list = byWebhook.get(d.webhook_id);
+      if (list) list.push(d);
+      else byWebhook.set(d.webhook_id, [d]);
+    }
     const jobs = [...byWebhook.values()].flatMap((list) =>
       Array.from({ length: Math.ceil(list.length / WEBHOOK_JOB_DELIVERIES) }, (_, i) => list.slice(i * WEBHOOK_JOB_DELIVERIES, (i + 1) * WEBHOOK_JOB_DELIVERIES)),
     );
@@ -224,7 +197,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
     contract: webhookJob,
     concurrency: 16,
     process: async (job, c, log) => {
-      const results = await deliverAll(c.db, job.data, { allowed, turns, appKey: config.appKey });
+      const results = await deliverAll(c.db, job.data, { allowed, turns, appKey: config.appKey, rank: ++jobsStarted });
       const recorded = await record(c.db, results, notices);
       log.info({ deliveries: job.data.deliveries.length, attempts: results.filter((r) => r.kind === 'attempt').length, recorded }, 'webhook deliveries');
       relaySoon();
@@ -266,28 +239,41 @@ async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
  * that is to be tried again holds the ones after it), the resources side by side as the
  * endpoint's turns allow.
  */
-async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType<typeof parseNetworks>; turns: EndpointTurns; appKey: string }): Promise<Result[]> {
+async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType<typeof parseNetworks>; turns: EndpointTurns; appKey: string; rank: number }): Promise<Result[]> {
   const results: Result[] = [];
   const chains = new Map<string, Due[]>();
   for (const d of await load(db, job)) {
     if (d.deleted || (!d.is_active && d.type !== 'webhook.test')) results.push({ d, kind: 'drop', error: d.deleted ? 'the webhook was deleted' : 'the webhook is turned off' });
     // Behind an earlier message about it: looked at again a second after that one's next attempt.
     else if (d.blocked_until) results.push({ d, kind: 'wait', ms: 1000, after: d.blocked_until });
-    else chains.set(d.resource, [...(chains.get(d.resource) ?? []), d]);
+    else {
+      const chain = chains.get(d.resource);
+      if (chain) chain.push(d);
+      else chains.set(d.resource, [d]);
+    }
   }
   // The job's deliveries all go to one endpoint: PER_ENDPOINT chains at a time.
   const queue = [...chains.values()];
   const endpoints = new Map<number, Endpoint>();
-  const endpoint = (d: Due) => {
+  const joined = new Set<string>();
+  /** The endpoint of a delivery; null when it has no room for this job now, or stalled. */
+  const endpoint = (d: Due): Endpoint | null => {
     let e = endpoints.get(d.webhook_id);
     if (!e) endpoints.set(d.webhook_id, (e = endpointOf(d)));
-    return e;
+    if (e.stalled) return null;
+    if (!joined.has(e.origin)) {
+      if (!opts.turns.join(e.origin, opts.rank)) e.stalled = true;
+      else joined.add(e.origin);
+    }
+    return e.stalled ? null : e;
   };
   const runChain = async (chain: Due[]) => {
       for (const [i, d] of chain.entries()) {
         const to = endpoint(d);
-        const origin = to.origin;
-        if (!(await opts.turns.take(origin, TURN_WAIT_MS))) {
+        // No turn: this and the rest of the chain are looked at again in a second, and so is
+        // the rest of the job's to that endpoint, without waiting for turns again.
+        if (!to || !(await opts.turns.take(to.origin, opts.rank))) {
+          if (to) to.stalled = true;
           for (const rest of chain.slice(i)) results.push({ d: rest, kind: 'wait', ms: 1000 });
           return;
         }
@@ -295,7 +281,7 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
         try {
           result = await attempt(d, to, opts.allowed, opts.appKey);
         } finally {
-          opts.turns.give(origin);
+          opts.turns.give(to.origin);
         }
         results.push(result);
         if (result.kind === 'attempt' && result.outcome === 'retry') {
@@ -304,11 +290,15 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
         }
       }
   };
-  await Promise.all(
-    Array.from({ length: Math.min(PER_ENDPOINT, queue.length) }, async () => {
-      for (let chain = queue.shift(); chain; chain = queue.shift()) await runChain(chain);
-    }),
-  );
+  try {
+    await Promise.all(
+      Array.from({ length: Math.min(PER_ENDPOINT, queue.length) }, async () => {
+        for (let chain = queue.shift(); chain; chain = queue.shift()) await runChain(chain);
+      }),
+    );
+  } finally {
+    for (const origin of joined) opts.turns.leave(origin, opts.rank);
+  }
   return results;
 }
 
