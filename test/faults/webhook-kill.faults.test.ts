@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { FaultTally } from '../helpers/fault-summary';
 import { startGateway, type TestGateway } from '../helpers/gateway';
 import type { Spawned } from '../helpers/processes';
-import { crash, isolatedPrefix, spawnWorker } from '../helpers/service-processes';
+import { crash, isolatedDatabase, isolatedPrefix, spawnWorker } from '../helpers/service-processes';
 import { waitFor } from '../helpers/wait';
 
 /**
@@ -14,7 +14,10 @@ import { waitFor } from '../helpers/wait';
  */
 jest.setTimeout(120_000);
 
-const env = { QUEUE_PREFIX: isolatedPrefix('webhook_kill'), WORKER_LOCK_MS: '2000', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
+const base = { QUEUE_PREFIX: isolatedPrefix('webhook_kill'), WORKER_LOCK_MS: '2000', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
+let env: Record<string, string> = base;
+/** A database of its own: the webhook tests' worker, on the run's, would take this file's deliveries too. */
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let gw: TestGateway;
 let server: http.Server;
 let receiverUrl = '';
@@ -36,13 +39,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
+  database = await isolatedDatabase('webhook_kill');
+  env = { ...base, DATABASE_URL: database.url };
   gw = await startGateway(env);
 });
 afterAll(async () => {
   for (const p of procs) await crash(p);
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-  await gw.close();
+  await gw?.close();
+  await database?.drop();
 });
 
 it('a worker killed mid-delivery: the delivery is made again with the same webhook-id, once answered', async () => {

@@ -1,4 +1,6 @@
 import type { Queue } from 'bullmq';
+import { dropDatabase } from '../../shared/db/knex';
+import { prepareDatabase } from '../../shared/db/prepare';
 import { isCluster, type Redis } from '../../shared/queues/redis';
 import { testEnv } from './gateway';
 import { dist, freePort, spawnNode, type Spawned } from './processes';
@@ -15,6 +17,19 @@ import { waitFor } from './wait';
  * later run (a reused pid, a database whose ids start again at 1) finds them.
  */
 export const isolatedPrefix = (name: string) => `{test_${process.env.TEST_RUN_ID ?? 'x'}_${name}}`;
+
+/**
+ * A database for one test file, migrated, beside the run's: for a file whose workers poll
+ * Postgres for work of any team (the webhook worker's outbox relay), which in the run's
+ * shared database would also take other files' work, and theirs this file's. Drop it after.
+ */
+export async function isolatedDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  url.pathname = `${url.pathname}_${name}`;
+  const databaseUrl = url.toString();
+  await prepareDatabase(databaseUrl);
+  return { url: databaseUrl, drop: () => dropDatabase(databaseUrl) };
+}
 
 /**
  * Every key matching `match`, a batch at a time. SCAN walks one server's keys: on a cluster
