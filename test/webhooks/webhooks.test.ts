@@ -10,7 +10,7 @@ import { newLink, submitForm } from '../smart-links/helpers';
 import { webhookWorker } from '../../services/webhook-worker/webhook.worker';
 import { recordWebhookEvents } from '../../shared/webhooks/outbox';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
-import { isolatedPrefix } from '../helpers/service-processes';
+import { isolatedDatabase, isolatedPrefix } from '../helpers/service-processes';
 import { waitFor } from '../helpers/wait';
 import { startWorker, type TestWorker } from '../helpers/workers';
 
@@ -108,7 +108,10 @@ class HoldingEndpoint {
   }
 }
 
-const env = { QUEUE_PREFIX: isolatedPrefix('webhooks'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
+const base = { QUEUE_PREFIX: isolatedPrefix('webhooks'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
+let env: Record<string, string> = base;
+/** A database of its own: on the run's, this worker's relay would send other files' deliveries, and theirs these. */
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let gw: TestGateway;
 let worker: TestWorker<unknown, unknown>;
 let extractor: TestWorker<unknown, unknown>;
@@ -122,6 +125,8 @@ let calendar: { public_id: string };
 beforeAll(async () => {
   receiver = new Receiver();
   await receiver.start();
+  database = await isolatedDatabase('webhooks');
+  env = { ...base, DATABASE_URL: database.url };
   gw = await startGateway(env);
   worker = (await startWorker(webhookWorker, env)) as unknown as TestWorker<unknown, unknown>;
   extractor = (await startWorker((ctx) => extractionWorker(ctx), env)) as unknown as TestWorker<unknown, unknown>;
@@ -139,6 +144,7 @@ afterAll(async () => {
   await sink?.close();
   await gw?.close();
   await receiver?.stop();
+  await database?.drop();
 });
 
 let paths = 0;
