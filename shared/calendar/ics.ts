@@ -79,7 +79,7 @@ const escapeText = (value: string) =>
  * a UTF-8 sequence.
  */
 function foldLine(line: string): string {
-  if (line.length <= 18 || Buffer.byteLength(line) <= 75) return line;
+  if (Buffer.byteLength(line) <= 75) return line;
   let out = '';
   let width = 0;
   for (const ch of line) {
@@ -99,15 +99,15 @@ function foldLine(line: string): string {
 const RECURRENCE_YEARS = 30;
 const DAY_MS = 86_400_000;
 /** The longest period of each frequency. */
-const PERIOD_MS: Record<string, number> = {
-  SECONDLY: 1000,
-  MINUTELY: 60_000,
-  HOURLY: 3_600_000,
-  DAILY: DAY_MS,
-  WEEKLY: 7 * DAY_MS,
-  MONTHLY: 31 * DAY_MS,
-  YEARLY: 366 * DAY_MS,
-};
+const PERIOD_MS = new Map<string | undefined, number>([
+  ['SECONDLY', 1000],
+  ['MINUTELY', 60_000],
+  ['HOURLY', 3_600_000],
+  ['DAILY', DAY_MS],
+  ['WEEKLY', 7 * DAY_MS],
+  ['MONTHLY', 31 * DAY_MS],
+  ['YEARLY', 366 * DAY_MS],
+]);
 
 /**
  * Weekdays of which one at least is one every month has (a weekday, or at most the 4th or
@@ -122,7 +122,7 @@ const everyMonthDates = (v: string | undefined) => v !== undefined && v.split(',
  * have one (or nearly: a DTSTART on the 31st skips months, on 29 February years); null for
  * rules whose BY parts can leave periods empty for longer (Friday the 13th).
  */
-function periodsBetween(freq: string, by: Map<string, string>): number | null {
+function periodsBetween(freq: string | undefined, by: Map<string, string>): number | null {
   const keys = [...by.keys()];
   const only = (...allowed: string[]) => keys.every((key) => allowed.includes(key));
   if (!keys.length) return freq === 'MONTHLY' ? 2 : freq === 'YEARLY' ? 8 : 1;
@@ -144,14 +144,15 @@ function lastYearOf(e: ZoneDates, startYear: number, endYear: number): number {
   const horizon = Math.max(startYear, new Date().getUTCFullYear()) + RECURRENCE_YEARS;
   const parts = new Map(e.recurrenceRule.split(';').map((p) => p.split('=') as [string, string]));
   const until = parts.get('UNTIL');
-  const count = Number(parts.get('COUNT') ?? '0');
-  const freq = parts.get('FREQ') ?? '';
+  const count = Number(parts.get('COUNT')); // NaN without one
+  const freq = parts.get('FREQ');
+  const period = PERIOD_MS.get(freq);
   const by = new Map([...parts].filter(([key]) => key.startsWith('BY')));
-  const between = PERIOD_MS[freq] ? periodsBetween(freq, by) : null;
+  const between = period ? periodsBetween(freq, by) : null;
   let last = horizon;
   if (until) last = Number(until.slice(0, 4)) + 1;
   else if (count && between !== null) {
-    const spanMs = (count - 1) * Number(parts.get('INTERVAL') ?? '1') * between * PERIOD_MS[freq];
+    const spanMs = (count - 1) * Number(parts.get('INTERVAL') ?? '1') * between * (period as number);
     last = startYear + Math.ceil(spanMs / (365 * DAY_MS)) + 1;
   }
   return Math.max(endYear, Math.min(last, horizon));
@@ -232,7 +233,7 @@ function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): st
         }
       : // A single event in the hour repeated when clocks go back is written in UTC: no
         // wall time names it for every reader. A recurring one keeps its wall time.
-        !e.recurrenceRule && e.timezone !== 'UTC' && (inRepeatedWallTime(e.timezone, e.startMs) || inRepeatedWallTime(e.timezone, e.endMs))
+        !e.recurrenceRule && (inRepeatedWallTime(e.timezone, e.startMs) || inRepeatedWallTime(e.timezone, e.endMs))
         ? { start: new Date(e.startMs), end: new Date(e.endMs) }
         : {
             timezone: e.timezone,

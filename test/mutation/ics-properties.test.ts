@@ -160,6 +160,45 @@ describe('an event', () => {
   });
 });
 
+describe('an event in the hour repeated when clocks go back', () => {
+  // 1 November 2026, New York: 01:00-02:00 is lived twice, first EDT (05:00Z-06:00Z) then EST
+  // (06:00Z-07:00Z). A wall time in that hour names two instants, so a single event that starts
+  // or ends in it is written in UTC; ical.js reads each back at its instant.
+  const ny = (startIso: string, endIso: string, recurrenceRule: string | null = null) =>
+    buildIcs([event({ timezone: 'America/New_York', startMs: at(startIso), endMs: at(endIso), recurrenceRule })], { uidHost: 'h' });
+  /** The VEVENT's DTSTART or DTEND line (the VTIMEZONE has DTSTARTs of its own). */
+  const dateLine = (text: string, name: string) => text.slice(text.indexOf('BEGIN:VEVENT')).split('\r\n').find((l) => l.startsWith(name));
+  const startLine = (text: string) => dateLine(text, 'DTSTART');
+  const endLine = (text: string) => dateLine(text, 'DTEND');
+
+  it('ending in it (starting before): both dates in UTC', () => {
+    const text = ny('2026-11-01T04:45:00Z', '2026-11-01T05:45:00Z');
+    expect([startLine(text), endLine(text)]).toEqual(['DTSTART:20261101T044500Z', 'DTEND:20261101T054500Z']);
+    expect(utc(value(text, 'dtend'))).toBe('2026-11-01T05:45:00.000Z');
+  });
+
+  it('starting in it (ending after): both dates in UTC', () => {
+    const text = ny('2026-11-01T06:15:00Z', '2026-11-01T07:15:00Z');
+    expect([startLine(text), endLine(text)]).toEqual(['DTSTART:20261101T061500Z', 'DTEND:20261101T071500Z']);
+    expect(utc(value(text, 'dtstart'))).toBe('2026-11-01T06:15:00.000Z');
+  });
+
+  it('around it, or in a zone without one: beside its TZID', () => {
+    const text = ny('2026-11-01T03:45:00Z', '2026-11-01T04:45:00Z');
+    expect([startLine(text), endLine(text)]).toEqual(['DTSTART;TZID=America/New_York:20261031T234500', 'DTEND;TZID=America/New_York:20261101T004500']);
+    // Tokyo has no clock changes: the same instants keep their wall time.
+    const tokyo = buildIcs([event({ timezone: 'Asia/Tokyo', startMs: at('2026-11-01T05:45:00Z'), endMs: at('2026-11-01T06:45:00Z') })], { uidHost: 'h' });
+    expect(startLine(tokyo)).toBe('DTSTART;TZID=Asia/Tokyo:20261101T144500');
+  });
+
+  it('recurring: keeps its wall time, so its later occurrences follow the zone', () => {
+    const text = ny('2026-11-01T04:45:00Z', '2026-11-01T05:45:00Z', 'FREQ=DAILY;COUNT=2');
+    expect([startLine(text), endLine(text)]).toEqual(['DTSTART;TZID=America/New_York:20261101T004500', 'DTEND;TZID=America/New_York:20261101T014500']);
+    // 00:45 on 2 November is EST.
+    expect(readWithIcalJs(text)[0].occurrencesMs).toEqual([at('2026-11-01T04:45:00Z'), at('2026-11-02T05:45:00Z')]);
+  });
+});
+
 describe('attendees of an iTIP message (RFC 5546)', () => {
   const attendees = (method: IcsOptions['method'], list: IcsAttendee[]) =>
     veventOf(buildIcs([event()], { uidHost: 'h', method, organizer: { name: 'Org', email: 'org@cal.example' }, attendees: list }))

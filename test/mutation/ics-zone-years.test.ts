@@ -101,6 +101,8 @@ describe('the years a VTIMEZONE covers', () => {
       'FREQ=MONTHLY;BYMONTHDAY=-29;COUNT=3',
       'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;COUNT=3',
       'FREQ=YEARLY;BYMONTH=2;BYDAY=5SU;COUNT=3',
+      // BYMONTH alone: DTSTART's day of the month, which that month may lack (30 February).
+      'FREQ=YEARLY;BYMONTH=2;COUNT=3',
       'FREQ=YEARLY;BYWEEKNO=53;COUNT=3',
       'FREQ=WEEKLY;BYMONTH=2;COUNT=3',
       'FREQ=DAILY;BYMONTH=2;COUNT=3',

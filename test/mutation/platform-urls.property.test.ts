@@ -157,3 +157,202 @@ describe('subscribe URLs', () => {
     expect(`${'word '.repeat(600)}end`.startsWith(name.slice(0, -1))).toBe(true);
   });
 });
+
+/*
+ * Known answers for texts too long for a URL, in ASCII letters (one character each in the
+ * URL) so the room left for a text is counted exactly: MAX_URL less the URL without it.
+ */
+describe('texts cut to fit in MAX_URL', () => {
+  const event = (over: Partial<EventView> = {}): EventView => ({
+    uid: 'ev1',
+    title: 'T',
+    descriptionHtml: null,
+    location: null,
+    locationUrl: null,
+    imageUrl: null,
+    startMs: Date.parse('2026-07-14T17:00:00Z'),
+    endMs: Date.parse('2026-07-14T18:00:00Z'),
+    isAllDay: false,
+    timezone: 'UTC',
+    recurrenceRule: null,
+    reminderBefore: null,
+    busyType: null,
+    sequence: 0,
+    updatedMs: 0,
+    pageUrl: PAGE,
+    ...over,
+  });
+  const more = `More: ${PAGE}`;
+  const suffix = `…\n\n${more}`;
+  const google = (v: EventView) => WEB_PLATFORMS.google(v);
+  /** The URL length of the event without a description, its title `T` and `pad` letters. */
+  const withoutDescription = (pad: number, over: Partial<EventView> = {}) => google(event({ ...over, title: `T${'a'.repeat(pad)}` })).length;
+  /** The title padding that leaves `room` URL characters for a cut description and its suffix. */
+  const padFor = (room: number, over: Partial<EventView> = {}) => MAX_URL - withoutDescription(0, over) - '&details='.length - encodeURIComponent(suffix).length - room;
+  /** The details of the Google URL with `room` characters for the description's kept part. */
+  const detailsWithRoom = (room: number, descriptionHtml: string) => {
+    const url = google(event({ title: `T${'a'.repeat(padFor(room))}`, descriptionHtml }));
+    expect(url.length).toBeLessThanOrEqual(MAX_URL);
+    return query(url).details;
+  };
+
+  it('leaves a URL of exactly MAX_URL characters whole, and cuts one a character longer', () => {
+    const descriptionHtml = `<p>${'d'.repeat(100)}</p>`;
+    const pad = MAX_URL - google(event({ descriptionHtml })).length;
+    const whole = google(event({ title: `T${'a'.repeat(pad)}`, descriptionHtml }));
+    expect(whole.length).toBe(MAX_URL);
+    expect(query(whole).details).toBe('d'.repeat(100));
+    // One letter too many: the description gives way to that letter and the suffix.
+    expect(query(google(event({ title: `T${'a'.repeat(pad + 1)}`, descriptionHtml }))).details).toBe(`${'d'.repeat(99 - encodeURIComponent(suffix).length)}${suffix}`);
+  });
+
+  it('keeps as much of one long word as fits, then … and the link back', () => {
+    for (const room of [0, 1, 2, 50, 51]) {
+      const url = google(event({ title: `T${'a'.repeat(padFor(room))}`, descriptionHtml: `<p>${'d'.repeat(3000)}</p>` }));
+      expect(query(url).details).toBe(room ? `${'d'.repeat(room)}${suffix}` : more);
+      expect(url.length).toBe(room ? MAX_URL : MAX_URL - encodeURIComponent(suffix).length + encodeURIComponent(more).length);
+    }
+  });
+
+  it('never cuts inside a surrogate pair, and keeps every whole character that fits', () => {
+    // 😀 is two UTF-16 units and 12 URL characters (%F0%9F%98%80).
+    for (let room = 20; room < 40; room++) {
+      const details = detailsWithRoom(room, `<p>${'a😀'.repeat(200)}</p>`);
+      const kept = details.slice(0, -suffix.length);
+      expect(details.endsWith(suffix)).toBe(true);
+      expect(Buffer.from(kept).toString()).toBe(kept); // no lone surrogate (it would read back as U+FFFD)
+      expect('a😀'.repeat(200).startsWith(kept)).toBe(true);
+      expect(encodeURIComponent(kept).length).toBeLessThanOrEqual(room);
+      const next = 'a😀'.repeat(200).slice(kept.length, kept.length + (kept.endsWith('a') ? 2 : 1));
+      expect(encodeURIComponent(kept + next).length).toBeGreaterThan(room);
+    }
+  });
+
+  it('cuts at a word unless that drops more than 40% of what fits', () => {
+    // The last space at 60 of 100 fitting characters: the part-word stays; of 99, it goes (a
+    // space takes three URL characters, %20).
+    const long = `<p>${'a'.repeat(60)} ${'b'.repeat(3000)}</p>`;
+    expect(detailsWithRoom(102, long)).toBe(`${'a'.repeat(60)} ${'b'.repeat(39)}${suffix}`);
+    expect(detailsWithRoom(101, long)).toBe(`${'a'.repeat(60)}${suffix}`);
+    // What fits ends a word: the word stays, however late the space before it.
+    expect(detailsWithRoom(102, `<p>${'a'.repeat(70)} ${'b'.repeat(29)} ${'c'.repeat(3000)}</p>`)).toBe(`${'a'.repeat(70)} ${'b'.repeat(29)}${suffix}`);
+    // No space left before the …: 70 letters and a line break (%0A) fit, the next is a line break too.
+    expect(detailsWithRoom(73, `<p>${'a'.repeat(70)}</p><p>${'b'.repeat(3000)}</p>`)).toBe(`${'a'.repeat(70)}${suffix}`);
+  });
+
+  it('then gives the link alone, then cuts the location, then the title', () => {
+    const location = 'Room 12, east wing of the old building';
+    const over = { location, descriptionHtml: `<p>${'d'.repeat(3000)}</p>` };
+    // From the room for one letter of description to a cut title.
+    const start = padFor(1, { location });
+    const seen = new Set<string>();
+    for (let pad = start - 1; pad < start + 200; pad++) {
+      const url = google(event({ ...over, title: `T${'a'.repeat(pad)}` }));
+      expect(url.length).toBeLessThanOrEqual(MAX_URL);
+      const q = query(url);
+      const title = `T${'a'.repeat(pad)}`;
+      if (q.details !== more) {
+        // Every letter that fits: the URL is exactly MAX_URL long.
+        expect([pad, q.details.replace(/^d+/, 'd'), url.length]).toEqual([pad, `d${suffix}`, MAX_URL]);
+        seen.add('description cut');
+      } else if (q.location === location) {
+        expect(q.text).toBe(title);
+        // Not a character of the description would fit.
+        expect(url.length - encodeURIComponent(more).length + encodeURIComponent(`d${suffix}`).length).toBeGreaterThan(MAX_URL);
+        seen.add('link alone');
+      } else if (q.location !== undefined) {
+        expect(q.text).toBe(title);
+        // A prefix, without the space before the …
+        expect(q.location).toMatch(/\S…$/);
+        expect(location.startsWith(q.location.slice(0, -1))).toBe(true);
+        seen.add('location cut');
+      } else if (q.text === title) {
+        seen.add('location left out');
+      } else {
+        expect(q.text.endsWith('…')).toBe(true);
+        expect(title.startsWith(q.text.slice(0, -1))).toBe(true);
+        // The longest title that fits: one letter more would not.
+        expect(url.length).toBe(MAX_URL);
+        seen.add('title cut');
+      }
+    }
+    expect([...seen]).toEqual(['description cut', 'link alone', 'location cut', 'location left out', 'title cut']);
+  });
+
+  it('drops the link back when a page URL of nearly MAX_URL characters leaves no room for it', () => {
+    // Not even a title of … fits beside that link: the title is …, and the link goes too.
+    const pageUrl = `https://cal.example/e/${'p'.repeat(MAX_URL - 40)}`;
+    const url = google(event({ pageUrl, title: 'Title', location: 'Room', descriptionHtml: `<p>${'Notes '.repeat(400)}</p>` }));
+    expect(url.length).toBeLessThanOrEqual(MAX_URL);
+    expect(query(url)).toEqual({ action: 'TEMPLATE', text: '…', dates: '20260714T170000/20260714T180000', ctz: 'UTC' });
+  });
+});
+
+describe('a subscribe URL with a long name', () => {
+  const feed = 'https://cal.example/feeds/abc.ics';
+  const outlook = (name: string, feedUrl = feed) => subscribeUrls(feedUrl, name).outlook_web;
+  /** URL characters for the name's kept part and its … (%E2%80%A6, nine characters). */
+  const room = MAX_URL - outlook('').length - encodeURIComponent('…').length;
+
+  it('is whole at exactly MAX_URL characters, and cut to exactly MAX_URL a letter longer', () => {
+    const whole = 'n'.repeat(MAX_URL - outlook('').length);
+    expect(outlook(whole).length).toBe(MAX_URL);
+    expect(query(outlook(whole)).name).toBe(whole);
+    const cut = outlook(`${whole}n`);
+    expect(cut.length).toBe(MAX_URL);
+    expect(query(cut).name).toBe(`${'n'.repeat(room)}…`);
+  });
+
+  it('keeps no space before the …', () => {
+    const name = `${'n'.repeat(room - 3)} ${'m'.repeat(100)}`; // the space (%20) is the last that fits
+    expect(query(outlook(name)).name).toBe(`${'n'.repeat(room - 3)}…`);
+  });
+
+  it('is left empty when not even the … fits beside the feed', () => {
+    const feedUrl = `https://cal.example/feeds/${'f'.repeat(MAX_URL - 80)}.ics`;
+    const fixed = outlook('', feedUrl).length;
+    const longFeed = `https://cal.example/feeds/${'f'.repeat(MAX_URL - 80 + MAX_URL - fixed - 5)}.ics`;
+    expect(outlook('', longFeed).length).toBe(MAX_URL - 5);
+    expect(query(outlook('Team events', longFeed))).toEqual({ url: longFeed, name: '' });
+  });
+});
+
+describe('the description of an add-event URL', () => {
+  const view = (over: Partial<EventView>): EventView => ({
+    uid: 'ev1',
+    title: 'T',
+    descriptionHtml: null,
+    location: null,
+    locationUrl: null,
+    imageUrl: null,
+    startMs: Date.parse('2026-07-14T17:00:00Z'),
+    endMs: Date.parse('2026-07-14T18:00:00Z'),
+    isAllDay: false,
+    timezone: 'UTC',
+    recurrenceRule: null,
+    reminderBefore: null,
+    busyType: null,
+    sequence: 0,
+    updatedMs: 0,
+    pageUrl: PAGE,
+    ...over,
+  });
+  const body = (v: EventView) => unHtml(query(WEB_PLATFORMS.outlook_web(v)).body ?? '');
+
+  it('carries the online location after the text, unless it is the location itself', () => {
+    const meet = 'https://meet.example/abc';
+    // Without a location, the online one is the location, and in the description too.
+    expect(query(WEB_PLATFORMS.google(view({ location: null, locationUrl: meet, descriptionHtml: '<p>Notes</p>' })))).toMatchObject({ location: meet, details: `Notes\n\n${meet}` });
+    expect(query(WEB_PLATFORMS.google(view({ location: meet, locationUrl: meet })))).toMatchObject({ location: meet });
+    expect(query(WEB_PLATFORMS.google(view({ location: meet, locationUrl: meet }))).details).toBeUndefined();
+    expect(query(WEB_PLATFORMS.google(view({ location: 'Room 1', locationUrl: meet, descriptionHtml: '<p>Notes</p>' })))).toMatchObject({
+      location: 'Room 1',
+      details: `Notes\n\n${meet}`,
+    });
+  });
+
+  it('reads a rule out in Outlook, and says nothing of one no reader can put in words', () => {
+    expect(body(view({ recurrenceRule: 'FREQ=WEEKLY;COUNT=3', descriptionHtml: '<p>Notes</p>' }))).toBe('Repeats every week, 3 times.\n\nNotes');
+    expect(body(view({ recurrenceRule: 'FREQ=FORTNIGHTLY;COUNT=3', descriptionHtml: '<p>Notes</p>' }))).toBe('Notes');
+  });
+});

@@ -30,7 +30,7 @@ const localCompact = (ms: number, zone: string) => {
   const w = wallClock(ms, zone);
   return `${ymd(w)}T${hms(w)}`;
 };
-const utcIso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const utcIso = (ms: number) => `${new Date(ms).toISOString().slice(0, -5)}Z`; // without the milliseconds
 const DAY_MS = 86_400_000;
 
 type Params = Array<[string, string]>;
@@ -55,19 +55,19 @@ interface Texts {
   description: string;
 }
 
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/** Grapheme clusters (the default granularity), the same in every locale. */
+const graphemes = new Intl.Segmenter();
 
 /**
  * The longest prefix of `text` that `fits`, ending between two characters as people see them
  * (never inside a surrogate pair, which encodeURIComponent refuses, nor inside an emoji
- * sequence or before a combining mark); null when not even the empty prefix fits.
+ * sequence or before a combining mark); empty when no character fits.
  */
-function longestFitting(text: string, fits: (prefix: string) => boolean): string | null {
+function longestFitting(text: string, fits: (prefix: string) => boolean): string {
   const ends = [0];
   // No more than MAX_URL units of text fit in a URL: the rest need not be segmented (a
   // boundary the slice makes is never chosen, as that much never fits).
   for (const { index, segment } of graphemes.segment(text.slice(0, MAX_URL))) ends.push(index + segment.length);
-  if (!fits('')) return null;
   // A longer prefix never makes a shorter URL, so the fitting ends are a run from 0.
   let lo = 0;
   let hi = ends.length - 1;
@@ -81,7 +81,7 @@ function longestFitting(text: string, fits: (prefix: string) => boolean): string
 
 /** The text cut to fit with an ellipsis (`…`), or null when nothing of it fits. */
 function cutWithEllipsis(text: string, fits: (cut: string) => boolean): string | null {
-  const kept = longestFitting(text, (prefix) => fits(`${prefix}…`))?.trimEnd();
+  const kept = longestFitting(text, (prefix) => fits(`${prefix}…`)).trimEnd();
   return kept ? `${kept}…` : null;
 }
 
@@ -98,8 +98,9 @@ function fitted(build: (t: Texts) => string, texts: Texts, pageUrl: string): str
   const suffix = `…\n\n${more}`;
   let cut = longestFitting(texts.description, (prefix) => fits({ ...texts, description: prefix + suffix }));
   if (cut) {
-    // A cut that already ends a word keeps it; otherwise the part-word goes.
-    const endsWord = cut.length === texts.description.length || /\s/.test(texts.description[cut.length]);
+    // A cut that already ends a word keeps it; otherwise the part-word goes. (The whole
+    // description never fits with the suffix: it did not fit alone.)
+    const endsWord = /\s/.test(texts.description[cut.length]);
     const lastSpace = cut.search(/\s\S*$/);
     if (!endsWord && lastSpace > cut.length * 0.6) cut = cut.slice(0, lastSpace);
     cut = cut.trimEnd();
