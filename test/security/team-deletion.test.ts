@@ -102,11 +102,13 @@ describe('deleting a team', () => {
   it('is purged after the delay: every row of the team goes, no row of another', async () => {
     const other = await teamDigest(gw.db, bystander.team.teamId);
     const { ms } = await gw.db('teams').first(gw.db.raw('extract(epoch FROM deleted_at) * 1000 AS ms')).where({ id: victim.team.teamId });
-    // Not yet due: nothing is deleted.
-    expect(await purgeDeletedTeams(gw.db, new Date(Number(ms) - 1000))).toEqual({ teams: 0, rows: 0 });
+    // Not yet due: nothing of it is deleted. (Other files' deleted teams, due or not, share
+    // the database: the counts are about this team's rows, not the purge's totals.)
+    await purgeDeletedTeams(gw.db, new Date(Number(ms) - 1000));
+    expect(await gw.db('teams').where({ id: victim.team.teamId }).first()).toBeDefined();
     expect(Object.values(await teamCounts(gw.db, victim.team.teamId)).some((n) => n > 0)).toBe(true);
     const done = await purgeDeletedTeams(gw.db, new Date());
-    expect(done.teams).toBe(1);
+    expect(done.teams).toBeGreaterThanOrEqual(1);
     expect(done.rows).toBeGreaterThan(0);
     expect(Object.entries(await teamCounts(gw.db, victim.team.teamId)).filter(([, n]) => n > 0)).toEqual([]);
     expect(await gw.db('teams').where({ id: victim.team.teamId }).first()).toBeUndefined();
