@@ -8,7 +8,6 @@ import { mailWorker } from '../../services/mail-worker/mail.worker';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { newLink, submitForm } from '../smart-links/helpers';
 import { webhookWorker } from '../../services/webhook-worker/webhook.worker';
-import { recordWebhookEvents } from '../../shared/webhooks/outbox';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { isolatedDatabase, isolatedPrefix } from '../helpers/service-processes';
 import { waitFor } from '../helpers/wait';
@@ -52,54 +51,6 @@ class Receiver {
 
   at(path: string): Received[] {
     return this.received.filter((r) => r.path === path);
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
-/**
- * An endpoint that holds requests unanswered and counts those open (received and not yet
- * answered) at any instant, and the most at once. `full(open)` says when to answer all the
- * held ones (a moment later, so requests sent meanwhile are counted too); else each is held
- * until the test stops the endpoint, or for 200 ms when `full` ever lets go.
- */
-class HoldingEndpoint {
-  readonly received: Received[] = [];
-  open = 0;
-  maxOpen = 0;
-  private readonly held = new Set<http.ServerResponse>();
-  private server!: http.Server;
-  url = '';
-
-  private constructor(private readonly full: (open: number) => boolean) {}
-
-  static async start(full: (open: number) => boolean): Promise<HoldingEndpoint> {
-    const e = new HoldingEndpoint(full);
-    e.server = http.createServer((req, res) => {
-      e.open++;
-      e.maxOpen = Math.max(e.maxOpen, e.open);
-      res.on('close', () => {
-        e.open--;
-        e.held.delete(res);
-      });
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        e.received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        e.held.add(res);
-        const answer = (r: http.ServerResponse) => {
-          if (e.held.delete(r)) r.writeHead(200).end('ok');
-        };
-        if (e.full(e.open)) setTimeout(() => [...e.held].forEach(answer), 30);
-        else if (e.full(Infinity)) setTimeout(() => answer(res), 200);
-      });
-    });
-    await new Promise<void>((resolve) => e.server.listen(0, '127.0.0.1', resolve));
-    e.url = `http://127.0.0.1:${(e.server.address() as AddressInfo).port}`;
-    return e;
   }
 
   async stop(): Promise<void> {
@@ -352,56 +303,6 @@ describe('deliveries', () => {
       expect(receiver.at(h.path)).toHaveLength(1);
     } finally {
       receiver.answer = () => ({ status: 200 });
-    }
-  });
-
-  it("sends at most 4 at once to a slow endpoint, whose deliveries hold few of the worker's places: another endpoint's go meanwhile", async () => {
-    // Another origin, holding every request until the test lets it go; 18 webhooks of another
-    // team to it, a message each: 18 jobs, more than the worker's 16 places.
-    const slow = await HoldingEndpoint.start(() => false);
-    const other = await gw.newTeam();
-    const slowHooks: string[] = [];
-    try {
-      for (let i = 0; i < 18; i++) slowHooks.push((await other.api.post('/api/webhooks', { url: `${slow.url}/slow-${i}` })).body.data.id);
-      for (const id of slowHooks) expect((await other.api.post(`/api/webhooks/${id}/test`, {})).status).toBe(202);
-      await waitFor(() => slow.open >= 4, { what: 'the slow endpoint busy' });
-      const h = await hook();
-      await team.api.post(`/api/webhooks/${h.id}/test`, {});
-      // Delivered while the slow endpoint still holds its 4 requests, none of them answered.
-      await waitFor(() => receiver.at(h.path).length >= 1, { what: "the other endpoint's delivery" });
-      expect(slow.open).toBe(4);
-      expect(slow.maxOpen).toBe(4);
-    } finally {
-      for (const id of slowHooks) await other.api.delete(`/api/webhooks/${id}`);
-      await slow.stop();
-    }
-  });
-
-  it('never has more than 4 requests in flight to one endpoint, however many jobs send to it at once', async () => {
-    // One origin, 8 webhooks (8 jobs of 25 deliveries, each job sending 4 at a time): the
-    // endpoint holds each request until 4 are open (then answers them a moment later, so a
-    // fifth sent before any answer arrived is counted) or for a while when fewer come.
-    const endpoint = await HoldingEndpoint.start((open) => open >= 4);
-    const other = await gw.newTeam();
-    const made: string[] = [];
-    try {
-      for (let i = 0; i < 8; i++) made.push((await other.api.post('/api/webhooks', { url: `${endpoint.url}/many-${i}` })).body.data.id);
-      const rows: Array<{ id: string; team_id: string }> = await gw.db('webhooks').whereIn('uid', made.map((id) => id.slice(3))).select('id', 'team_id');
-      const ids = rows.map((r) => Number(r.id));
-      const teamId = Number(rows[0].team_id);
-      const at = new Date();
-      await gw.db.transaction((trx) =>
-        recordWebhookEvents(
-          trx,
-          ids.flatMap((webhookId) => Array.from({ length: 25 }, (_, i) => ({ teamId, webhookId, type: 'event.created' as const, resource: `event:many-${webhookId}-${i}`, data: { i }, at }))),
-        ),
-      );
-      await waitFor(() => endpoint.received.length >= 200, { what: 'the 200 deliveries', timeoutMs: 50_000 });
-      expect(new Set(endpoint.received.map((r) => `${r.path} ${String(r.headers['webhook-id'])}`)).size).toBe(200);
-      expect(endpoint.maxOpen).toBe(4);
-    } finally {
-      for (const id of made) await other.api.delete(`/api/webhooks/${id}`);
-      await endpoint.stop();
     }
   });
 
