@@ -126,6 +126,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
   const retention = startRetention(ctx, WEBHOOK_RECORDS, config.deliveryRetentionDays);
 
   let relaying: Promise<void> | null = null;
+  let closing = false;
   const relay = async (): Promise<void> => {
     // The queue holds what the workers will take soon, not the whole outbox: Redis stays small
     // and no job waits there long enough to be relayed again. Each webhook has at most
@@ -147,12 +148,15 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
     );
     const ids = (candidates as Array<{ id: number }>).map((c) => c.id);
     if (!ids.length) return;
-    // Claimed only if still due and unclaimed: a relay in another worker that took a row
-    // first makes this one's condition false once its lock is released.
+    // Claimed only if still due and unclaimed, and not locked: a row another worker's relay
+    // or a job's record holds is left for a later relay, never waited for (waiting on rows
+    // locked in another order made deadlocks, and a job whose record fails sends again).
     const { rows } = await db.raw(
       `UPDATE webhook_deliveries SET relayed_at = now(), relays = relays + 1
-        WHERE id = ANY (?::bigint[]) AND status = 'pending' AND next_attempt_at <= now()
-          AND (relayed_at IS NULL OR relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
+        WHERE id IN (SELECT id FROM webhook_deliveries
+                      WHERE id = ANY (?::bigint[]) AND status = 'pending' AND next_attempt_at <= now()
+                        AND (relayed_at IS NULL OR relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
+                      FOR UPDATE SKIP LOCKED)
         RETURNING uid, relays, webhook_id, message_id`,
       [`{${ids.join(',')}}`],
     );
@@ -167,12 +171,23 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
       jobs.map((list) => ({ name: 'deliver', data: { deliveries: list.map((d) => ({ delivery: d.uid, relay: d.relays })) }, opts: { jobId: `${list[0].uid}-${list[0].relays}` } })),
     );
   };
-  /** Relays now unless a relay is under way; every tick, and as soon as a job is done (its webhook has room again). */
+  /**
+   * Relays now, every tick and as soon as a job is done (its webhook has room again). One
+   * relay at a time: asked during one, another runs right after it, so the room a job made
+   * while a relay was reading is filled at once, not a tick later.
+   */
+  let again = false;
   const relaySoon = () => {
-    relaying ??= relay()
+    if (relaying) {
+      again = true;
+      return;
+    }
+    again = false;
+    relaying = relay()
       .catch((err) => logger.warn({ err: (err as Error).message }, 'could not relay webhook deliveries; trying again'))
       .finally(() => {
         relaying = null;
+        if (again && !closing) relaySoon();
       });
   };
   const timer = setInterval(relaySoon, RELAY_EVERY_MS);
@@ -188,6 +203,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
       return recorded;
     },
     close: async () => {
+      closing = true;
       clearInterval(timer);
       await retention.stop();
       await relaying;
@@ -350,18 +366,25 @@ async function record(db: Knex, results: Result[], notices: Producer<AccountMail
         [json(waits.map((r) => ({ id: r.d.id, relays: r.d.relays, ms: r.ms, after: r.after ?? null })))],
       );
     }
-    // A resource whose last message here is done: the next one about it, waiting, may go now
-    // (one relayed already is on its way: touching it would have it relayed and sent twice).
+    // A resource whose last message here is done: the next one about it, waiting, may go now.
+    // Only a row still unclaimed when it is locked (one relayed meanwhile is on its way:
+    // touching it would have it relayed and sent twice), and not one another transaction
+    // holds (its own job records it; it goes when its wait ends): this transaction never
+    // waits on rows of other jobs, so two records cannot deadlock.
     const finished = [...attempts.filter((a) => a.outcome !== 'retry' && recorded.has(a.d.id)), ...drops];
     const touched = results.map((r) => r.d.id);
     if (finished.length) {
       await trx.raw(
-        `UPDATE webhook_deliveries SET next_attempt_at = now(), relayed_at = NULL
-          WHERE id IN (SELECT DISTINCT ON (e.webhook_id, e.resource) e.id
-                         FROM webhook_deliveries e JOIN json_to_recordset(?::json) AS r(webhook_id bigint, resource text, message_id bigint)
-                           ON e.webhook_id = r.webhook_id AND e.resource = r.resource AND e.message_id > r.message_id
-                        WHERE e.status = 'pending' AND e.relayed_at IS NULL AND e.id <> ALL (?::bigint[])
-                        ORDER BY e.webhook_id, e.resource, e.message_id)`,
+        `WITH next AS (
+           SELECT DISTINCT ON (e.webhook_id, e.resource) e.id
+             FROM webhook_deliveries e JOIN json_to_recordset(?::json) AS r(webhook_id bigint, resource text, message_id bigint)
+               ON e.webhook_id = r.webhook_id AND e.resource = r.resource AND e.message_id > r.message_id
+            WHERE e.status = 'pending' AND e.relayed_at IS NULL AND e.id <> ALL (?::bigint[])
+            ORDER BY e.webhook_id, e.resource, e.message_id)
+         UPDATE webhook_deliveries SET next_attempt_at = now()
+          WHERE id IN (SELECT id FROM webhook_deliveries
+                        WHERE id IN (SELECT id FROM next) AND status = 'pending' AND relayed_at IS NULL
+                        FOR UPDATE SKIP LOCKED)`,
         [json(finished.map((r) => ({ webhook_id: r.d.webhook_id, resource: r.d.resource, message_id: r.d.message_id }))), `{${touched.join(',')}}`],
       );
     }

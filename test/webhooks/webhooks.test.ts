@@ -161,6 +161,37 @@ describe('deliveries', () => {
     expect(() => verified(`whsec_${Buffer.alloc(24, 7).toString('base64')}`, receiver.at(h.path)[0])).toThrow();
   });
 
+  it('sends a burst through two workers once each, in order per event', async () => {
+    // More than a webhook may have relayed at once (200), so relays follow one another while
+    // jobs run, in two workers sharing the outbox.
+    const second = (await startWorker(webhookWorker, env)) as unknown as TestWorker<unknown, unknown>;
+    try {
+      const h = await hook({ event_types: ['event.created', 'event.updated'] });
+      const EVENTS = 250;
+      const ids: string[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          for (let i = next++; i < EVENTS; i = next++) {
+            const created = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, event(`Burst ${i}`))).body.data;
+            ids.push(created.public_id as string);
+            await team.api.put(`/api/calendars/${calendar.public_id}/events/${created.public_id}`, event(`Burst ${i} (moved)`));
+          }
+        }),
+      );
+      await waitFor(() => receiver.at(h.path).length >= 2 * EVENTS, { what: 'every delivery', timeoutMs: 30_000 });
+      const bodies = receiver.at(h.path).map((r) => verified(h.secret, r));
+      const perEvent = new Map<string, string[]>();
+      for (const b of bodies) perEvent.set(b.data.public_id as string, [...(perEvent.get(b.data.public_id as string) ?? []), b.type]);
+      expect(perEvent.size).toBe(EVENTS);
+      expect([...perEvent].filter(([, types]) => types.join() !== 'event.created,event.updated')).toEqual([]);
+      expect(new Set(receiver.at(h.path).map((r) => r.headers['webhook-id'])).size).toBe(2 * EVENTS);
+      expect(ids.every((id) => perEvent.has(id))).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('tells of RSVPs given, changed and removed, and of subscribers', async () => {
     const h = await hook({ event_types: ['rsvp.created', 'rsvp.updated', 'rsvp.deleted', 'subscriber.created'] });
     const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, { ...event('Open day'), has_rsvp: true })).body.data;
