@@ -11,12 +11,25 @@ export const SHOTS = path.join(ROOT, 'test-artifacts', 'dashboard');
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /** axe-core's serious and critical violations on the page as it is (injected from node_modules; the context bypasses the CSP for it). */
-/** Waits until a screen's calls have come back and been drawn: no request in flight, no "Loading" status left. */
+/** Requests in flight on each page watched by watchProblems. */
+const inFlight = new WeakMap<Page, number>();
+
+/**
+ * Waits until a screen's calls have come back and been drawn: no request in flight (twice,
+ * a poll apart: a response can start the next call), no "Loading" status left. A page not
+ * watched by watchProblems waits for the browser's network idle (half a second of quiet).
+ */
 export async function settled(page: Page, what: string): Promise<void> {
-  await page.waitForLoadState('networkidle');
-  // Idle network is not yet drawn: the screen renders what came back a moment later.
+  if (!inFlight.has(page)) await page.waitForLoadState('networkidle');
   const loading = page.getByRole('status').filter({ hasText: /^Loading/ });
-  await waitFor(async () => (await loading.count()) === 0 || undefined, { what: `${what} to finish loading` });
+  let quiet = 0;
+  await waitFor(
+    async () => {
+      quiet = (inFlight.get(page) ?? 0) === 0 ? quiet + 1 : 0;
+      return (quiet >= 2 && (await loading.count()) === 0) || undefined;
+    },
+    { what: `${what} to finish loading` },
+  );
 }
 
 export async function axeProblems(page: Page): Promise<string[]> {
@@ -43,8 +56,13 @@ export function watchProblems(page: Page, baseUrl: string): { problems: string[]
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(e.message));
+  inFlight.set(page, 0);
+  const done = () => inFlight.set(page, (inFlight.get(page) ?? 1) - 1);
   page.on('request', (r) => {
+    inFlight.set(page, (inFlight.get(page) ?? 0) + 1);
     if (!r.url().startsWith(baseUrl) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) outside.push(r.url());
   });
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
   return { problems, outside };
 }
