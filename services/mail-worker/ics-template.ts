@@ -1,5 +1,5 @@
-import ical, { foldLines, ICalAttendee } from 'ical-generator';
-import { attendeeData, buildIcs, type IcsAttendee, type IcsEvent, type IcsOptions } from '../../shared/calendar/ics';
+import ical, { ICalAttendee } from 'ical-generator';
+import { attendeeData, buildIcs, fold, type IcsAttendee, type IcsEvent, type IcsOptions } from '../../shared/calendar/ics';
 
 type Attendee = IcsAttendee;
 
@@ -8,9 +8,13 @@ const PLACEHOLDER: Attendee = { email: 'attendee@placeholder.invalid', name: nul
 // An event for ical-generator to hang attendee lines on; only their text is used.
 const scratchEvent = ical().createEvent({ start: new Date(0), id: 'scratch' });
 
-/** The ATTENDEE property exactly as buildIcs writes it (same arguments), folded. */
+/**
+ * The ATTENDEE property exactly as buildIcs writes it (same arguments), folded as buildIcs
+ * folds (ical-generator's own foldLines ends the first line an octet sooner, so its text was
+ * never found in the calendar and every message was made whole).
+ */
 function attendeeText(a: Attendee, method: IcsOptions['method']): string {
-  return foldLines(new ICalAttendee(attendeeData(a, method), scratchEvent).toString());
+  return fold(new ICalAttendee(attendeeData(a, method), scratchEvent).toString());
 }
 
 type Organizer = NonNullable<IcsOptions['organizer']>;
@@ -23,7 +27,7 @@ function organizerText(o: Organizer): string {
     .toString()
     .split('\r\n')
     .find((l) => l.startsWith('ORGANIZER'));
-  return `${foldLines(line as string)}\r\n`;
+  return `${fold(line as string)}\r\n`;
 }
 
 /** The recipient of one message, and the address their calendar app answers to when it is their own. */

@@ -253,7 +253,7 @@ function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): st
 }
 
 /** Folds every content line of a run of whole lines (each ending with CRLF). */
-const fold = (lines: string) => lines.split('\r\n').map(foldLine).join('\r\n');
+export const fold = (lines: string) => lines.split('\r\n').map(foldLine).join('\r\n');
 
 /** What a file's VTIMEZONEs are written from: the dates of its timed events. */
 type ZoneDates = Pick<IcsEvent, 'isAllDay' | 'timezone' | 'startMs' | 'endMs' | 'recurrenceRule'>;
