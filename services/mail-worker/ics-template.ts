@@ -1,5 +1,5 @@
 import ical, { ICalAttendee } from 'ical-generator';
-import { attendeeData, buildIcs, fold, type IcsAttendee, type IcsEvent, type IcsOptions } from '../../shared/calendar/ics';
+import { attendeeData, buildIcs, fold, type IcsAttendee, type IcsEvent, type IcsOptions, organizerData } from '../../shared/calendar/ics';
 
 type Attendee = IcsAttendee;
 
@@ -22,7 +22,7 @@ type Organizer = NonNullable<IcsOptions['organizer']>;
 /** The ORGANIZER property exactly as buildIcs writes it, folded. */
 function organizerText(o: Organizer): string {
   const event = ical().createEvent({ start: new Date(0), id: 'scratch' });
-  event.organizer({ name: o.name, email: o.email });
+  event.organizer(organizerData(o));
   const line = event
     .toString()
     .split('\r\n')
