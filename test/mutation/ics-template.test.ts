@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import ICAL from 'ical.js';
 import { buildIcs, type IcsEvent } from '../../shared/calendar/ics';
-import { icsPerAttendee } from '../../services/mail-worker/ics-template';
+import { icsPerAttendee, splitAt } from '../../services/mail-worker/ics-template';
 import { cpuMsOf } from '../helpers/cpu';
 
 /*
@@ -157,5 +157,15 @@ describe('each invitee’s iTIP object', () => {
     const templated = cpuMsOf(() => recipients.forEach((r) => make(r)));
     const built = cpuMsOf(() => recipients.forEach((r) => buildIcs([e], { ...opts, attendees: [r] })));
     expect(templated).toBeLessThan(built / 10);
+  });
+});
+
+describe('splitAt', () => {
+  it('is the text around the one place the line is written, and fails loudly where it is not', () => {
+    const text = 'BEGIN:VEVENT\r\nORGANIZER;CN=A:mailto:a@x\r\nATTENDEE:mailto:b@x\r\nEND:VEVENT\r\n';
+    expect(splitAt(text, 'ATTENDEE:mailto:b@x\r\n')).toEqual(['BEGIN:VEVENT\r\nORGANIZER;CN=A:mailto:a@x\r\n', 'END:VEVENT\r\n']);
+    expect(splitAt(text, 'BEGIN:VEVENT\r\n')).toEqual(['', text.slice(14)]);
+    expect(() => splitAt(text, 'ATTENDEE;RSVP=TRUE:mailto:b@x\r\n')).toThrow(new Error('ICS template: ATTENDEE not found where buildIcs writes it'));
+    expect(() => splitAt(text, 'ORGANIZER:mailto:c@x\r\n')).toThrow(new Error('ICS template: ORGANIZER not found where buildIcs writes it'));
   });
 });
