@@ -54,7 +54,8 @@ export function sanitizeDescription(input: string): string {
   return sanitizeHtml(text, ALLOWED).trim();
 }
 
-const TEXT_OF_ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+// The only entities sanitize-html writes in text (it writes `"` and `'` as they are).
+const TEXT_OF_ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>' };
 
 /** The text of stored description HTML (for ICS, emails and platform links). */
 export function htmlToText(html: string): string {
@@ -71,7 +72,7 @@ export function htmlToText(html: string): string {
     { allowedTags: [], allowedAttributes: {} },
   )
     // In one pass: `&amp;lt;` is the text `&lt;`, not `<`.
-    .replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => TEXT_OF_ENTITY[name])
+    .replace(/&(amp|lt|gt);/g, (_, name: string) => TEXT_OF_ENTITY[name])
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

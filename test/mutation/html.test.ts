@@ -1,5 +1,6 @@
 import { parseFragment } from 'parse5';
 import { escapeHtml, htmlToText, looksLikeHtml, sanitizeDescription } from '../../shared/calendar/html';
+import { cpuMsOf } from '../helpers/cpu';
 
 /*
  * The description sanitizer, checked the way a browser would read its output: parse5 (the
@@ -232,5 +233,21 @@ describe('htmlToText', () => {
   it('reads back what sanitizeDescription stored from text', () => {
     const text = 'Agenda:\nintro & <welcome>\n\n"Q&A" at 5 > 4\nbye';
     expect(htmlToText(sanitizeDescription(text))).toBe(text);
+  });
+});
+
+describe('htmlToText on HTML a browser would read alike', () => {
+  it('keeps a `>` of the text after a list or item tag, and collapses three line ends to two', () => {
+    expect(htmlToText('<ul>1 > 0</ul>')).toBe('1 > 0');
+    expect(htmlToText('<ul><li>1 > 0</li></ul>')).toBe('- 1 > 0');
+    expect(htmlToText('a<br><br><br>b')).toBe('a\n\nb');
+  });
+
+  it('reads a description of list and item starts that never close in linear time', () => {
+    // With `[^>]*` in place of `[^<>]*`, each `<ol ` would be read to the end of the text.
+    for (const start of ['<ol ', '<li ']) {
+      const hostile = start.repeat(25_000);
+      expect(cpuMsOf(() => htmlToText(hostile))).toBeLessThan(400);
+    }
   });
 });
