@@ -51,17 +51,18 @@ export function limitAddress(raw: string | undefined): string {
 function withoutPort(ip: string): string {
   if (ip.startsWith('[')) {
     const end = ip.indexOf(']');
-    return end > 0 ? ip.slice(1, end) : ip;
+    return end === -1 ? ip : ip.slice(1, end);
   }
   const colon = ip.indexOf(':');
-  // One colon: an IPv4 address (or a name) and a port. More: an IPv6 address, left whole.
-  if (colon > 0 && colon === ip.lastIndexOf(':') && /^\d+$/.test(ip.slice(colon + 1))) return ip.slice(0, colon);
+  // Only digits after the first colon: an IPv4 address (or a name) and a port. An IPv6
+  // address has another colon after it, so is left whole.
+  if (colon > 0 && /^\d+$/.test(ip.slice(colon + 1))) return ip.slice(0, colon);
   return ip;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address, in lower-case hex without leading zeros. */
 function ipv6Groups(address: string): string[] {
-  let text = address.toLowerCase();
+  let text = address;
   // A trailing dotted quad (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) is the last two groups.
   const quad = /(?<![\d.])(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (quad) {
@@ -71,6 +72,7 @@ function ipv6Groups(address: string): string[] {
   const [head, tail] = text.split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  // Without `::` the eight groups are all there, and nothing is filled in.
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return groups.map((g) => parseInt(g, 16).toString(16));
 }
