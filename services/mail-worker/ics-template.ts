@@ -1,29 +1,33 @@
-import ical, { foldLines, ICalAttendee } from 'ical-generator';
-import { attendeeData, buildIcs, type IcsAttendee, type IcsEvent, type IcsOptions } from '../../shared/calendar/ics';
+import ical, { ICalAttendee } from 'ical-generator';
+import { attendeeData, buildIcs, fold, type IcsAttendee, type IcsEvent, type IcsOptions, organizerData } from '../../shared/calendar/ics';
 
 type Attendee = IcsAttendee;
 
 const PLACEHOLDER: Attendee = { email: 'attendee@placeholder.invalid', name: null };
 
 // An event for ical-generator to hang attendee lines on; only their text is used.
-const scratchEvent = ical().createEvent({ start: new Date(0), id: 'scratch' });
+const scratchEvent = ical().createEvent({ start: new Date(0) });
 
-/** The ATTENDEE property exactly as buildIcs writes it (same arguments), folded. */
+/**
+ * The ATTENDEE property exactly as buildIcs writes it (same arguments), folded as buildIcs
+ * folds (ical-generator's own foldLines ends the first line an octet sooner, so its text was
+ * never found in the calendar and every message was made whole).
+ */
 function attendeeText(a: Attendee, method: IcsOptions['method']): string {
-  return foldLines(new ICalAttendee(attendeeData(a, method), scratchEvent).toString());
+  return fold(new ICalAttendee(attendeeData(a, method), scratchEvent).toString());
 }
 
 type Organizer = NonNullable<IcsOptions['organizer']>;
 
 /** The ORGANIZER property exactly as buildIcs writes it, folded. */
 function organizerText(o: Organizer): string {
-  const event = ical().createEvent({ start: new Date(0), id: 'scratch' });
-  event.organizer({ name: o.name, email: o.email });
+  const event = ical().createEvent({ start: new Date(0) });
+  event.organizer(organizerData(o));
   const line = event
     .toString()
     .split('\r\n')
     .find((l) => l.startsWith('ORGANIZER'));
-  return `${foldLines(line as string)}\r\n`;
+  return `${fold(line as string)}\r\n`;
 }
 
 /** The recipient of one message, and the address their calendar app answers to when it is their own. */
@@ -57,21 +61,25 @@ const recent = new Map<string, (recipient: IcsRecipient) => string>();
 
 function makeTemplate(event: IcsEvent, opts: Omit<IcsOptions, 'attendees'>): (recipient: IcsRecipient) => string {
   const whole = buildIcs([event], { ...opts, attendees: [PLACEHOLDER] });
-  const stand = attendeeText(PLACEHOLDER, opts.method);
-  const at = whole.indexOf(stand);
+  const [beforeAttendee, after] = splitAt(whole, attendeeText(PLACEHOLDER, opts.method));
   const organizer = opts.organizer;
-  const standOrganizer = organizer ? organizerText(organizer) : '';
-  const orgAt = organizer ? whole.indexOf(standOrganizer) : -1;
-  // Never expected (each line is written once, the organizer's before the attendee's); stay correct.
-  if (at < 0 || (organizer && (orgAt < 0 || orgAt > at))) {
-    return ({ organizerEmail, ...attendee }) =>
-      buildIcs([event], { ...opts, ...(organizer && organizerEmail ? { organizer: { ...organizer, email: organizerEmail } } : {}), attendees: [attendee] });
-  }
-  const head = organizer ? whole.slice(0, orgAt) : '';
-  const middle = organizer ? whole.slice(orgAt + standOrganizer.length, at) : whole.slice(0, at);
-  const after = whole.slice(at + stand.length);
-  return ({ organizerEmail, ...attendee }) => {
-    const org = organizer ? (organizerEmail ? organizerText({ ...organizer, email: organizerEmail }) : standOrganizer) : '';
-    return head + org + middle + attendeeText(attendee, opts.method) + after;
-  };
+  // attendeeText reads a recipient's address, name and answer, not their reply address.
+  if (!organizer) return (recipient) => beforeAttendee + attendeeText(recipient, opts.method) + after;
+  const standOrganizer = organizerText(organizer);
+  const [head, middle] = splitAt(beforeAttendee, standOrganizer);
+  return ({ organizerEmail, ...attendee }) =>
+    head + (organizerEmail ? organizerText({ ...organizer, email: organizerEmail }) : standOrganizer) + middle + attendeeText(attendee, opts.method) + after;
+}
+
+/**
+ * The text before and after the one place `line` is written. buildIcs writes the ORGANIZER
+ * line once, then the ATTENDEE line once, exactly as attendeeText and organizerText write
+ * them (same writer, same fold; test/mutation/ics-template.test.ts compares the messages
+ * with buildIcs byte for byte), so a line not found means ical-generator writes them
+ * otherwise now: that fails loudly rather than send a wrong or silently slower message.
+ */
+export function splitAt(text: string, line: string): [string, string] {
+  const at = text.indexOf(line);
+  if (at === -1) throw new Error(`ICS template: ${line.slice(0, line.search(/[;:]/))} not found where buildIcs writes it`);
+  return [text.slice(0, at), text.slice(at + line.length)];
 }

@@ -54,6 +54,9 @@ export function sanitizeDescription(input: string): string {
   return sanitizeHtml(text, ALLOWED).trim();
 }
 
+// The only entities sanitize-html writes in text (it writes `"` and `'` as they are).
+const TEXT_OF_ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>' };
+
 /** The text of stored description HTML (for ICS, emails and platform links). */
 export function htmlToText(html: string): string {
   return sanitizeHtml(
@@ -68,11 +71,8 @@ export function htmlToText(html: string): string {
       .replace(/<li\b[^<>]*>/gi, '- '),
     { allowedTags: [], allowedAttributes: {} },
   )
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
+    // In one pass: `&amp;lt;` is the text `&lt;`, not `<`.
+    .replace(/&(amp|lt|gt);/g, (_, name: string) => TEXT_OF_ENTITY[name])
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

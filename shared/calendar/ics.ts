@@ -47,6 +47,12 @@ export const attendeeData = (a: IcsAttendee, method: IcsOptions['method']): ICal
   ...(a.answer ? { status: ICalAttendeeStatus[a.answer] } : {}),
 });
 
+/**
+ * ical-generator's organizer data. It refuses an organizer without a name, which a bare
+ * MAIL_FROM (`no-reply@example.com`) or an organizer named "" is: the address stands in as CN.
+ */
+export const organizerData = (o: { name: string; email: string }) => ({ name: o.name || o.email, email: o.email });
+
 export interface IcsOptions {
   /** Host part of UIDs (the public host), so UIDs are the same in files, feeds and emails. */
   uidHost: string;
@@ -245,7 +251,7 @@ function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): st
     status: e.cancelled ? ICalEventStatus.CANCELLED : opts.method === 'REQUEST' ? ICalEventStatus.CONFIRMED : null,
   });
   if (e.reminderBefore !== null) event.createAlarm({ type: ICalAlarmType.display, trigger: e.reminderBefore * 60, description: e.title });
-  if (opts.organizer) event.organizer({ name: opts.organizer.name, email: opts.organizer.email });
+  if (opts.organizer) event.organizer(organizerData(opts.organizer));
   for (const a of opts.attendees ?? []) {
     event.createAttendee(attendeeData(a, opts.method));
   }
@@ -253,7 +259,7 @@ function vevent(cal: ReturnType<typeof ical>, e: IcsEvent, opts: IcsOptions): st
 }
 
 /** Folds every content line of a run of whole lines (each ending with CRLF). */
-const fold = (lines: string) => lines.split('\r\n').map(foldLine).join('\r\n');
+export const fold = (lines: string) => lines.split('\r\n').map(foldLine).join('\r\n');
 
 /** What a file's VTIMEZONEs are written from: the dates of its timed events. */
 type ZoneDates = Pick<IcsEvent, 'isAllDay' | 'timezone' | 'startMs' | 'endMs' | 'recurrenceRule'>;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIPv6 } from 'node:net';
 
 /** Express's compiled `trust proxy` setting (`app.get('trust proxy fn')`): is the address at this hop a proxy we trust? */
 export type TrustProxy = (address: string, hop: number) => boolean;
@@ -25,18 +25,22 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
 
 /**
  * The address a per-address limit counts against. An IPv4 address is itself (also when it
- * arrives IPv4-mapped, `::ffff:192.0.2.1`); an IPv6 address stands for its /64, since one
- * subscriber commonly gets a whole /64 and could otherwise take a fresh count per address.
+ * arrives IPv4-mapped, however that is written: `::ffff:192.0.2.1`, `0:0:0:0:0:FFFF:192.0.2.1`,
+ * `::ffff:c000:201`); an IPv6 address stands for its /64, since one subscriber commonly gets
+ * a whole /64 and could otherwise take a fresh count per address.
  */
 export function limitAddress(raw: string | undefined): string {
   if (!raw) return 'unknown';
   const ip = withoutPort(raw.trim());
   const zoneIndex = ip.indexOf('%');
   const address = zoneIndex === -1 ? ip : ip.slice(0, zoneIndex); // a zone index (fe80::1%eth0) is no part of the address
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (mapped && isIPv4(mapped[1])) return mapped[1];
   if (!isIPv6(address)) return address;
-  return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
+  const groups = ipv6Groups(address);
+  if (groups.slice(0, 6).join(':') === '0:0:0:0:0:ffff') {
+    const [high, low] = groups.slice(6).map((g) => parseInt(g, 16));
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  return `${groups.slice(0, 4).join(':')}::/64`;
 }
 
 /**
@@ -47,17 +51,18 @@ export function limitAddress(raw: string | undefined): string {
 function withoutPort(ip: string): string {
   if (ip.startsWith('[')) {
     const end = ip.indexOf(']');
-    return end > 0 ? ip.slice(1, end) : ip;
+    return end === -1 ? ip : ip.slice(1, end);
   }
   const colon = ip.indexOf(':');
-  // One colon: an IPv4 address (or a name) and a port. More: an IPv6 address, left whole.
-  if (colon > 0 && colon === ip.lastIndexOf(':') && /^\d+$/.test(ip.slice(colon + 1))) return ip.slice(0, colon);
+  // Only digits after the first colon: an IPv4 address (or a name) and a port. An IPv6
+  // address has another colon after it, so is left whole.
+  if (colon > 0 && /^\d+$/.test(ip.slice(colon + 1))) return ip.slice(0, colon);
   return ip;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address, in lower-case hex without leading zeros. */
 function ipv6Groups(address: string): string[] {
-  let text = address.toLowerCase();
+  let text = address;
   // A trailing dotted quad (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) is the last two groups.
   const quad = /(?<![\d.])(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (quad) {
@@ -67,6 +72,7 @@ function ipv6Groups(address: string): string[] {
   const [head, tail] = text.split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  // Without `::` the eight groups are all there, and nothing is filled in.
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return groups.map((g) => parseInt(g, 16).toString(16));
 }

@@ -70,14 +70,16 @@ export class SharedLimiter {
 
   private owedBy(key: string): number {
     const entry = this.owed.get(key);
-    if (entry && entry.untilMs <= Date.now()) this.owed.delete(key);
-    return entry && entry.untilMs > Date.now() ? entry.points : 0;
+    if (!entry) return 0;
+    if (entry.untilMs > Date.now()) return entry.points;
+    this.owed.delete(key);
+    return 0;
   }
 
+  /** Adds `points` (-1 from reward, only while some are owed) to what `key` owes; an entry of 0 owes nothing. */
   private owe(key: string, points: number): void {
     const total = this.owedBy(key) + points;
     this.owed.delete(key);
-    if (total <= 0) return;
     if (this.owed.size >= MAX_OWED) this.owed.delete(this.owed.keys().next().value as string);
     this.owed.set(key, { points: total, untilMs: Date.now() + this.opts.durationSeconds * 1000 });
   }
