@@ -8,6 +8,8 @@ import { recordWebhookEvent } from '../shared/webhooks/outbox';
 import { sealSecret } from '../shared/webhooks/secrets';
 
 const MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 10_000);
+/** Sent before the timed run, so the worker is running and warm as it is in service. */
+const WARM_UP = 200;
 /** As many requests at once as the worker makes to one endpoint (its per-endpoint limit). */
 const BASELINE_CONCURRENCY = 4;
 
@@ -49,8 +51,9 @@ const waitUntil = async (done: () => boolean, timeoutMs: number) => {
 
 /**
  * bench/webhooks: 10,000 messages in the outbox of one team with one endpoint (a local
- * server answering 200), fanned out by one webhook worker process: the rate from its start
- * to the last delivery received (relay from Postgres, queue, signing, the POST, recording
+ * server answering 200), fanned out by one webhook worker process that is running and has
+ * sent a few already, as in service: the rate from the commit of the messages to the last
+ * delivery received (relay from Postgres, queue, signing, the POST, recording
  * each attempt). Baseline: a bare script POSTing the same signed bodies over a keep-alive
  * agent, 4 at a time (the worker's limit per endpoint), to the same server in the same run.
  */
@@ -63,25 +66,32 @@ export async function benchWebhooks(): Promise<BenchRow[]> {
   try {
     const secret = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
     const [hook] = await db('webhooks').insert({ uid: 'benchhook0000001', team_id: team.teamId, url: target.url, secret_enc: sealSecret(env.APP_KEY as string, secret) }).returning('id');
-    console.error(`bench/webhooks: recording ${MESSAGES} messages…`);
+    const record = (count: number, name: string) =>
+      db.transaction(async (trx) => {
+        for (let i = 0; i < count; i++) {
+          const data = { uid: `${name}${i}`, title: `Event ${i}`, date_start: '2031-01-01T10:00:00Z' };
+          await recordWebhookEvent(trx, { teamId: team.teamId, type: 'event.created', resource: `event:${name}${i}`, data, at: new Date(), webhookId: hook.id });
+          if (name === 'e') bodies.push(JSON.stringify({ type: 'event.created', timestamp: new Date().toISOString(), data }));
+        }
+      });
     const bodies: string[] = [];
-    await db.transaction(async (trx) => {
-      for (let i = 0; i < MESSAGES; i++) {
-        const data = { uid: `e${i}`, title: `Event ${i}`, date_start: '2031-01-01T10:00:00Z' };
-        await recordWebhookEvent(trx, { teamId: team.teamId, type: 'event.created', resource: `event:e${i}`, data, at: new Date(), webhookId: hook.id });
-        bodies.push(JSON.stringify({ type: 'event.created', timestamp: new Date().toISOString(), data }));
-      }
-    });
-
-    const started = process.hrtime.bigint();
+    // The worker runs already, as in service, and has sent a few: its start-up is not timed.
     const worker = startWorker(serviceArgv('webhook-worker'), env);
+    let oursSeconds = 0;
+    let steadySeconds = 0;
     try {
+      await record(WARM_UP, 'w');
+      await waitUntil(() => target.count() >= WARM_UP, 60_000);
+      target.reset();
+      console.error(`bench/webhooks: recording ${MESSAGES} messages in one transaction…`);
+      await record(MESSAGES, 'e');
+      const started = process.hrtime.bigint();
       await waitUntil(() => target.count() >= MESSAGES, 600_000);
+      oursSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      steadySeconds = (Date.now() - target.firstAt()) / 1000;
     } finally {
       await worker.stop();
     }
-    const oursSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const steadySeconds = (Date.now() - target.firstAt()) / 1000;
     const pending = await db('webhook_deliveries').where({ status: 'pending' }).count<{ count: string }[]>('* as count');
     if (Number(pending[0].count) !== 0 || target.count() !== MESSAGES) throw new Error(`bench/webhooks: ${target.count()} received, ${pending[0].count} pending`);
 
@@ -118,7 +128,7 @@ export async function benchWebhooks(): Promise<BenchRow[]> {
     const ours = MESSAGES / oursSeconds;
     const base = MESSAGES / baseSeconds;
     console.error(`bench/webhooks: worker ${ours.toFixed(0)}/s (${(MESSAGES / steadySeconds).toFixed(0)}/s from its first delivery), bare script ${base.toFixed(0)}/s`);
-    return [row('webhooks', `${MESSAGES} deliveries to one endpoint, from the outbox, per second`, ours, base, 'deliveries/s', { atLeast: 0.7 })];
+    return [row('webhooks', `${MESSAGES} deliveries to one endpoint, outbox commit to last received, per second`, ours, base, 'deliveries/s', { atLeast: 0.7 })];
   } finally {
     await target.close();
     await db.destroy();
