@@ -106,6 +106,11 @@ describe('the years a VTIMEZONE covers', () => {
       'FREQ=YEARLY;BYWEEKNO=53;COUNT=3',
       'FREQ=WEEKLY;BYMONTH=2;COUNT=3',
       'FREQ=DAILY;BYMONTH=2;COUNT=3',
+      // A weekday or a date of the month each day or hour: most periods have none.
+      'FREQ=DAILY;BYDAY=MO;COUNT=3',
+      'FREQ=HOURLY;BYDAY=1MO;COUNT=3',
+      'FREQ=DAILY;BYMONTHDAY=1;COUNT=3',
+      'FREQ=HOURLY;BYMONTHDAY=-1;COUNT=3',
       'FREQ=FORTNIGHTLY;COUNT=3',
       'COUNT=3',
     ]) {

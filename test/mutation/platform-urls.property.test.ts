@@ -98,6 +98,7 @@ describe('any event → platform URL → parsed query', () => {
         expect(q).toEqual(expected);
         const text = unHtml(body ?? '');
         if (v.recurrenceRule) expect(text).toMatch(/^Repeats .+\.(\n\n|$)/);
+        expect(body !== undefined).toBe(Boolean(v.recurrenceRule || textOf(v)));
         expect(text.replace(/^Repeats [^\n]*\.(\n\n)?/, '')).toBe(textOf(v));
         expect((body ?? '').replace(/<br>/g, '')).not.toMatch(/[<>]/);
       }),
@@ -116,6 +117,10 @@ describe('any event → platform URL → parsed query', () => {
         else Object.assign(expected, { ST: utcDay(v.startMs, 'yyyyLLdd'), ET: utcDay(v.endMs + DAY, 'yyyyLLdd') });
         if (v.location) expected.in_loc = v.location;
         expect(rest).toEqual(expected);
+        // Yahoo repeats nothing from a link: the rule is said in words first.
+        if (v.recurrenceRule) expect(DESC).toMatch(/^Repeats .+\.(\n\n|$)/);
+        // Nothing to say: no DESC at all, not an empty one.
+        expect('DESC' in q).toBe(Boolean(v.recurrenceRule || textOf(v)));
         expect((DESC ?? '').replace(/^Repeats [^\n]*\.(\n\n)?/, '')).toBe(textOf(v));
       }),
       { numRuns: 200, seed: 26 },
@@ -234,6 +239,8 @@ describe('texts cut to fit in MAX_URL', () => {
     const long = `<p>${'a'.repeat(60)} ${'b'.repeat(3000)}</p>`;
     expect(detailsWithRoom(102, long)).toBe(`${'a'.repeat(60)} ${'b'.repeat(39)}${suffix}`);
     expect(detailsWithRoom(101, long)).toBe(`${'a'.repeat(60)}${suffix}`);
+    // The last space decides, not the first: ` c` stays, the part of the b-word goes.
+    expect(detailsWithRoom(102, `<p>${'a'.repeat(65)} c ${'b'.repeat(3000)}</p>`)).toBe(`${'a'.repeat(65)} c${suffix}`);
     // What fits ends a word: the word stays, however late the space before it.
     expect(detailsWithRoom(102, `<p>${'a'.repeat(70)} ${'b'.repeat(29)} ${'c'.repeat(3000)}</p>`)).toBe(`${'a'.repeat(70)} ${'b'.repeat(29)}${suffix}`);
     // No space left before the …: 70 letters and a line break (%0A) fit, the next is a line break too.
