@@ -400,8 +400,10 @@ describe('the dashboard, end to end', () => {
       const card = async () => Math.round((await chart.boundingBox())?.width ?? 0);
       expect(await widthOf()).toBe(await card());
       await page.setViewportSize({ width: 390, height: 844 });
-      // (Run in the page: the project's types have no DOM, so it goes as text.)
-      await page.waitForFunction("document.querySelector('.chart canvas').getBoundingClientRect().width === Math.max(260, document.querySelector('.chart').clientWidth)");
+      // (Run in the page: the project's types have no DOM, so it goes as text. Polled from
+      // here: waitForFunction polls with eval in the page, which its CSP refuses.)
+      const redrawn = "document.querySelector('.chart canvas').getBoundingClientRect().width === Math.max(260, document.querySelector('.chart').clientWidth)";
+      await waitFor(async () => (await page.evaluate<boolean>(redrawn)) || undefined, { what: 'the chart drawn again at the new width' });
       expect(await widthOf()).toBeLessThan(390);
       expect(await widthOf()).toBe(Math.max(260, await card()));
       expect(problems).toEqual([]);
