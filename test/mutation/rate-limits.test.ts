@@ -3,6 +3,7 @@ import { Socket } from 'node:net';
 import { consumePoint, PlanRateLimits, RateLimiterRes, rateLimitHeaders, type SharedLimiter, sharedLimiter, verdictHeaders } from '../../services/gateway/http/rate-limits';
 import { randomBase62 } from '../../shared/ids/ids';
 import { createRedis, type RedisServer, whenReady } from '../../shared/queues/redis';
+import { waitFor } from '../helpers/wait';
 import { TcpProxy } from '../helpers/tcp-proxy';
 
 /*
@@ -44,7 +45,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Redis away: the proxy refuses connections and the client has noticed. */
 async function redisAway(): Promise<void> {
   await proxy.cut();
-  while (viaProxy.status === 'ready') await sleep(5);
+  await waitFor(() => viaProxy.status !== 'ready', { what: 'the client to notice Redis is away' });
 }
 
 async function redisBack(): Promise<void> {
@@ -284,7 +285,7 @@ describe('the edges of the outage fallback', () => {
       await whenReady(queueing, 5000);
       const limiter = sharedLimiter(queueing, { keyPrefix: unique('queueing'), points: 8, durationSeconds: 60 });
       await redisAway();
-      while (queueing.status === 'ready') await sleep(5);
+      await waitFor(() => queueing.status !== 'ready', { what: 'the queueing client to notice Redis is away' });
       const answer = await Promise.race([outcome(limiter, 'k'), sleep(2000).then(() => 'no answer')]);
       expect(answer).toEqual({ over: false, remaining: 1 });
     } finally {
