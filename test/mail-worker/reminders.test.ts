@@ -6,7 +6,7 @@ import { mailWorker } from '../../services/mail-worker/mail.worker';
 import { startReminderSweeper } from '../../services/mail-worker/reminders.sweep';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import type { Spawned } from '../helpers/processes';
-import { crash, isolatedPrefix, spawnWorker } from '../helpers/service-processes';
+import { crash, isolatedDatabase, isolatedPrefix, spawnWorker } from '../helpers/service-processes';
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { waitFor } from '../helpers/wait';
 import { startWorker, type TestWorker } from '../helpers/workers';
@@ -15,6 +15,10 @@ import { startWorker, type TestWorker } from '../helpers/workers';
  * Email reminders, end to end: events made and changed through the API, the mail worker's
  * sweep run at chosen times (the gateway's and the worker's clocks set, nothing waits on
  * the wall clock), the messages read back from a real SMTP server on loopback.
+ *
+ * A sweep reads every due event of its database, whichever team's: in the run's shared
+ * database it would also send (or pass over) other files' events due before its clock, and
+ * a batch of theirs could come before this file's. The file has a database of its own.
  */
 jest.setTimeout(60_000);
 
@@ -25,6 +29,7 @@ let worker: TestWorker<MailJob, MailOutcome>;
 let sweeper: ReturnType<typeof startReminderSweeper>;
 let team: TestTeam;
 let cal: { public_id: string };
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 const queueRedis = createRedis(process.env.TEST_REDIS_URL as string, 'worker');
 const queue = new Queue<MailJob>('emails', { connection: queueRedis, prefix });
 
@@ -35,10 +40,11 @@ const DAY = 24 * HOUR;
 const T0 = Math.ceil((Date.now() + DAY) / MINUTE) * MINUTE;
 
 beforeAll(async () => {
+  database = await isolatedDatabase('reminders');
   sink = await startSmtpSink();
-  gw = await startGateway({ QUEUE_PREFIX: prefix });
+  gw = await startGateway({ QUEUE_PREFIX: prefix, DATABASE_URL: database.url });
   // The sweep makes the messages, with their links: it needs the gateway's public address.
-  worker = await startWorker((ctx) => mailWorker(ctx), { QUEUE_PREFIX: prefix, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0', PUBLIC_BASE_URL: gw.baseUrl });
+  worker = await startWorker((ctx) => mailWorker(ctx), { QUEUE_PREFIX: prefix, DATABASE_URL: database.url, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0', PUBLIC_BASE_URL: gw.baseUrl });
   sweeper = startReminderSweeper(worker.ctx);
   team = await gw.newTeam();
   cal = (await team.api.post('/api/calendars', { name: 'Reminders', timezone: 'UTC' })).body.data;
@@ -51,6 +57,7 @@ afterAll(async () => {
   await closeRedis(queueRedis);
   await gw.close();
   await sink.close();
+  await database.drop();
 });
 
 /** Both clocks (the gateway's, which schedules, and the worker's, which sweeps) at T0 + ms. */
@@ -267,7 +274,7 @@ describe('a mail worker killed in the middle of a sweep', () => {
   });
 
   it('sends each reminder once when another worker sweeps after it', async () => {
-    killGw = await startGateway({ QUEUE_PREFIX: killPrefix });
+    killGw = await startGateway({ QUEUE_PREFIX: killPrefix, DATABASE_URL: database.url });
     const killTeam = await killGw.newTeam();
     const killCal = (await killTeam.api.post('/api/calendars', { name: 'Kill', timezone: 'UTC' })).body.data;
     // Made five minutes ago by the gateway's clock, due two minutes ago by the real one and
@@ -281,7 +288,7 @@ describe('a mail worker killed in the middle of a sweep', () => {
     await killTeam.api.post(`/api/calendars/${killCal.public_id}/events/${evt.public_id}/invites`, { invitees: emails.map((email) => ({ email })) });
     await waitFor(() => emails.every((e) => sink.for(e).length === 1), { what: 'the invitations' }).catch(() => undefined);
 
-    const env = { QUEUE_PREFIX: killPrefix, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0', WORKER_LOCK_MS: '2000', REMINDER_SWEEP_MS: '200' };
+    const env = { QUEUE_PREFIX: killPrefix, DATABASE_URL: database.url, SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: '0', WORKER_LOCK_MS: '2000', REMINDER_SWEEP_MS: '200' };
     // The sweep stops on the opt-out list, held here, with the event row locked and its transaction open.
     const hold = await gw.db.transaction();
     try {
