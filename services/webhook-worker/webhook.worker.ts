@@ -102,6 +102,42 @@ class EndpointTurns {
   }
 }
 
+/**
+ * The outbox is a queue: most of the time its statistics say what is true, that next to
+ * nothing is pending. A burst (a calendar import, a fan-out of thousands of messages in one
+ * commit) makes that false until autovacuum analyzes the table again, a minute or more
+ * later; meanwhile a statement with a condition on `status = 'pending'` may be planned as a
+ * walk of a whole pending-only index, thought to hold a row or two, and read every pending
+ * delivery (10,000 of them, for each job's record, in bench/webhooks). So the worker's
+ * statements find rows by id with no such condition beside it (checking the status once the
+ * row is locked, or against the state its job started from), and the relay, when it sees a
+ * backlog, asks Postgres to analyze the table if it has changed much since it last was: at
+ * most once a minute per worker, a sampled read of at most 30,000 rows.
+ * test/scale/webhook-plans.test.ts explains each statement after such a burst.
+ */
+class FreshStatistics {
+  private last = 0;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly logger: WorkerContext['logger'],
+  ) {}
+
+  async refresh(): Promise<void> {
+    if (Date.now() - this.last < 60_000) return;
+    this.last = Date.now();
+    try {
+      const { rows } = await this.db.raw(
+        `SELECT n_mod_since_analyze > greatest(1000, n_live_tup / 10) AS stale FROM pg_stat_user_tables WHERE relid = 'webhook_deliveries'::regclass`,
+      );
+      if (rows[0]?.stale) await this.db.raw('ANALYZE webhook_deliveries');
+    } catch (err) {
+      // Not the table's owner, or Postgres busy: autovacuum will do it in its time.
+      this.logger.warn({ err: (err as Error).message }, 'could not analyze the webhook outbox');
+    }
+  }
+}
+
 /** Seconds or an HTTP date, as milliseconds from now; null when absent or unreadable. */
 function retryAfterMs(value: string | string[] | undefined, nowMs: number): number | null {
   const text = Array.isArray(value) ? value[0] : value;
@@ -125,6 +161,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
   const turns = new EndpointTurns(PER_ENDPOINT);
   const retention = startRetention(ctx, WEBHOOK_RECORDS, config.deliveryRetentionDays);
 
+  const statistics = new FreshStatistics(db, logger);
   let relaying: Promise<void> | null = null;
   let closing = false;
   const relay = async (): Promise<void> => {
@@ -143,21 +180,24 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
                   WHERE status = 'pending' AND next_attempt_at <= now()
                     AND (relayed_at IS NULL OR relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
                   ORDER BY next_attempt_at LIMIT ${RELAY_SCAN}) AS oldest)
-       SELECT due.id FROM due LEFT JOIN in_flight USING (webhook_id)
+       SELECT due.id, (SELECT count(*) FROM due) AS seen FROM due LEFT JOIN in_flight USING (webhook_id)
         WHERE due.rank + coalesce(in_flight.n, 0) <= ${IN_FLIGHT_PER_WEBHOOK}`,
     );
     const ids = (candidates as Array<{ id: number }>).map((c) => c.id);
     if (!ids.length) return;
+    if (Number((candidates as Array<{ seen: string }>)[0].seen) >= RELAY_SCAN) await statistics.refresh();
     // Claimed only if still due and unclaimed, and not locked: a row another worker's relay
     // or a job's record holds is left for a later relay, never waited for (waiting on rows
     // locked in another order made deadlocks, and a job whose record fails sends again).
+    // Locked by id alone, and checked once locked (a condition on the status beside the id
+    // would let the planner walk a pending-only index instead: see FreshStatistics).
     const { rows } = await db.raw(
-      `UPDATE webhook_deliveries SET relayed_at = now(), relays = relays + 1
-        WHERE id IN (SELECT id FROM webhook_deliveries
-                      WHERE id = ANY (?::bigint[]) AND status = 'pending' AND next_attempt_at <= now()
-                        AND (relayed_at IS NULL OR relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
-                      FOR UPDATE SKIP LOCKED)
-        RETURNING uid, relays, webhook_id, message_id`,
+      `WITH locked AS (SELECT id, status, next_attempt_at, relayed_at FROM webhook_deliveries WHERE id = ANY (?::bigint[]) FOR UPDATE SKIP LOCKED)
+       UPDATE webhook_deliveries d SET relayed_at = now(), relays = d.relays + 1
+         FROM locked l
+        WHERE d.id = l.id AND l.status = 'pending' AND l.next_attempt_at <= now()
+          AND (l.relayed_at IS NULL OR l.relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
+        RETURNING d.uid, d.relays, d.webhook_id, d.message_id`,
       [`{${ids.join(',')}}`],
     );
     const due = (rows as Array<{ uid: string; relays: number; webhook_id: number; message_id: number }>).sort((a, b) => a.message_id - b.message_id);
@@ -213,7 +253,13 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
   };
 }
 
-/** The job's deliveries still as they were relayed, with what sending them needs, in message order. */
+/**
+ * The job's deliveries still as they were relayed, with what sending them needs, in message
+ * order. A delivery's earlier pending messages are read through the (webhook, resource,
+ * message) index: the fence (OFFSET 0) keeps the planner from answering max() by walking
+ * the due index from its end instead, which it finds cheap when it believes next to nothing
+ * is pending (see FreshStatistics).
+ */
 async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
   const uids = job.deliveries.map((d) => d.delivery);
   const { rows } = await db.raw(
@@ -221,9 +267,11 @@ async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
             m.uid AS message_uid, m.type, m.payload,
             w.url, w.secret_enc, w.previous_secret_enc, coalesce(w.previous_secret_expires_at > now(), false) AS previous_valid,
             w.is_active, w.deleted_at IS NOT NULL AS deleted,
-            (SELECT max(e.next_attempt_at) FROM webhook_deliveries e
-              WHERE e.webhook_id = d.webhook_id AND e.resource = d.resource AND e.status = 'pending'
-                AND e.message_id < d.message_id AND e.uid <> ALL (:uids)) AS blocked_until
+            (SELECT max(earlier.next_attempt_at) FROM (
+               SELECT e.next_attempt_at FROM webhook_deliveries e
+                WHERE e.webhook_id = d.webhook_id AND e.resource = d.resource AND e.status = 'pending'
+                  AND e.message_id < d.message_id AND e.uid <> ALL (:uids)
+               OFFSET 0) AS earlier) AS blocked_until
        FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id JOIN webhooks w ON w.id = d.webhook_id
       WHERE d.uid = ANY (:uids)
       ORDER BY d.message_id`,
@@ -247,8 +295,15 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
     else if (d.blocked_until) results.push({ d, kind: 'wait', ms: 1000, after: d.blocked_until });
     else chains.set(d.resource, [...(chains.get(d.resource) ?? []), d]);
   }
-  // The job's deliveries all go to one endpoint: PER_ENDPOINT chains at a time.
+  // The job's deliveries all go to one endpoint: PER_ENDPOINT chains at a time. Its secrets
+  // are opened once, not per attempt.
   const queue = [...chains.values()];
+  const opened = new Map<string, string>();
+  const open = (sealed: string) => {
+    let secret = opened.get(sealed);
+    if (secret === undefined) opened.set(sealed, (secret = openSecret(opts.appKey, sealed)));
+    return secret;
+  };
   const runChain = async (chain: Due[]) => {
       for (const [i, d] of chain.entries()) {
         const origin = new URL(d.url).origin;
@@ -258,7 +313,7 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
         }
         let result: Result;
         try {
-          result = await attempt(d, opts.allowed, opts.appKey);
+          result = await attempt(d, opts.allowed, open);
         } finally {
           opts.turns.give(origin);
         }
@@ -278,7 +333,7 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
 }
 
 /** One signed POST and what it means for the delivery. */
-async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>, appKey: string): Promise<Result> {
+async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>, open: (sealed: string) => string): Promise<Result> {
   const number = d.attempts + 1;
   const started = Date.now();
   let status: number | null = null;
@@ -290,7 +345,7 @@ async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>, appKey
     const text = JSON.stringify(d.payload);
     const id = `msg_${d.message_uid}`;
     const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = [d.secret_enc, ...(d.previous_valid && d.previous_secret_enc ? [d.previous_secret_enc] : [])].map((sealed) => openSecret(appKey, sealed));
+    const secrets = [d.secret_enc, ...(d.previous_valid && d.previous_secret_enc ? [d.previous_secret_enc] : [])].map(open);
     const signatures = secrets.map((secret) => signPayload(secret, id, timestamp, text));
     const answer = await postGuarded(
       new URL(d.url),
@@ -330,21 +385,22 @@ async function record(db: Knex, results: Result[], notices: Producer<AccountMail
   const json = (rows: unknown[]) => JSON.stringify(rows);
   return db.transaction(async (trx) => {
     const { rows: done } = await trx.raw(
-      `WITH r AS (SELECT * FROM json_to_recordset(?::json) AS r(id bigint, relays int, status text, attempt int, delay_ms bigint, code int, body text, error text, duration_ms int)),
+      `WITH r AS (SELECT * FROM json_to_recordset(?::json) AS r(id bigint, relays int, from_status text, status text, attempt int, delay_ms bigint, code int, body text, error text, duration_ms int)),
        updated AS (
          UPDATE webhook_deliveries d
             SET status = CASE WHEN r.status = 'retry' THEN 'pending' ELSE r.status END, attempts = r.attempt,
                 next_attempt_at = CASE WHEN r.status = 'retry' THEN now() + r.delay_ms * interval '1 millisecond' END,
                 relayed_at = NULL, last_status_code = r.code, last_error = r.error, updated_at = now()
-           FROM r WHERE d.id = r.id AND d.status = 'pending' AND d.relays = r.relays
+           FROM r WHERE d.id = ANY (?::bigint[]) AND d.id = r.id AND d.status = r.from_status AND d.relays = r.relays
          RETURNING d.id)
        INSERT INTO webhook_attempts (delivery_id, attempt, status_code, duration_ms, response_body, error)
        SELECT r.id, r.attempt, r.code, r.duration_ms, r.body, r.error FROM r JOIN updated ON updated.id = r.id
        RETURNING delivery_id`,
       [
         json(
-          attempts.map((a) => ({ id: a.d.id, relays: a.d.relays, status: a.outcome, attempt: a.d.attempts + 1, delay_ms: a.delayMs, code: a.status, body: a.body, error: a.error, duration_ms: a.durationMs })),
+          attempts.map((a) => ({ id: a.d.id, relays: a.d.relays, from_status: 'pending', status: a.outcome, attempt: a.d.attempts + 1, delay_ms: a.delayMs, code: a.status, body: a.body, error: a.error, duration_ms: a.durationMs })),
         ),
+        `{${attempts.map((a) => a.d.id).join(',')}}`,
       ],
     );
     const recorded = new Set((done as Array<{ delivery_id: string | number }>).map((r) => Number(r.delivery_id)));
@@ -352,18 +408,18 @@ async function record(db: Knex, results: Result[], notices: Producer<AccountMail
     if (drops.length) {
       await trx.raw(
         `UPDATE webhook_deliveries d SET status = 'failed', last_error = r.error, next_attempt_at = NULL, updated_at = now()
-           FROM json_to_recordset(?::json) AS r(id bigint, relays int, error text)
-          WHERE d.id = r.id AND d.status = 'pending' AND d.relays = r.relays`,
-        [json(drops.map((r) => ({ id: r.d.id, relays: r.d.relays, error: r.error })))],
+           FROM json_to_recordset(?::json) AS r(id bigint, relays int, from_status text, error text)
+          WHERE d.id = r.id AND d.status = r.from_status AND d.relays = r.relays`,
+        [json(drops.map((r) => ({ id: r.d.id, relays: r.d.relays, from_status: 'pending', error: r.error })))],
       );
     }
     const waits = results.filter((r): r is Extract<Result, { kind: 'wait' }> => r.kind === 'wait');
     if (waits.length) {
       await trx.raw(
         `UPDATE webhook_deliveries d SET next_attempt_at = greatest(coalesce(r.after, now()), now()) + r.ms * interval '1 millisecond', relayed_at = NULL, updated_at = now()
-           FROM json_to_recordset(?::json) AS r(id bigint, relays int, ms bigint, after timestamptz)
-          WHERE d.id = r.id AND d.status = 'pending' AND d.relays = r.relays`,
-        [json(waits.map((r) => ({ id: r.d.id, relays: r.d.relays, ms: r.ms, after: r.after ?? null })))],
+           FROM json_to_recordset(?::json) AS r(id bigint, relays int, from_status text, ms bigint, after timestamptz)
+          WHERE d.id = r.id AND d.status = r.from_status AND d.relays = r.relays`,
+        [json(waits.map((r) => ({ id: r.d.id, relays: r.d.relays, from_status: 'pending', ms: r.ms, after: r.after ?? null })))],
       );
     }
     // A resource whose last message here is done: the next one about it, waiting, may go now.
@@ -371,20 +427,27 @@ async function record(db: Knex, results: Result[], notices: Producer<AccountMail
     // touching it would have it relayed and sent twice), and not one another transaction
     // holds (its own job records it; it goes when its wait ends): this transaction never
     // waits on rows of other jobs, so two records cannot deadlock.
+    // Each next one is found by its own walk of the (webhook, resource, message) index, and
+    // locked by its id: about one row read per finished delivery, whatever the statistics
+    // say. Joins left to the planner walked every pending row, once per finished delivery,
+    // when the statistics lagged behind a burst (10,000 messages committed at once: 60 ms a
+    // job, most of the worker's time; test/scale/webhook-plans.test.ts).
     const finished = [...attempts.filter((a) => a.outcome !== 'retry' && recorded.has(a.d.id)), ...drops];
     const touched = results.map((r) => r.d.id);
     if (finished.length) {
       await trx.raw(
         `WITH next AS (
-           SELECT DISTINCT ON (e.webhook_id, e.resource) e.id
-             FROM webhook_deliveries e JOIN json_to_recordset(?::json) AS r(webhook_id bigint, resource text, message_id bigint)
-               ON e.webhook_id = r.webhook_id AND e.resource = r.resource AND e.message_id > r.message_id
-            WHERE e.status = 'pending' AND e.relayed_at IS NULL AND e.id <> ALL (?::bigint[])
-            ORDER BY e.webhook_id, e.resource, e.message_id)
-         UPDATE webhook_deliveries SET next_attempt_at = now()
-          WHERE id IN (SELECT id FROM webhook_deliveries
-                        WHERE id IN (SELECT id FROM next) AND status = 'pending' AND relayed_at IS NULL
-                        FOR UPDATE SKIP LOCKED)`,
+           SELECT DISTINCT ON (r.webhook_id, r.resource) n.id
+             FROM json_to_recordset(?::json) AS r(webhook_id bigint, resource text, message_id bigint)
+             CROSS JOIN LATERAL (
+               SELECT e.id, e.message_id FROM webhook_deliveries e
+                WHERE e.webhook_id = r.webhook_id AND e.resource = r.resource AND e.message_id > r.message_id
+                  AND e.status = 'pending' AND e.relayed_at IS NULL AND e.id <> ALL (?::bigint[])
+                ORDER BY e.message_id LIMIT 1) AS n
+            ORDER BY r.webhook_id, r.resource, n.message_id)
+         , locked AS (SELECT id, status, relayed_at FROM webhook_deliveries WHERE id = ANY (ARRAY(SELECT id FROM next)) FOR UPDATE SKIP LOCKED)
+         UPDATE webhook_deliveries d SET next_attempt_at = now()
+           FROM locked l WHERE d.id = l.id AND l.status = 'pending' AND l.relayed_at IS NULL`,
         [json(finished.map((r) => ({ webhook_id: r.d.webhook_id, resource: r.d.resource, message_id: r.d.message_id }))), `{${touched.join(',')}}`],
       );
     }

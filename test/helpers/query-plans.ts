@@ -59,11 +59,15 @@ function collect(node: PlanNode, into: PlanReads): void {
   for (const child of node.Plans ?? []) collect(child, into);
 }
 
-/** Runs the statement again under EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON), text and values unchanged. */
-export async function explainReads(db: Knex, query: SentQuery): Promise<PlanReads> {
-  const connection = (await db.client.acquireConnection()) as { query(sql: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> };
+/**
+ * Runs the statement again under EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON), text and values
+ * unchanged; a statement that writes (`rollback`) runs in a transaction rolled back after.
+ */
+export async function explainReads(db: Knex, query: SentQuery, opts: { rollback?: boolean } = {}): Promise<PlanReads> {
+  const connection = (await db.client.acquireConnection()) as { query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> };
   try {
-    const { rows } = await connection.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${query.sql}`, query.bindings);
+    if (opts.rollback) await connection.query('BEGIN');
+    const { rows } = await connection.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${query.sql}`, query.bindings).finally(() => (opts.rollback ? connection.query('ROLLBACK') : undefined));
     const [explained] = rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>;
     const reads: PlanReads = { rows: 0, buffers: (explained.Plan['Shared Hit Blocks'] ?? 0) + (explained.Plan['Shared Read Blocks'] ?? 0), scans: [] };
     collect(explained.Plan, reads);

@@ -426,4 +426,26 @@ describe('the address guard', () => {
       receiver.answer = () => ({ status: 200 });
     }
   });
+
+  it('keeps the start of a long answer, reuses its connection, and gives up on an endpoint that holds the request', async () => {
+    const sockets = new Set<unknown>();
+    const server = http.createServer((req, res) => {
+      req.resume();
+      if (req.url === '/long') req.on('end', () => res.writeHead(200).end('x'.repeat(100_000)));
+      // '/held': never answered.
+    });
+    server.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (let i = 0; i < 6; i++) expect(await post(`${base}/long`, '127.0.0.1/32')).toMatchObject({ status: 200, body: 'x'.repeat(10) });
+      // Read to their end, the answers leave their connections open for the next requests.
+      expect(sockets.size).toBeLessThanOrEqual(2);
+      const held = postGuarded(new URL(`${base}/held`), '{}', {}, { timeoutMs: 300, allowed: parseNetworks('127.0.0.1/32'), keepBytes: 10 });
+      await expect(held).rejects.toThrow('no answer within 300 ms');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });

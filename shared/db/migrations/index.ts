@@ -35,6 +35,7 @@ import * as calendarLocale from './0033_calendar_locale';
 import * as dashboardAccounts from './0034_dashboard_accounts';
 import * as webhookDisabledNotice from './0035_webhook_disabled_notice';
 import * as teamDeletion from './0036_team_deletion';
+import * as webhookDueIndex from './0037_webhook_due_index';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -85,4 +86,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0034_dashboard_accounts', dashboardAccounts],
   ['0035_webhook_disabled_notice', webhookDisabledNotice],
   ['0036_team_deletion', teamDeletion],
+  ['0037_webhook_due_index', webhookDueIndex],
 ];
