@@ -6,6 +6,7 @@ import { Producer } from '../../shared/queues/queues';
 import { type WebhookJob, webhookJob, WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { type AccountMailJob, accountMailJob, newAccountMailJobId } from '../../shared/queues/account-mail.job';
+import { RELAY_AGAIN_AFTER } from '../../shared/webhooks/outbox';
 import { openSecret } from '../../shared/webhooks/secrets';
 import { signPayload } from '../../shared/webhooks/signature';
 
@@ -28,8 +29,6 @@ const RELAY_SCAN = 2000;
 const IN_FLIGHT_PER_WEBHOOK = 200;
 /** Jobs waiting in the queue beyond which the relay waits for the next tick. */
 const RELAY_BACKLOG = 200;
-/** A relayed delivery whose job has not run after this is relayed again (its job was lost with Redis). */
-const RELAY_AGAIN_AFTER = '2 minutes';
 /** The longest Retry-After honoured. */
 const MAX_RETRY_AFTER_MS = 24 * 3600_000;
 

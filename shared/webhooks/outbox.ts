@@ -3,6 +3,13 @@ import { newUid } from '../ids/ids';
 
 import type { WebhookEventType } from './event-types';
 
+/**
+ * A delivery relayed this long ago and still pending is taken as lost with its job (Redis
+ * lost it) and relayed again; one relayed more recently is on its way, and nothing else
+ * (the relay, a retry through the API) sends it meanwhile. A Postgres interval.
+ */
+export const RELAY_AGAIN_AFTER = '2 minutes';
+
 /** The body every delivery of a message carries. */
 interface WebhookPayload {
   type: WebhookEventType | 'webhook.test';

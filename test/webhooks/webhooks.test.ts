@@ -27,10 +27,13 @@ interface Received {
   body: string;
 }
 
+type Reply = { status: number; headers?: Record<string, string>; body?: string };
+
 /** A receiver: records every request; `answer` decides each reply by path (default 200). */
 class Receiver {
   readonly received: Received[] = [];
-  answer: (req: Received, nth: number) => { status: number; headers?: Record<string, string>; body?: string } = () => ({ status: 200, body: 'ok' });
+  /** The reply to a request (or its promise: the request is held until it settles). */
+  answer: (req: Received, nth: number) => Reply | Promise<Reply> = () => ({ status: 200, body: 'ok' });
   private server!: http.Server;
   url = '';
 
@@ -41,8 +44,9 @@ class Receiver {
       req.on('end', () => {
         const got = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
         this.received.push(got);
-        const reply = this.answer(got, this.received.filter((r) => r.path === got.path).length);
-        res.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
+        void Promise.resolve(this.answer(got, this.received.filter((r) => r.path === got.path).length)).then((reply) =>
+          res.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? ''),
+        );
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -318,6 +322,31 @@ describe('deliveries', () => {
     expect((await team.api.post(`/api/webhooks/${h.id}/deliveries/${queued}/retry`, {})).status).toBe(202);
     await waitFor(async () => (await team.api.get(`/api/webhooks/${h.id}/deliveries`)).body.data[0].status === 'succeeded', { what: 'the retry' });
     expect((await team.api.post(`/api/webhooks/${h.id}/deliveries/${queued}/retry`, {})).status).toBe(409);
+  });
+
+  it('leaves a delivery whose attempt is being made to that attempt when asked to retry it', async () => {
+    const h = await hook();
+    let release!: () => void;
+    const held = new Promise<Reply>((resolve) => (release = () => resolve({ status: 200, body: 'ok' })));
+    receiver.answer = (r) => (r.path === h.path ? held : { status: 200 });
+    try {
+      const queued = (await team.api.post(`/api/webhooks/${h.id}/test`, {})).body.data.delivery_id;
+      await waitFor(() => receiver.at(h.path).length === 1, { what: 'the attempt, held by the endpoint' });
+      expect((await team.api.post(`/api/webhooks/${h.id}/deliveries/${queued}/retry`, {})).status).toBe(202);
+      // A relay runs every half second: a delivery made relayable again would be claimed and sent again meanwhile.
+      const relays = async () => (await worker.ctx.db('webhook_deliveries').where({ uid: queued.slice(4) }).first('relays')).relays as number;
+      const before = await relays();
+      await waitFor(async () => (await worker.ctx.db.raw("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND relayed_at IS NULL AND next_attempt_at <= now()")).rows[0].n === 0, {
+        what: 'nothing relayable',
+      });
+      release();
+      await waitFor(async () => (await team.api.get(`/api/webhooks/${h.id}/deliveries`)).body.data[0].status === 'succeeded', { what: 'the held attempt recorded' });
+      expect(await relays()).toBe(before);
+      expect(receiver.at(h.path)).toHaveLength(1);
+    } finally {
+      release();
+      receiver.answer = () => ({ status: 200 });
+    }
   });
 
   it('does not retry other 4xx answers', async () => {

@@ -249,7 +249,7 @@ export function webhookRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/webhooks/:wh/deliveries/:whd/retry',
       operationId: 'retryWebhookDelivery',
       summary: 'Try a delivery again now',
-      description: 'A failed (or pending) delivery is tried again at once, with the same `webhook-id`. One that succeeded is a 409.',
+      description: 'A failed (or pending) delivery is tried again at once, with the same `webhook-id`. One already on its way (its attempt being made) is left to that attempt, so it is not sent twice. One that succeeded is a 409.',
       tags,
       auth: true,
       role: 'admin',
