@@ -16,6 +16,6 @@ module.exports = {
   testMatch: [
     '<rootDir>/test/mutation/**/*.test.ts',
     '<rootDir>/test/shared/ics.test.ts',
-    '<rootDir>/test/shared/platform-urls.test.ts',
+    '<rootDir>/test/gateway/platform-urls.test.ts',
   ],
 };
