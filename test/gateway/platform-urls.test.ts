@@ -1,5 +1,6 @@
 import type { EventView } from '../../shared/calendar/event-view';
 import { MAX_URL, WEB_PLATFORMS, type WebPlatform } from '../../services/gateway/calendar/platform-urls';
+import { linkTexts } from '../../services/gateway/public/i18n';
 import { PLATFORMS } from '../../shared/calendar/platforms';
 
 /**
@@ -132,5 +133,29 @@ describe('add-event URLs of every web platform', () => {
     const files = ['apple', 'outlook', 'ics'];
     expect(PLATFORMS.map((p) => p.key).filter((k) => !files.includes(k)).sort()).toEqual(Object.keys(WEB_PLATFORMS).sort());
     for (const urls of Object.values(EXPECTED)) expect(Object.keys(urls).sort()).toEqual(Object.keys(WEB_PLATFORMS).sort());
+  });
+});
+
+describe('the words a link adds, in the visitor\'s language', () => {
+  const desc = (url: string) => new URL(url).searchParams.get('DESC');
+  it.each([
+    ['de', 'Wiederholung: jede Woche am Dienstag, 10-mal.'],
+    ['fr', 'Répétition : toutes les semaines, le mardi, 10 fois.'],
+    ['ja', '繰り返し: 毎週（火曜日）、10回。'],
+    ['en', 'Repeats every week on Tuesday, 10 times.'],
+  ] as const)('the rule in words in %s', (locale, words) => {
+    expect(desc(WEB_PLATFORMS.yahoo(EVENTS.recurring, linkTexts(locale)))).toBe(words);
+    expect(new URL(WEB_PLATFORMS.outlook_web(EVENTS.recurring, linkTexts(locale))).searchParams.get('body')).toBe(words);
+  });
+
+  it('the link back to the page after a cut description', () => {
+    // "Mehr" is as long as "More": the same words fit.
+    expect(WEB_PLATFORMS.yahoo(EVENTS['long description'], linkTexts('de'))).toBe(EXPECTED['long description'].yahoo.replace(MORE, 'Mehr%3A%20https%3A%2F%2Fcal.example%2Fe%2Fev1'));
+    const details = new URL(WEB_PLATFORMS.google(view({ descriptionHtml: `<p>${'x '.repeat(3000)}</p>` }), linkTexts('ja'))).searchParams.get('details');
+    expect(details?.endsWith(`…\n\n詳細: ${PAGE}`)).toBe(true);
+  });
+
+  it('is English when no language is given', () => {
+    expect(WEB_PLATFORMS.yahoo(EVENTS.recurring)).toBe(EXPECTED.recurring.yahoo);
   });
 });

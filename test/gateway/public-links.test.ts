@@ -509,3 +509,23 @@ describe('pages, embed and short links', () => {
     }
   });
 });
+
+describe("the words a web platform's link adds, in the visitor's language", () => {
+  const desc = async (url: string, headers: Record<string, string> = {}) => (await redirectOf(url, headers)).searchParams.get('DESC');
+
+  it('follows ?lang=, then Accept-Language, then the calendar, and says the answer varies with it', async () => {
+    const { data, links } = await createEvent(recurring);
+    expect(await desc(links.yahoo)).toMatch(/^Repeats every week on Tuesday, 10 times\./);
+    expect(await desc(links.yahoo, { 'Accept-Language': 'de-DE,de;q=0.9,en;q=0.5' })).toMatch(/^Wiederholung: jede Woche am Dienstag, 10-mal\./);
+    expect(await desc(`${links.yahoo}?lang=fr`, { 'Accept-Language': 'de' })).toMatch(/^Répétition : toutes les semaines, le mardi, 10 fois\./);
+    const res = await fetch(links.outlook_web, { redirect: 'manual' });
+    expect(res.headers.get('vary')).toContain('Accept-Language');
+    // A calendar in Dutch: its visitors whose browser names none of our languages read Dutch.
+    const dutch = (await team.api.post('/api/calendars', { name: 'Agenda', timezone: 'Europe/Amsterdam', locale: 'nl' })).body.data;
+    const inDutch = (await team.api.post(`/api/calendars/${dutch.public_id}/events`, recurring)).body;
+    expect(await desc(inDutch.links.yahoo, { 'Accept-Language': 'sv' })).toMatch(/^Herhaalt: /);
+    // The page in a language asked for by its address links the platforms in it too.
+    const page = await (await fetch(`${data.public_url}?lang=de`)).text();
+    expect(page).toContain(`/e/${data.uid}/yahoo?lang=de`);
+  });
+});

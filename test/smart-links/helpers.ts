@@ -3,7 +3,7 @@ import type { TestGateway, TestTeam } from '../helpers/gateway';
 import { waitFor } from '../helpers/wait';
 import { startWorker } from '../helpers/workers';
 
-export const startSmartLinkWorker = () => startWorker(smartLinkWorker);
+export const startSmartLinkWorker = (env: Record<string, string> = {}) => startWorker(smartLinkWorker, env);
 
 export interface Link {
   id: string;

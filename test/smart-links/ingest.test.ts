@@ -13,10 +13,13 @@ let team: TestTeam;
 let worker: TestWorker<unknown, unknown>;
 let queue: Queue;
 
+/** The file's own queue: what it counts as added (see addedSince) is its own, not also other files'. */
+const prefix = isolatedPrefix('ingest');
+
 beforeAll(async () => {
-  gw = await startGateway();
+  gw = await startGateway({ QUEUE_PREFIX: prefix });
   team = await gw.newTeam();
-  worker = (await startSmartLinkWorker()) as TestWorker<unknown, unknown>;
+  worker = (await startSmartLinkWorker({ QUEUE_PREFIX: prefix })) as TestWorker<unknown, unknown>;
   queue = new Queue(smartLinkJob.queue, { connection: gw.redis, prefix: gw.config.queuePrefix });
 });
 afterAll(async () => {
@@ -526,7 +529,7 @@ describe('the plan limit', () => {
 
 describe('rate limit per link', () => {
   it('answers 429 with the headers once a link sends too much, other links unaffected', async () => {
-    const limitedGw = await startGateway();
+    const limitedGw = await startGateway({ QUEUE_PREFIX: prefix });
     try {
       const own = await limitedGw.newTeam({ limits: { smart_link_per_minute: 3 } });
       const { link } = await newLink(limitedGw, own);

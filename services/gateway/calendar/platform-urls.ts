@@ -1,7 +1,7 @@
 import type { EventView } from '../../../shared/calendar/event-view';
 import { escapeHtml, htmlToText } from '../../../shared/calendar/html';
-import { recurrenceText } from '../../../shared/calendar/recurrence';
 import { type WallClock, wallClock } from '../../../shared/calendar/time-zones';
+import { type LinkTexts, linkTexts } from '../public/i18n';
 
 /**
  * Add-event URLs of the web calendars, as they accept them today:
@@ -16,7 +16,8 @@ import { type WallClock, wallClock } from '../../../shared/calendar/time-zones';
  * - Google also takes the event's busy type twice: `trp` (RFC 5545 transparency, which it
  *   ignores on all-day events) and `crm` (`AVAILABLE`/`BUSY`, read on every event).
  * Only Google repeats events from a link; the others get the rule in words in the body.
- * Every URL stays under MAX_URL: a long description is cut at a word with a link to the
+ * The words a link adds (the rule, the link back to the page) are in the visitor's
+ * language (`texts`, English unless given). Every URL stays under MAX_URL: a long description is cut at a word with a link to the
  * page; when that alone is not enough, the location and then the title are cut too.
  */
 export const MAX_URL = 2000;
@@ -37,11 +38,13 @@ type Params = Array<[string, string]>;
 
 const encode = (params: Params) => params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
 
-function describe(v: EventView, withRecurrenceNote: boolean): string {
+const ENGLISH = linkTexts('en');
+
+function describe(v: EventView, withRecurrenceNote: boolean, texts: LinkTexts): string {
   const parts: string[] = [];
   if (withRecurrenceNote && v.recurrenceRule) {
-    const words = recurrenceText(v.recurrenceRule, v.timezone);
-    if (words) parts.push(`Repeats ${words}.`);
+    const repeats = texts.repeats(v.recurrenceRule, v.timezone);
+    if (repeats) parts.push(repeats);
   }
   if (v.descriptionHtml) parts.push(htmlToText(v.descriptionHtml));
   if (v.locationUrl && v.locationUrl !== v.location) parts.push(v.locationUrl);
@@ -90,11 +93,10 @@ function cutWithEllipsis(text: string, fits: (cut: string) => boolean): string |
  * fits: the description is cut at a word and ends with a link back to the event page; the
  * description becomes that link alone; the location is cut (or left out); the title is cut.
  */
-function fitted(build: (t: Texts) => string, texts: Texts, pageUrl: string): string {
+function fitted(build: (t: Texts) => string, texts: Texts, more: string): string {
   const full = build(texts);
   if (full.length <= MAX_URL) return full;
   const fits = (t: Texts) => build(t).length <= MAX_URL;
-  const more = `More: ${pageUrl}`;
   const suffix = `…\n\n${more}`;
   let cut = longestFitting(texts.description, (prefix) => fits({ ...texts, description: prefix + suffix }));
   if (cut) {
@@ -115,13 +117,13 @@ function fitted(build: (t: Texts) => string, texts: Texts, pageUrl: string): str
   return fits(t) ? build(t) : build({ ...t, description: '' });
 }
 
-const textsOf = (v: EventView, withRecurrenceNote: boolean): Texts => ({
+const textsOf = (v: EventView, withRecurrenceNote: boolean, words: LinkTexts): Texts => ({
   title: v.title,
   location: v.location ?? v.locationUrl ?? '',
-  description: describe(v, withRecurrenceNote),
+  description: describe(v, withRecurrenceNote, words),
 });
 
-function googleUrl(v: EventView): string {
+function googleUrl(v: EventView, words: LinkTexts = ENGLISH): string {
   const dates: Params = v.isAllDay
     ? [['dates', `${ymd(wallClock(v.startMs, 'UTC'))}/${ymd(wallClock(v.endMs + DAY_MS, 'UTC'))}`]]
     : (() => {
@@ -137,10 +139,10 @@ function googleUrl(v: EventView): string {
     if (t.description) params.push(['details', t.description]);
     return `https://calendar.google.com/calendar/render?${encode(params)}`;
   };
-  return fitted(build, textsOf(v, false), v.pageUrl);
+  return fitted(build, textsOf(v, false, words), words.more(v.pageUrl));
 }
 
-function microsoftUrl(base: string, v: EventView): string {
+function microsoftUrl(base: string, v: EventView, words: LinkTexts): string {
   const dates: Params = v.isAllDay
     ? [
         ['startdt', isoDay(wallClock(v.startMs, 'UTC'))],
@@ -155,11 +157,11 @@ function microsoftUrl(base: string, v: EventView): string {
     if (t.description) params.push(['body', escapeHtml(t.description).replace(/\n/g, '<br>')]);
     return `${base}?${encode(params)}`;
   };
-  return fitted(build, textsOf(v, true), v.pageUrl);
+  return fitted(build, textsOf(v, true, words), words.more(v.pageUrl));
 }
 
-const outlookWebUrl = (v: EventView) => microsoftUrl('https://outlook.live.com/calendar/deeplink/compose', v);
-const office365Url = (v: EventView) => microsoftUrl('https://outlook.cloud.microsoft/calendar/deeplink/compose', v);
+const outlookWebUrl = (v: EventView, words: LinkTexts = ENGLISH) => microsoftUrl('https://outlook.live.com/calendar/deeplink/compose', v, words);
+const office365Url = (v: EventView, words: LinkTexts = ENGLISH) => microsoftUrl('https://outlook.cloud.microsoft/calendar/deeplink/compose', v, words);
 
 /**
  * How Yahoo's add-event form reads a link. It has no official documentation; this follows
@@ -181,7 +183,7 @@ const office365Url = (v: EventView) => microsoftUrl('https://outlook.cloud.micro
  * is right only in UTC); one all-day day with `DUR=allday`; longer all-day events keep all
  * their days, midnight to midnight, without the all-day switch.
  */
-function yahooUrl(v: EventView): string {
+function yahooUrl(v: EventView, words: LinkTexts = ENGLISH): string {
   const first = ymd(wallClock(v.startMs, 'UTC'));
   const afterLast = ymd(wallClock(v.endMs + DAY_MS, 'UTC'));
   const dates: Params = !v.isAllDay
@@ -195,7 +197,7 @@ function yahooUrl(v: EventView): string {
     if (t.description) params.push(['DESC', t.description]);
     return `https://calendar.yahoo.com/?${encode(params)}`;
   };
-  return fitted(build, textsOf(v, true), v.pageUrl);
+  return fitted(build, textsOf(v, true, words), words.more(v.pageUrl));
 }
 
 /** Where a calendar feed can be subscribed to, given its https address. */
@@ -216,7 +218,7 @@ export function subscribeUrls(feedUrl: string, name: string): Record<'apple' | '
 }
 
 export type WebPlatform = 'google' | 'outlook_web' | 'office365' | 'yahoo';
-export const WEB_PLATFORMS: Record<WebPlatform, (v: EventView) => string> = {
+export const WEB_PLATFORMS: Record<WebPlatform, (v: EventView, words?: LinkTexts) => string> = {
   google: googleUrl,
   outlook_web: outlookWebUrl,
   office365: office365Url,

@@ -45,7 +45,7 @@ export function dynamicLinkRoutes(ctx: AppContext): RouteSpec[] {
     const view = dynamicEventView(input, pageUrl, ctx.clock.now().getTime());
     ctx.counters.dynamicLinkUses.add(key.id);
     if (input.service) {
-      deliver(res, input.service, view, { uidHost, personal: false });
+      deliver(res, input.service, view, { uidHost, personal: false, locale: pageLocale(req) });
       return;
     }
     const links = Object.fromEntries(PLATFORMS.map((p) => [p.key, `${pageUrl}&service=${p.key}`]));

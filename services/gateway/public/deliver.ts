@@ -5,6 +5,7 @@ import { buildIcs } from '../../../shared/calendar/ics';
 import { WEB_PLATFORMS, type WebPlatform } from '../calendar/platform-urls';
 import { contentDisposition, titleFileNames } from '../http/content-disposition';
 import { likelyPlatform } from './add-to-calendar';
+import { linkTexts, type Locale } from './i18n';
 
 export type PlatformKey = WebPlatform | 'ics' | 'apple' | 'outlook';
 export const PLATFORM_KEYS: PlatformKey[] = ['google', 'outlook_web', 'office365', 'yahoo', 'ics', 'apple', 'outlook'];
@@ -17,12 +18,14 @@ export const cacheControl = (personal: boolean) => (personal ? 'private, no-stor
 /**
  * Sends an event to a platform: a 302 to the web calendars, the .ics file for Apple,
  * Outlook (desktop) and plain downloads. Stored events and dynamic links both come here.
+ * A web calendar's link adds words of ours (the rule, the link back to the page) in the
+ * visitor's language (`locale`, from pageLocale): its answer varies with Accept-Language.
  */
 export function deliver(
   res: Response,
   key: PlatformKey,
   view: EventView,
-  opts: { uidHost: string; personal: boolean; webUrl?: (platform: WebPlatform) => string },
+  opts: { uidHost: string; personal: boolean; locale: Locale; webUrl?: (platform: WebPlatform) => string },
 ): void {
   res.set('Cache-Control', cacheControl(opts.personal));
   if (key === 'ics' || key === 'apple' || key === 'outlook') {
@@ -34,7 +37,8 @@ export function deliver(
       .send(body);
     return;
   }
-  res.redirect(302, opts.webUrl ? opts.webUrl(key) : WEB_PLATFORMS[key](view));
+  res.vary('Accept-Language');
+  res.redirect(302, opts.webUrl ? opts.webUrl(key) : WEB_PLATFORMS[key](view, linkTexts(opts.locale)));
 }
 
 /** `auto`: the platform key for the visitor's browser, or null for the page itself. */

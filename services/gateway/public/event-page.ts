@@ -4,7 +4,7 @@ import type { AppContext } from '../context';
 import { findAnswerByKey } from '../rsvps/rsvps.service';
 import { type Access, cookiesOf, eventCard, eventFeedUrl, linksWithAccess, viewOf } from './public.service';
 import { likelyPlatform } from './add-to-calendar';
-import { langParam, pageLocale } from './i18n';
+import { langParam, pageLocale, withParam } from './i18n';
 import { answerCookieName } from '../../../shared/links/signatures';
 import { eventPage, type RsvpForm, rsvpNotice } from './views';
 
@@ -23,16 +23,17 @@ export async function eventPageHtml(
   refused?: RsvpForm,
 ): Promise<{ html: string; personal: boolean }> {
   const view = viewOf(found, ctx.config.publicBaseUrl);
-  const card = eventCard(view, linksWithAccess(view.pageUrl, access.query));
+  // The answer, and the platforms' links, keep a language asked for by the address (the
+  // answer's emails and the words a link adds are written in it).
+  const lang = langParam(req);
+  const card = eventCard(view, linksWithAccess(view.pageUrl, withParam(access.query, lang)));
   const e = found.event;
   // A browser holding an answer's key (see rsvps) sees that answer, and the form starts from it.
   const key = e.has_rsvp ? cookiesOf(req)[answerCookieName(e.uid)] : undefined;
   const yours = key ? await findAnswerByKey(ctx, e, key) : undefined;
-  // The answer keeps a language asked for by the address: its emails are written in it.
-  const lang = langParam(req);
   const rsvp = e.has_rsvp
     ? {
-        action: `/e/${e.uid}/rsvp${access.query}${lang ? `${access.query ? '&' : '?'}${lang}` : ''}`,
+        action: `/e/${e.uid}/rsvp${withParam(access.query, lang)}`,
         counts: { yes: e.rsvp_yes, maybe: e.rsvp_maybe, no: e.rsvp_no },
         limit: e.rsvp_limit,
         notice: refused ? undefined : rsvpNotice(req.query.rsvp),

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { localRecurrenceText } from '../../../shared/i18n/recurrence';
 import { isLocale, type Locale, LOCALES, type Translate as TranslateKeys, translators } from '../../../shared/i18n/translations';
 import de from './locales/de.json';
 import en from './locales/en.json';
@@ -41,5 +42,35 @@ export function pageLocale(req: Request, calendarLocale?: string | null): Locale
  */
 export const langParam = (req: Request): string => (isLocale(req.query.lang) ? `lang=${req.query.lang}` : '');
 
+/** A query (`?…` or empty) with `param` (`name=value`, or empty for none) added. */
+export const withParam = (query: string, param: string): string => (param ? `${query}${query ? '&' : '?'}${param}` : query);
+
 /** What the answer depends on beside its address: the platform order and the language. */
 export const PAGE_VARY = 'User-Agent, Accept-Language';
+
+/** The words an add-event link adds to the event's own texts, in one language. */
+export interface LinkTexts {
+  /** "Repeats every week on Tuesday.", for the platforms that take no rule; null when the rule has no words. */
+  repeats(rule: string, zone: string): string | null;
+  /** The link back to the event page that ends a description cut to fit. */
+  more(pageUrl: string): string;
+}
+
+const linkTextsByLocale = new Map<Locale, LinkTexts>();
+
+/** The words of add-event links in `locale`. */
+export function linkTexts(locale: Locale): LinkTexts {
+  let texts = linkTextsByLocale.get(locale);
+  if (!texts) {
+    const t = translator(locale);
+    texts = {
+      repeats: (rule, zone) => {
+        const words = localRecurrenceText(rule, zone, locale);
+        return words ? t('platform_repeats', { rule: words }) : null;
+      },
+      more: (pageUrl) => t('platform_more', { url: pageUrl }),
+    };
+    linkTextsByLocale.set(locale, texts);
+  }
+  return texts;
+}

@@ -189,7 +189,8 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           return;
         }
         if (ICS_KEYS.includes(key)) await readLimits.take(req, res, found.calendar.uid);
-        deliver(res, key, view, { uidHost, personal: access.personal, webUrl: (platform) => webUrlOf(found, base, platform) });
+        const locale = pageLocale(req, found.calendar.locale);
+        deliver(res, key, view, { uidHost, personal: access.personal, locale, webUrl: (platform) => webUrlOf(found, base, platform, locale) });
         ctx.analytics.count(req, eventTarget(found), 'add', key);
       },
     }),

@@ -12,6 +12,7 @@ import { isPublished } from '../../../shared/mail/queue-mail';
 import type { AppContext } from '../context';
 import { findEvent } from '../events/events.repository';
 import { unlockCookieName, verifyEventAccess, verifyUnlockCookie } from '../../../shared/links/signatures';
+import { linkTexts, type Locale } from './i18n';
 import type { EventCard } from './views';
 
 export type PublicDeps = Pick<AppContext, 'db' | 'caches' | 'config' | 'clock'>;
@@ -60,7 +61,7 @@ export function accessTo(deps: PublicDeps, req: Request, e: EventRow): Access {
 
 // Views and platform URLs of cached events, made once per cached object (a changed event
 // is a new object in the cache, so nothing here outlives the version it describes).
-const memo = new WeakMap<EventWithCalendar, { baseUrl: string; view: EventView; urls: Map<WebPlatform, string> }>();
+const memo = new WeakMap<EventWithCalendar, { baseUrl: string; view: EventView; urls: Map<string, string> }>();
 
 function memoOf(found: EventWithCalendar, baseUrl: string) {
   let entry = memo.get(found);
@@ -74,13 +75,14 @@ function memoOf(found: EventWithCalendar, baseUrl: string) {
 /** eventView, remembered for the cached event object. */
 export const viewOf = (found: EventWithCalendar, baseUrl: string): EventView => memoOf(found, baseUrl).view;
 
-/** The platform's add-event URL for a stored event, remembered for the cached event object. */
-export function webUrlOf(found: EventWithCalendar, baseUrl: string, platform: WebPlatform): string {
+/** The platform's add-event URL for a stored event in a language, remembered for the cached event object. */
+export function webUrlOf(found: EventWithCalendar, baseUrl: string, platform: WebPlatform, locale: Locale): string {
   const entry = memoOf(found, baseUrl);
-  let url = entry.urls.get(platform);
+  const key = `${platform} ${locale}`;
+  let url = entry.urls.get(key);
   if (!url) {
-    url = WEB_PLATFORMS[platform](entry.view);
-    entry.urls.set(platform, url);
+    url = WEB_PLATFORMS[platform](entry.view, linkTexts(locale));
+    entry.urls.set(key, url);
   }
   return url;
 }
