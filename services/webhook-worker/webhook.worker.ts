@@ -110,8 +110,10 @@ class EndpointTurns {
  * delivery (10,000 of them, for each job's record, in bench/webhooks). So the worker's
  * statements find rows by id with no such condition beside it (checking the status once the
  * row is locked, or against the state its job started from), and the relay, when it sees a
- * backlog, asks Postgres to analyze the table if it has changed much since it last was: at
- * most once a minute per worker, a sampled read of at most 30,000 rows.
+ * backlog, asks Postgres to analyze the table if as many rows changed since it last was (a
+ * table of millions of old deliveries would wait for a tenth of them to change before
+ * autovacuum looks): at most once a minute per worker, a sampled read of at most 30,000
+ * rows.
  * test/scale/webhook-plans.test.ts explains each statement after such a burst.
  */
 class FreshStatistics {
@@ -127,7 +129,7 @@ class FreshStatistics {
     this.last = Date.now();
     try {
       const { rows } = await this.db.raw(
-        `SELECT n_mod_since_analyze > greatest(1000, n_live_tup / 10) AS stale FROM pg_stat_user_tables WHERE relid = 'webhook_deliveries'::regclass`,
+        `SELECT n_mod_since_analyze >= ${RELAY_SCAN} AS stale FROM pg_stat_user_tables WHERE relid = 'webhook_deliveries'::regclass`,
       );
       if (rows[0]?.stale) await this.db.raw('ANALYZE webhook_deliveries');
     } catch (err) {
