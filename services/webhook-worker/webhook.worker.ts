@@ -23,7 +23,7 @@ const TURN_WAIT_MS = 100;
 /** An endpoint that failed every attempt for this long is turned off. */
 const DISABLE_AFTER = '5 days';
 const RELAY_EVERY_MS = 500;
-/** Due deliveries looked at per relay, oldest first. */
+/** Due deliveries claimed per relay at most: each webhook's first before any webhook's second. */
 const RELAY_SCAN = 2000;
 /** Deliveries of one webhook relayed and not yet done, at most. */
 const IN_FLIGHT_PER_WEBHOOK = 200;
@@ -109,15 +109,22 @@ class EndpointTurns {
  * walk of a whole pending-only index, thought to hold a row or two, and read every pending
  * delivery (10,000 of them, for each job's record, in bench/webhooks). So the worker's
  * statements find rows by id with no such condition beside it (checking the status once the
- * row is locked, or against the state its job started from), and the relay, when it sees a
- * backlog, asks Postgres to analyze the table if as many rows changed since it last was (a
- * table of millions of old deliveries would wait for a tenth of them to change before
- * autovacuum looks): at most once a minute per worker, a sampled read of at most 30,000
- * rows.
+ * row is locked, or against the state its job started from), and the relay, when it has
+ * something to relay, asks Postgres to analyze the table if 2,000 rows or more changed
+ * since it last was (a table of millions of old deliveries would wait for a tenth of them
+ * to change before autovacuum looks): at most once a minute per worker, a sampled read of
+ * at most 30,000 rows.
  * test/scale/webhook-plans.test.ts explains each statement after such a burst.
  */
+const STALE_AFTER_CHANGES = 2000;
+
+/** How often the relay looks at the table's count of changes, and how often at most it has it analyzed. */
+const STATISTICS_CHECK_MS = 2000;
+const ANALYZE_EVERY_MS = 60_000;
+
 class FreshStatistics {
-  private last = 0;
+  private checked = 0;
+  private analyzed = 0;
 
   constructor(
     private readonly db: Knex,
@@ -125,13 +132,16 @@ class FreshStatistics {
   ) {}
 
   async refresh(): Promise<void> {
-    if (Date.now() - this.last < 60_000) return;
-    this.last = Date.now();
+    const now = Date.now();
+    if (now - this.checked < STATISTICS_CHECK_MS || now - this.analyzed < ANALYZE_EVERY_MS) return;
+    this.checked = now;
     try {
       const { rows } = await this.db.raw(
-        `SELECT n_mod_since_analyze >= ${RELAY_SCAN} AS stale FROM pg_stat_user_tables WHERE relid = 'webhook_deliveries'::regclass`,
+        `SELECT n_mod_since_analyze >= ${STALE_AFTER_CHANGES} AS stale FROM pg_stat_user_tables WHERE relid = 'webhook_deliveries'::regclass`,
       );
-      if (rows[0]?.stale) await this.db.raw('ANALYZE webhook_deliveries');
+      if (!rows[0]?.stale) return;
+      this.analyzed = now;
+      await this.db.raw('ANALYZE webhook_deliveries');
     } catch (err) {
       // Not the table's owner, or Postgres busy: autovacuum will do it in its time.
       this.logger.warn({ err: (err as Error).message }, 'could not analyze the webhook outbox');
@@ -171,22 +181,36 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
     // IN_FLIGHT_PER_WEBHOOK deliveries relayed and not yet done, so one busy endpoint's
     // backlog never fills the queue ahead of the others'.
     if ((await producer.queue.getWaitingCount()) >= RELAY_BACKLOG) return;
+    // Per webhook, not the outbox's oldest first: a webhook whose backlog is at its limit
+    // (a slow endpoint with thousands due) would otherwise fill every scan with deliveries
+    // it may not take, and every other team's wait behind it. The webhooks with something
+    // pending are found by skipping through the (webhook, resource, message) index, one
+    // probe each; each gives up to its room of its oldest due deliveries, from the
+    // (webhook, next attempt) index; webhooks take turns, first deliveries first.
     const { rows: candidates } = await db.raw(
-      `WITH in_flight AS (
+      `WITH RECURSIVE hooks AS (
+         (SELECT webhook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.webhook_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
+           FROM hooks h WHERE h.webhook_id IS NOT NULL),
+       in_flight AS (
          SELECT webhook_id, count(*) AS n FROM webhook_deliveries
           WHERE status = 'pending' AND relayed_at IS NOT NULL AND relayed_at >= now() - interval '${RELAY_AGAIN_AFTER}' GROUP BY webhook_id),
        due AS (
-         SELECT id, webhook_id, row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS rank
-           FROM (SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-                  WHERE status = 'pending' AND next_attempt_at <= now()
-                    AND (relayed_at IS NULL OR relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
-                  ORDER BY next_attempt_at LIMIT ${RELAY_SCAN}) AS oldest)
-       SELECT due.id, (SELECT count(*) FROM due) AS seen FROM due LEFT JOIN in_flight USING (webhook_id)
-        WHERE due.rank + coalesce(in_flight.n, 0) <= ${IN_FLIGHT_PER_WEBHOOK}`,
+         SELECT d.id, d.next_attempt_at, row_number() OVER (PARTITION BY h.webhook_id ORDER BY d.next_attempt_at, d.id) AS rank
+           FROM hooks h LEFT JOIN in_flight f USING (webhook_id)
+           CROSS JOIN LATERAL (
+             SELECT e.id, e.next_attempt_at FROM webhook_deliveries e
+              WHERE e.webhook_id = h.webhook_id AND e.status = 'pending' AND e.next_attempt_at <= now()
+                AND (e.relayed_at IS NULL OR e.relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
+              ORDER BY e.next_attempt_at, e.id
+              LIMIT greatest(0, ${IN_FLIGHT_PER_WEBHOOK} - coalesce(f.n, 0))) AS d
+          WHERE h.webhook_id IS NOT NULL)
+       SELECT id FROM due ORDER BY rank, next_attempt_at, id LIMIT ${RELAY_SCAN}`,
     );
     const ids = (candidates as Array<{ id: number }>).map((c) => c.id);
     if (!ids.length) return;
-    if (Number((candidates as Array<{ seen: string }>)[0].seen) >= RELAY_SCAN) await statistics.refresh();
+    await statistics.refresh();
     // Claimed only if still due and unclaimed, and not locked: a row another worker's relay
     // or a job's record holds is left for a later relay, never waited for (waiting on rows
     // locked in another order made deadlocks, and a job whose record fails sends again).

@@ -1,0 +1,71 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { webhookWorker } from '../../services/webhook-worker/webhook.worker';
+import { recordWebhookEvents } from '../../shared/webhooks/outbox';
+import { sealSecret } from '../../shared/webhooks/secrets';
+import { startGateway, type TestGateway } from '../helpers/gateway';
+import { isolatedDatabase, isolatedPrefix } from '../helpers/service-processes';
+import { waitFor } from '../helpers/wait';
+import { startWorker, type TestWorker } from '../helpers/workers';
+
+/**
+ * One team's slow endpoint with thousands of deliveries due cannot hold up another team's
+ * webhooks: the relay gives each webhook its turn, whatever is oldest in the outbox. Before,
+ * it looked at the 2,000 oldest due deliveries only; all were the slow webhook's, which was
+ * at its limit in flight, so the other team's delivery waited until thousands of the slow
+ * webhook's had been relayed and put back (over 30 s with 6,000 due).
+ */
+jest.setTimeout(60_000);
+
+const BACKLOG = 6000;
+let gw: TestGateway;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+let worker: TestWorker<unknown, unknown> | undefined;
+let slowServer: http.Server;
+let quickServer: http.Server;
+let received = 0;
+
+beforeAll(async () => {
+  database = await isolatedDatabase('webhook_fairness');
+  gw = await startGateway({ DATABASE_URL: database.url });
+  // Two endpoints (two origins, as two teams' would be): one never answers (until the test
+  // ends), the other at once.
+  slowServer = http.createServer((req) => req.resume());
+  quickServer = http.createServer((req, res) => {
+    req.resume();
+    received++;
+    res.end('ok');
+  });
+  for (const server of [slowServer, quickServer]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  // The held attempts fail, and the ones after them at once: the worker's jobs end.
+  const closed = [slowServer, quickServer].map((server) => new Promise((resolve) => server.close(resolve)));
+  for (const server of [slowServer, quickServer]) server.closeAllConnections();
+  await worker?.close();
+  await Promise.all(closed);
+  await gw?.close();
+  await database?.drop();
+});
+
+it("delivers another team's message while one team's slow endpoint has thousands due", async () => {
+  const url = (server: http.Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const [slowTeam, quickTeam] = [await gw.newTeam(), await gw.newTeam()];
+  const hook = async (teamId: number, server: http.Server, uid: string) =>
+    (await gw.db('webhooks').insert({ uid, team_id: teamId, url: url(server), secret_enc: sealSecret(gw.config.appKey, `whsec_${Buffer.alloc(24, 3).toString('base64')}`) }).returning('id'))[0].id as number;
+  const slow = await hook(slowTeam.teamId, slowServer, 'fairslow00000001');
+  const quick = await hook(quickTeam.teamId, quickServer, 'fairquick0000001');
+  const messages = (teamId: number, webhookId: number, n: number, name: string) =>
+    Array.from({ length: n }, (_, i) => ({ teamId, type: 'event.created' as const, resource: `event:${name}${i}`, data: { uid: `${name}${i}` }, at: new Date(), webhookId }));
+  await gw.db.transaction((trx) => recordWebhookEvents(trx, messages(slowTeam.teamId, slow, BACKLOG, 'slow')));
+  worker = (await startWorker(webhookWorker, { DATABASE_URL: database.url, QUEUE_PREFIX: isolatedPrefix('webhook_fairness'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' })) as unknown as TestWorker<unknown, unknown>;
+  const relayed = async () => Number((await gw.db('webhook_deliveries').where({ webhook_id: slow }).sum<{ n: string }[]>('relays as n'))[0].n);
+  // The slow endpoint holds its first attempts: its webhook is at its limit in flight.
+  await waitFor(async () => (await relayed()) >= 200, { what: "the slow webhook's first deliveries relayed" });
+  // Then the other team's message, newer than every one of the backlog.
+  await gw.db.transaction((trx) => recordWebhookEvents(trx, messages(quickTeam.teamId, quick, 1, 'quick')));
+  await waitFor(() => received === 1, { what: "the other team's delivery", timeoutMs: 30_000 });
+  // It did not wait for the backlog to be looked at (relayed, and put back) in turn: the
+  // slow webhook's deliveries went out a few hundred at a time meanwhile, not thousands.
+  expect(await relayed()).toBeLessThan(1000);
+});
