@@ -16,8 +16,14 @@ const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 360
 const TIMEOUT_MS = 15_000;
 /** The start of an answer kept with its attempt. */
 const KEEP_BYTES = 2048;
-/** Attempts at once to one endpoint (its origin), per worker process: a slow one holds only these. */
-const PER_ENDPOINT = 4;
+/** Attempts at once to one webhook, per worker process: a slow endpoint holds only these. */
+const PER_WEBHOOK = 4;
+/**
+ * Attempts at once to one origin (scheme, host, port), per worker process, whoever's
+ * webhooks are there: a receiving service several teams use is not sent more than this,
+ * and one team's slow path there holds only its webhook's places.
+ */
+const PER_ORIGIN = 16;
 /** How long an attempt waits for its endpoint's turn before it gives its place up (postponed a second). */
 const TURN_WAIT_MS = 100;
 /** An endpoint that failed every attempt for this long is turned off. */
@@ -61,9 +67,9 @@ type Result =
   | { d: Due; kind: 'wait'; ms: number; after?: string | null };
 
 /**
- * At most `limit` attempts at once per endpoint. An attempt waits a moment for a turn (a fast
- * endpoint frees one within milliseconds), then gives its place in the worker up, so a slow
- * endpoint's deliveries never fill the worker and hold up other endpoints'.
+ * At most `limit` attempts at once per key (a webhook, an origin). An attempt waits a moment
+ * for a turn (a fast endpoint frees one within milliseconds), then gives its place in the
+ * worker up, so a slow endpoint's deliveries never fill the worker and hold up others'.
  */
 class EndpointTurns {
   private readonly taken = new Map<string, number>();
@@ -169,7 +175,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
   const allowed = parseNetworks(config.webhookAllowedNetworks);
   const producer = new Producer(webhookJob, ctx.redis, config.queuePrefix, logger, deploymentOf(db));
   const notices = new Producer(accountMailJob, ctx.redis, config.queuePrefix, logger, deploymentOf(db));
-  const turns = new EndpointTurns(PER_ENDPOINT);
+  const turns = { webhook: new EndpointTurns(PER_WEBHOOK), origin: new EndpointTurns(PER_ORIGIN) };
   const retention = startRetention(ctx, WEBHOOK_RECORDS, config.deliveryRetentionDays);
 
   const statistics = new FreshStatistics(db, logger);
@@ -311,7 +317,7 @@ async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
  * that is to be tried again holds the ones after it), the resources side by side as the
  * endpoint's turns allow.
  */
-async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType<typeof parseNetworks>; turns: EndpointTurns; appKey: string }): Promise<Result[]> {
+async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType<typeof parseNetworks>; turns: Record<'webhook' | 'origin', EndpointTurns>; appKey: string }): Promise<Result[]> {
   const results: Result[] = [];
   const chains = new Map<string, Due[]>();
   for (const d of await load(db, job)) {
@@ -320,7 +326,7 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
     else if (d.blocked_until) results.push({ d, kind: 'wait', ms: 1000, after: d.blocked_until });
     else chains.set(d.resource, [...(chains.get(d.resource) ?? []), d]);
   }
-  // The job's deliveries all go to one endpoint: PER_ENDPOINT chains at a time. Its secrets
+  // The job's deliveries all go to one webhook: PER_WEBHOOK chains at a time. Its secrets
   // are opened once, not per attempt.
   const queue = [...chains.values()];
   const opened = new Map<string, string>();
@@ -331,8 +337,15 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
   };
   const runChain = async (chain: Due[]) => {
       for (const [i, d] of chain.entries()) {
+        // The webhook's place, then its origin's; without both, the chain waits a second.
+        const hook = String(d.webhook_id);
         const origin = new URL(d.url).origin;
-        if (!(await opts.turns.take(origin, TURN_WAIT_MS))) {
+        let placed = await opts.turns.webhook.take(hook, TURN_WAIT_MS);
+        if (placed && !(await opts.turns.origin.take(origin, TURN_WAIT_MS))) {
+          opts.turns.webhook.give(hook);
+          placed = false;
+        }
+        if (!placed) {
           for (const rest of chain.slice(i)) results.push({ d: rest, kind: 'wait', ms: 1000 });
           return;
         }
@@ -340,7 +353,8 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
         try {
           result = await attempt(d, opts.allowed, open);
         } finally {
-          opts.turns.give(origin);
+          opts.turns.origin.give(origin);
+          opts.turns.webhook.give(hook);
         }
         results.push(result);
         if (result.kind === 'attempt' && result.outcome === 'retry') {
@@ -350,7 +364,7 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
       }
   };
   await Promise.all(
-    Array.from({ length: Math.min(PER_ENDPOINT, queue.length) }, async () => {
+    Array.from({ length: Math.min(PER_WEBHOOK, queue.length) }, async () => {
       for (let chain = queue.shift(); chain; chain = queue.shift()) await runChain(chain);
     }),
   );

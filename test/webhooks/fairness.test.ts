@@ -23,6 +23,11 @@ let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let worker: TestWorker<unknown, unknown> | undefined;
 let slowServer: http.Server;
 let quickServer: http.Server;
+/** One receiving service for two teams: '/slow' never answers, '/quick' at once. */
+let sharedServer: http.Server;
+let sharedReceived = 0;
+let slowHeld = 0;
+let slowGivenUp = 0;
 let received = 0;
 
 beforeAll(async () => {
@@ -36,36 +41,62 @@ beforeAll(async () => {
     received++;
     res.end('ok');
   });
-  for (const server of [slowServer, quickServer]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  sharedServer = http.createServer((req, res) => {
+    req.resume();
+    if (req.url === '/quick') {
+      sharedReceived++;
+      res.end('ok');
+    } else {
+      slowHeld++;
+      // Never answered: closed only by the worker giving the attempt up (its 15 s timeout).
+      res.on('close', () => slowGivenUp++);
+    }
+  });
+  for (const server of [slowServer, quickServer, sharedServer]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
   // The held attempts fail, and the ones after them at once: the worker's jobs end.
-  const closed = [slowServer, quickServer].map((server) => new Promise((resolve) => server.close(resolve)));
-  for (const server of [slowServer, quickServer]) server.closeAllConnections();
+  const servers = [slowServer, quickServer, sharedServer];
+  const closed = servers.map((server) => new Promise((resolve) => server.close(resolve)));
+  for (const server of servers) server.closeAllConnections();
   await worker?.close();
   await Promise.all(closed);
   await gw?.close();
   await database?.drop();
 });
 
+const url = (server: http.Server, path = '/hook') => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+const messages = (teamId: number, webhookId: number, n: number, name: string) =>
+  Array.from({ length: n }, (_, i) => ({ teamId, type: 'event.created' as const, resource: `event:${name}${i}`, data: { uid: `${name}${i}` }, at: new Date(), webhookId }));
+const hook = async (teamId: number, address: string, uid: string) =>
+  (await gw.db('webhooks').insert({ uid, team_id: teamId, url: address, secret_enc: sealSecret(gw.config.appKey, `whsec_${Buffer.alloc(24, 3).toString('base64')}`) }).returning('id'))[0].id as number;
+const relayed = async (webhookId: number) => Number((await gw.db('webhook_deliveries').where({ webhook_id: webhookId }).sum<{ n: string }[]>('relays as n'))[0].n);
+
 it("delivers another team's message while one team's slow endpoint has thousands due", async () => {
-  const url = (server: http.Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   const [slowTeam, quickTeam] = [await gw.newTeam(), await gw.newTeam()];
-  const hook = async (teamId: number, server: http.Server, uid: string) =>
-    (await gw.db('webhooks').insert({ uid, team_id: teamId, url: url(server), secret_enc: sealSecret(gw.config.appKey, `whsec_${Buffer.alloc(24, 3).toString('base64')}`) }).returning('id'))[0].id as number;
-  const slow = await hook(slowTeam.teamId, slowServer, 'fairslow00000001');
-  const quick = await hook(quickTeam.teamId, quickServer, 'fairquick0000001');
-  const messages = (teamId: number, webhookId: number, n: number, name: string) =>
-    Array.from({ length: n }, (_, i) => ({ teamId, type: 'event.created' as const, resource: `event:${name}${i}`, data: { uid: `${name}${i}` }, at: new Date(), webhookId }));
+  const slow = await hook(slowTeam.teamId, url(slowServer), 'fairslow00000001');
+  const quick = await hook(quickTeam.teamId, url(quickServer), 'fairquick0000001');
   await gw.db.transaction((trx) => recordWebhookEvents(trx, messages(slowTeam.teamId, slow, BACKLOG, 'slow')));
   worker = (await startWorker(webhookWorker, { DATABASE_URL: database.url, QUEUE_PREFIX: isolatedPrefix('webhook_fairness'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' })) as unknown as TestWorker<unknown, unknown>;
-  const relayed = async () => Number((await gw.db('webhook_deliveries').where({ webhook_id: slow }).sum<{ n: string }[]>('relays as n'))[0].n);
   // The slow endpoint holds its first attempts: its webhook is at its limit in flight.
-  await waitFor(async () => (await relayed()) >= 200, { what: "the slow webhook's first deliveries relayed" });
+  await waitFor(async () => (await relayed(slow)) >= 200, { what: "the slow webhook's first deliveries relayed" });
   // Then the other team's message, newer than every one of the backlog.
   await gw.db.transaction((trx) => recordWebhookEvents(trx, messages(quickTeam.teamId, quick, 1, 'quick')));
   await waitFor(() => received === 1, { what: "the other team's delivery", timeoutMs: 30_000 });
   // It did not wait for the backlog to be looked at (relayed, and put back) in turn: the
   // slow webhook's deliveries went out a few hundred at a time meanwhile, not thousands.
-  expect(await relayed()).toBeLessThan(1000);
+  expect(await relayed(slow)).toBeLessThan(1000);
+});
+
+it("delivers another team's message on the same receiving service as a slow path", async () => {
+  const [slowTeam, quickTeam] = [await gw.newTeam(), await gw.newTeam()];
+  const slow = await hook(slowTeam.teamId, url(sharedServer, '/slow'), 'fairslow00000002');
+  const quick = await hook(quickTeam.teamId, url(sharedServer, '/quick'), 'fairquick0000002');
+  await gw.db.transaction((trx) => recordWebhookEvents(trx, messages(slowTeam.teamId, slow, 400, 'slow2-')));
+  await waitFor(() => slowHeld >= 4, { what: "the slow path's attempts, held" });
+  await gw.db.transaction((trx) => recordWebhookEvents(trx, messages(quickTeam.teamId, quick, 1, 'quick2-')));
+  // The slow path holds its webhook's 4 places at the service, not the service's: the other
+  // team's delivery goes while they are still held, not when one is given up.
+  await waitFor(() => sharedReceived === 1, { what: "the other team's delivery", timeoutMs: 30_000 });
+  expect(slowGivenUp).toBe(0);
 });
