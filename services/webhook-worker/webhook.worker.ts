@@ -1,12 +1,12 @@
 import type { Knex } from '../../shared/db/knex';
 import { deploymentOf } from '../../shared/db/deployment';
 import { startRetention, WEBHOOK_RECORDS } from '../../shared/db/retention';
-import { parseNetworks, postGuarded } from '../../shared/net/outbound';
+import { CONNECTIONS_PER_ORIGIN, parseNetworks, postGuarded } from '../../shared/net/outbound';
 import { Producer } from '../../shared/queues/queues';
 import { type WebhookJob, webhookJob, WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { type AccountMailJob, accountMailJob, newAccountMailJobId } from '../../shared/queues/account-mail.job';
-import { RELAY_AGAIN_AFTER } from '../../shared/webhooks/outbox';
+import { onItsWay, relayable } from '../../shared/webhooks/outbox';
 import { openSecret } from '../../shared/webhooks/secrets';
 import { signPayload } from '../../shared/webhooks/signature';
 
@@ -21,9 +21,10 @@ const PER_WEBHOOK = 4;
 /**
  * Attempts at once to one origin (scheme, host, port), per worker process, whoever's
  * webhooks are there: a receiving service several teams use is not sent more than this,
- * and one team's slow path there holds only its webhook's places.
+ * and one team's slow path there holds only its webhook's places. As many as the
+ * connection pool keeps per origin: an attempt never waits inside it, timer running.
  */
-const PER_ORIGIN = 16;
+const PER_ORIGIN = CONNECTIONS_PER_ORIGIN;
 /** How long an attempt waits for its endpoint's turn before it gives its place up (postponed a second). */
 const TURN_WAIT_MS = 100;
 /** An endpoint that failed every attempt for this long is turned off. */
@@ -200,15 +201,15 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
          SELECT (SELECT d.webhook_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
            FROM hooks h WHERE h.webhook_id IS NOT NULL),
        in_flight AS (
-         SELECT webhook_id, count(*) AS n FROM webhook_deliveries
-          WHERE status = 'pending' AND relayed_at IS NOT NULL AND relayed_at >= now() - interval '${RELAY_AGAIN_AFTER}' GROUP BY webhook_id),
+         SELECT webhook_id, count(*) AS n FROM webhook_deliveries f
+          WHERE f.status = 'pending' AND ${onItsWay('f')} GROUP BY webhook_id),
        due AS (
          SELECT d.id, d.next_attempt_at, row_number() OVER (PARTITION BY h.webhook_id ORDER BY d.next_attempt_at, d.id) AS rank
            FROM hooks h LEFT JOIN in_flight f USING (webhook_id)
            CROSS JOIN LATERAL (
              SELECT e.id, e.next_attempt_at FROM webhook_deliveries e
               WHERE e.webhook_id = h.webhook_id AND e.status = 'pending' AND e.next_attempt_at <= now()
-                AND (e.relayed_at IS NULL OR e.relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
+                AND ${relayable('e')}
               ORDER BY e.next_attempt_at, e.id
               LIMIT greatest(0, ${IN_FLIGHT_PER_WEBHOOK} - coalesce(f.n, 0))) AS d
           WHERE h.webhook_id IS NOT NULL)
@@ -227,7 +228,7 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
        UPDATE webhook_deliveries d SET relayed_at = now(), relays = d.relays + 1
          FROM locked l
         WHERE d.id = l.id AND l.status = 'pending' AND l.next_attempt_at <= now()
-          AND (l.relayed_at IS NULL OR l.relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')
+          AND ${relayable('l')}
         RETURNING d.uid, d.relays, d.webhook_id, d.message_id`,
       [`{${ids.join(',')}}`],
     );

@@ -63,8 +63,11 @@ interface OutboundAnswer {
   body: string;
 }
 
-/** Connections kept open per endpoint (its origin), per set of allowed networks. */
-const CONNECTIONS_PER_ORIGIN = 16;
+/**
+ * Connections per origin (scheme, host, port), per set of allowed networks: requests beyond
+ * them wait in the pool. Callers keep to it (the webhook worker's places per origin).
+ */
+export const CONNECTIONS_PER_ORIGIN = 16;
 const agents = new Map<string, Agent>();
 
 /**

@@ -8,7 +8,12 @@ import type { WebhookEventType } from './event-types';
  * lost it) and relayed again; one relayed more recently is on its way, and nothing else
  * (the relay, a retry through the API) sends it meanwhile. A Postgres interval.
  */
-export const RELAY_AGAIN_AFTER = '2 minutes';
+const RELAY_AGAIN_AFTER = '2 minutes';
+
+/** SQL: the delivery (table alias `d`) is on its way, relayed recently and not yet done (a pending one). */
+export const onItsWay = (d: string) => `(${d}.relayed_at IS NOT NULL AND ${d}.relayed_at >= now() - interval '${RELAY_AGAIN_AFTER}')`;
+/** SQL: the delivery (alias `d`) may be relayed as far as its claim goes: never relayed, or relayed so long ago its job was lost. */
+export const relayable = (d: string) => `(${d}.relayed_at IS NULL OR ${d}.relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')`;
 
 /** The body every delivery of a message carries. */
 interface WebhookPayload {

@@ -22,6 +22,10 @@ let gw: TestGateway;
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let worker: TestWorker<unknown, unknown> | undefined;
 let slowServer: http.Server;
+let slowServerHeld = 0;
+/** A receiving service where every path is slow: '/1' … '/5', a webhook each. */
+let crowdedServer: http.Server;
+let crowdedHeld = 0;
 let quickServer: http.Server;
 /** One receiving service for two teams: '/slow' never answers, '/quick' at once. */
 let sharedServer: http.Server;
@@ -35,7 +39,14 @@ beforeAll(async () => {
   gw = await startGateway({ DATABASE_URL: database.url });
   // Two endpoints (two origins, as two teams' would be): one never answers (until the test
   // ends), the other at once.
-  slowServer = http.createServer((req) => req.resume());
+  slowServer = http.createServer((req) => {
+    req.resume();
+    slowServerHeld++;
+  });
+  crowdedServer = http.createServer((req) => {
+    req.resume();
+    crowdedHeld++;
+  });
   quickServer = http.createServer((req, res) => {
     req.resume();
     received++;
@@ -52,11 +63,11 @@ beforeAll(async () => {
       res.on('close', () => slowGivenUp++);
     }
   });
-  for (const server of [slowServer, quickServer, sharedServer]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  for (const server of [slowServer, quickServer, sharedServer, crowdedServer]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
   // The held attempts fail, and the ones after them at once: the worker's jobs end.
-  const servers = [slowServer, quickServer, sharedServer];
+  const servers = [slowServer, quickServer, sharedServer, crowdedServer];
   const closed = servers.map((server) => new Promise((resolve) => server.close(resolve)));
   for (const server of servers) server.closeAllConnections();
   await worker?.close();
@@ -86,6 +97,8 @@ it("delivers another team's message while one team's slow endpoint has thousands
   // It did not wait for the backlog to be looked at (relayed, and put back) in turn: the
   // slow webhook's deliveries went out a few hundred at a time meanwhile, not thousands.
   expect(await relayed(slow)).toBeLessThan(1000);
+  // And the slow webhook was sent 4 at once, no more (none has been given up yet).
+  expect(slowServerHeld).toBe(4);
 });
 
 it("delivers another team's message on the same receiving service as a slow path", async () => {
@@ -99,4 +112,21 @@ it("delivers another team's message on the same receiving service as a slow path
   // team's delivery goes while they are still held, not when one is given up.
   await waitFor(() => sharedReceived === 1, { what: "the other team's delivery", timeoutMs: 30_000 });
   expect(slowGivenUp).toBe(0);
+  expect(slowHeld).toBe(4);
+});
+
+it('sends a receiving service 16 attempts at once at most, whoever\'s webhooks are there', async () => {
+  const team = await gw.newTeam();
+  const hooks: number[] = [];
+  for (let i = 1; i <= 5; i++) hooks.push(await hook(team.teamId, url(crowdedServer, `/${i}`), `faircrowd000000${i}`));
+  await gw.db.transaction(async (trx) => {
+    for (const [i, id] of hooks.entries()) await recordWebhookEvents(trx, messages(team.teamId, id, 10, `crowd${i}-`));
+  });
+  await waitFor(() => crowdedHeld >= 16, { what: "the service's places taken" });
+  // A delivery that found no place was put back and relayed again: the worker has gone on
+  // trying while the 16 were held, and made no 17th attempt.
+  await waitFor(async () => (await gw.db('webhook_deliveries').whereIn('webhook_id', hooks).where('relays', '>', 1).first()) !== undefined, {
+    what: 'a delivery put back for want of a place',
+  });
+  expect(crowdedHeld).toBe(16);
 });

@@ -17,8 +17,9 @@ import { type LinkTexts, linkTexts } from '../public/i18n';
  *   ignores on all-day events) and `crm` (`AVAILABLE`/`BUSY`, read on every event).
  * Only Google repeats events from a link; the others get the rule in words in the body.
  * The words a link adds (the rule, the link back to the page) are in the visitor's
- * language (`texts`, English unless given). Every URL stays under MAX_URL: a long description is cut at a word with a link to the
- * page; when that alone is not enough, the location and then the title are cut too.
+ * language (`words`, English unless given). Every URL stays under MAX_URL: a long
+ * description is cut at a word with a link to the page; when that alone is not enough, the
+ * location and then the title are cut too.
  */
 export const MAX_URL = 2000;
 

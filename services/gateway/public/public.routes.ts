@@ -154,7 +154,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'eventPlatform',
       summary: 'Add the event to a calendar platform, or the embeddable widget',
       description:
-        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe (transparent, no margins, fits 300×200; it posts its height to the parent page as `{type: "calendar-service:embed-height", height}`). Protected events need the signed pair (`expires`, `signature`) or the unlock cookie. An .ics answer counts as a read of the event\'s calendar, per address and per calendar (429 past either limit).',
+        '`google`, `outlook_web`, `office365`, `yahoo`: 302 to that platform; the words the link adds (the rule in words, the link back to the page) are in the visitor\'s language, chosen as the pages choose it (`?lang=`, `Accept-Language`, the calendar\'s `locale`), so the answer varies with `Accept-Language`. `ics`, `apple`, `outlook`: the event as text/calendar. `auto`: the platform for the visitor\'s device (the page for bots and in-app browsers). `embed`: a small widget for an iframe (transparent, no margins, fits 300×200; it posts its height to the parent page as `{type: "calendar-service:embed-height", height}`). Protected events need the signed pair (`expires`, `signature`) or the unlock cookie. An .ics answer counts as a read of the event\'s calendar, per address and per calendar (429 past either limit).',
       tags,
       auth: false,
       page: true,

@@ -3,7 +3,7 @@ import type { Knex } from '../../../shared/db/knex';
 import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { isAllowedAddress, parseNetworks } from '../../../shared/net/outbound';
-import { RELAY_AGAIN_AFTER, recordWebhookEvent } from '../../../shared/webhooks/outbox';
+import { onItsWay, recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { newSigningSecret, sealSecret } from '../../../shared/webhooks/secrets';
 import type { AppContext } from '../context';
 import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
@@ -228,14 +228,14 @@ export async function listDeliveries(deps: Deps, teamId: number, publicId: strin
 export async function retryDelivery(deps: Deps, teamId: number, publicId: string, deliveryPublicId: string) {
   const hook = await requireWebhook(deps.db, teamId, publicId);
   const uid = uidFromPublicId('whd_', deliveryPublicId);
-  const onItsWay = `status = 'pending' AND relayed_at >= now() - interval '${RELAY_AGAIN_AFTER}'`;
+  const goingNow = `webhook_deliveries.status = 'pending' AND ${onItsWay('webhook_deliveries')}`;
   const [row] = await deps.db('webhook_deliveries')
     .where({ webhook_id: hook.id, uid: uid ?? '' })
     .whereIn('status', ['failed', 'pending'])
     .update({
       status: 'pending',
-      next_attempt_at: deps.db.raw(`CASE WHEN ${onItsWay} THEN next_attempt_at ELSE now() END`),
-      relayed_at: deps.db.raw(`CASE WHEN ${onItsWay} THEN relayed_at END`),
+      next_attempt_at: deps.db.raw(`CASE WHEN ${goingNow} THEN next_attempt_at ELSE now() END`),
+      relayed_at: deps.db.raw(`CASE WHEN ${goingNow} THEN relayed_at END`),
       updated_at: deps.db.fn.now(),
     })
     .returning('uid');
