@@ -6,7 +6,7 @@ import { Producer } from '../../shared/queues/queues';
 import { type WebhookJob, webhookJob, WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';
 import { type AccountMailJob, accountMailJob, newAccountMailJobId } from '../../shared/queues/account-mail.job';
-import { onItsWay, relayable } from '../../shared/webhooks/outbox';
+import { claimLeftMs, onItsWay, relayable } from '../../shared/webhooks/outbox';
 import { openSecret } from '../../shared/webhooks/secrets';
 import { signPayload } from '../../shared/webhooks/signature';
 
@@ -25,11 +25,19 @@ const PER_WEBHOOK = 4;
  * connection pool keeps per origin: an attempt never waits inside it, timer running.
  */
 const PER_ORIGIN = CONNECTIONS_PER_ORIGIN;
+/**
+ * An attempt is started only if it ends, timeout included, this long before its relay may
+ * be taken as lost: a job still sending when the relay could claim its deliveries again
+ * (a slow endpoint, 4 at a time, each up to the timeout) would have them sent twice. Those
+ * left are put back, to be relayed again at once.
+ */
+const CLAIM_MARGIN_MS = 15_000;
 /** How long an attempt waits for its endpoint's turn before it gives its place up (postponed a second). */
 const TURN_WAIT_MS = 100;
 /** An endpoint that failed every attempt for this long is turned off. */
 const DISABLE_AFTER = '5 days';
-const RELAY_EVERY_MS = 500;
+/** How often the relay looks for due deliveries when no job has just finished: a tenth of a second, one index probe when none are due. */
+const RELAY_EVERY_MS = 100;
 /** Due deliveries claimed per relay at most: each webhook's first before any webhook's second. */
 const RELAY_SCAN = 2000;
 /** Deliveries of one webhook relayed and not yet done, at most. */
@@ -59,6 +67,8 @@ interface Due {
   deleted: boolean;
   /** An earlier message about the same resource, pending and not in this job: this one waits for it. */
   blocked_until: string | null;
+  /** Milliseconds left, when loaded, before the relay may take this delivery as lost and relay it again. */
+  claim_left_ms: number;
 }
 
 /** What became of one delivery of a job, recorded with the others in one transaction. */
@@ -298,7 +308,7 @@ async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
     `SELECT d.id, d.uid, d.webhook_id, d.message_id, d.resource, d.status, d.attempts, d.relays,
             m.uid AS message_uid, m.type, m.payload,
             w.url, w.secret_enc, w.previous_secret_enc, coalesce(w.previous_secret_expires_at > now(), false) AS previous_valid,
-            w.is_active, w.deleted_at IS NOT NULL AS deleted,
+            w.is_active, w.deleted_at IS NOT NULL AS deleted, ${claimLeftMs('d')} AS claim_left_ms,
             (SELECT max(earlier.next_attempt_at) FROM (
                SELECT e.next_attempt_at FROM webhook_deliveries e
                 WHERE e.webhook_id = d.webhook_id AND e.resource = d.resource AND e.status = 'pending'
@@ -336,8 +346,13 @@ async function deliverAll(db: Knex, job: WebhookJob, opts: { allowed: ReturnType
     if (secret === undefined) opened.set(sealed, (secret = openSecret(opts.appKey, sealed)));
     return secret;
   };
+  const loaded = Date.now();
   const runChain = async (chain: Due[]) => {
       for (const [i, d] of chain.entries()) {
+        if (Date.now() > loaded + d.claim_left_ms - TIMEOUT_MS - CLAIM_MARGIN_MS) {
+          for (const rest of chain.slice(i)) results.push({ d: rest, kind: 'wait', ms: 0 });
+          return;
+        }
         // The webhook's place, then its origin's; without both, the chain waits a second.
         const hook = String(d.webhook_id);
         const origin = new URL(d.url).origin;
@@ -415,89 +430,90 @@ async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>, open: 
 }
 
 /**
- * Records a job's results in one transaction. Each row is changed only from the state its
- * job started from (pending, the same relay): a delivery changed meanwhile (retried through
- * the API, relayed again) keeps its new state, and an attempt on it is not recorded.
+ * Records a job's results, atomically. Each row is changed only from the state its job
+ * started from (pending, the same relay): a delivery changed meanwhile (retried through the
+ * API, relayed again) keeps its new state, and an attempt on it is not recorded.
+ * The usual job (attempts answered, nothing waiting) is recorded in one statement: its
+ * attempts and drops, the release of each resource's next message, and the endpoint's
+ * failing mark cleared. A job with waits or only failures takes a transaction around that
+ * statement and the ones those need. Round trips to Postgres are most of a job's cost
+ * beside its POSTs (docs/webhooks.md, "Throughput").
  */
 async function record(db: Knex, results: Result[], notices: Producer<AccountMailJob>): Promise<number> {
   if (!results.length) return 0;
   const attempts = results.filter((r): r is Extract<Result, { kind: 'attempt' }> => r.kind === 'attempt');
+  const drops = results.filter((r): r is Extract<Result, { kind: 'drop' }> => r.kind === 'drop');
+  const waits = results.filter((r): r is Extract<Result, { kind: 'wait' }> => r.kind === 'wait');
+  const webhookId = results[0].d.webhook_id;
   const json = (rows: unknown[]) => JSON.stringify(rows);
-  return db.transaction(async (trx) => {
-    const { rows: done } = await trx.raw(
-      `WITH r AS (SELECT * FROM json_to_recordset(?::json) AS r(id bigint, relays int, from_status text, status text, attempt int, delay_ms bigint, code int, body text, error text, duration_ms int)),
+  // Endpoint attempts other than tests, none of them answered: the endpoint may be failing.
+  const mayFail = !attempts.some((a) => a.outcome === 'succeeded') && attempts.some((a) => a.d.type !== 'webhook.test');
+  const write = async (q: Knex | Knex.Transaction): Promise<number> => {
+    // Attempts and drops, and their attempts' rows. A resource whose delivery here is done
+    // (not to be tried again): the next one about it, waiting, may go now. Only a row still
+    // unclaimed when it is locked (one relayed meanwhile is on its way: touching it would
+    // have it relayed and sent twice), and not one another transaction holds (its own job
+    // records it; it goes when its wait ends): this statement never waits on rows of other
+    // jobs, so two records cannot deadlock. Each next one is found by its own walk of the
+    // (webhook, resource, message) index and locked by its id: about one row read per
+    // finished delivery, whatever the statistics say (joins left to the planner walked
+    // every pending row, once per finished delivery, when the statistics lagged behind a
+    // burst; test/scale/webhook-plans.test.ts). Rows are found by id with no condition on
+    // the status beside it, for the same reason.
+    const { rows } = await q.raw(
+      `WITH r AS (SELECT * FROM json_to_recordset(?::json) AS r(id bigint, relays int, from_status text, status text, attempt int, delay_ms bigint, code int, body text, error text, duration_ms int, webhook_id bigint, resource text, message_id bigint, test boolean)),
        updated AS (
          UPDATE webhook_deliveries d
-            SET status = CASE WHEN r.status = 'retry' THEN 'pending' ELSE r.status END, attempts = r.attempt,
+            SET status = CASE WHEN r.status = 'retry' THEN 'pending' ELSE r.status END, attempts = coalesce(r.attempt, d.attempts),
                 next_attempt_at = CASE WHEN r.status = 'retry' THEN now() + r.delay_ms * interval '1 millisecond' END,
-                relayed_at = NULL, last_status_code = r.code, last_error = r.error, updated_at = now()
+                relayed_at = NULL, last_status_code = CASE WHEN r.attempt IS NULL THEN d.last_status_code ELSE r.code END,
+                last_error = r.error, updated_at = now()
            FROM r WHERE d.id = ANY (?::bigint[]) AND d.id = r.id AND d.status = r.from_status AND d.relays = r.relays
-         RETURNING d.id)
-       INSERT INTO webhook_attempts (delivery_id, attempt, status_code, duration_ms, response_body, error)
-       SELECT r.id, r.attempt, r.code, r.duration_ms, r.body, r.error FROM r JOIN updated ON updated.id = r.id
-       RETURNING delivery_id`,
+         RETURNING d.id),
+       attempted AS (
+         INSERT INTO webhook_attempts (delivery_id, attempt, status_code, duration_ms, response_body, error)
+         SELECT r.id, r.attempt, r.code, r.duration_ms, r.body, r.error FROM r JOIN updated USING (id) WHERE r.attempt IS NOT NULL),
+       next AS (
+         SELECT DISTINCT ON (r.webhook_id, r.resource) n.id
+           FROM r JOIN updated USING (id)
+           CROSS JOIN LATERAL (
+             SELECT e.id, e.message_id FROM webhook_deliveries e
+              WHERE e.webhook_id = r.webhook_id AND e.resource = r.resource AND e.message_id > r.message_id
+                AND e.status = 'pending' AND e.relayed_at IS NULL AND e.id <> ALL (?::bigint[])
+              ORDER BY e.message_id LIMIT 1) AS n
+          WHERE r.status <> 'retry'
+          ORDER BY r.webhook_id, r.resource, n.message_id),
+       locked AS (SELECT id, status, relayed_at FROM webhook_deliveries WHERE id = ANY (ARRAY(SELECT id FROM next)) FOR UPDATE SKIP LOCKED),
+       released AS (
+         UPDATE webhook_deliveries d SET next_attempt_at = now()
+           FROM locked l WHERE d.id = l.id AND l.status = 'pending' AND l.relayed_at IS NULL),
+       answering AS (
+         UPDATE webhooks w SET failing_since = NULL
+          WHERE w.id = ? AND w.failing_since IS NOT NULL
+            AND EXISTS (SELECT 1 FROM r JOIN updated USING (id) WHERE r.status = 'succeeded'))
+       SELECT updated.id, r.test FROM updated JOIN r USING (id) WHERE r.attempt IS NOT NULL`,
       [
-        json(
-          attempts.map((a) => ({ id: a.d.id, relays: a.d.relays, from_status: 'pending', status: a.outcome, attempt: a.d.attempts + 1, delay_ms: a.delayMs, code: a.status, body: a.body, error: a.error, duration_ms: a.durationMs })),
-        ),
-        `{${attempts.map((a) => a.d.id).join(',')}}`,
+        json([
+          ...attempts.map((a) => ({ ...where(a.d), status: a.outcome, attempt: a.d.attempts + 1, delay_ms: a.delayMs, code: a.status, body: a.body, error: a.error, duration_ms: a.durationMs, test: a.d.type === 'webhook.test' })),
+          ...drops.map((r) => ({ ...where(r.d), status: 'failed', error: r.error })),
+        ]),
+        `{${[...attempts, ...drops].map((a) => a.d.id).join(',')}}`,
+        `{${results.map((r) => r.d.id).join(',')}}`,
+        webhookId,
       ],
     );
-    const recorded = new Set((done as Array<{ delivery_id: string | number }>).map((r) => Number(r.delivery_id)));
-    const drops = results.filter((r): r is Extract<Result, { kind: 'drop' }> => r.kind === 'drop');
-    if (drops.length) {
-      await trx.raw(
-        `UPDATE webhook_deliveries d SET status = 'failed', last_error = r.error, next_attempt_at = NULL, updated_at = now()
-           FROM json_to_recordset(?::json) AS r(id bigint, relays int, from_status text, error text)
-          WHERE d.id = r.id AND d.status = r.from_status AND d.relays = r.relays`,
-        [json(drops.map((r) => ({ id: r.d.id, relays: r.d.relays, from_status: 'pending', error: r.error })))],
-      );
-    }
-    const waits = results.filter((r): r is Extract<Result, { kind: 'wait' }> => r.kind === 'wait');
+    const recorded = rows as Array<{ id: string | number; test: boolean }>;
     if (waits.length) {
-      await trx.raw(
+      await q.raw(
         `UPDATE webhook_deliveries d SET next_attempt_at = greatest(coalesce(r.after, now()), now()) + r.ms * interval '1 millisecond', relayed_at = NULL, updated_at = now()
            FROM json_to_recordset(?::json) AS r(id bigint, relays int, from_status text, ms bigint, after timestamptz)
           WHERE d.id = r.id AND d.status = r.from_status AND d.relays = r.relays`,
-        [json(waits.map((r) => ({ id: r.d.id, relays: r.d.relays, from_status: 'pending', ms: r.ms, after: r.after ?? null })))],
+        [json(waits.map((r) => ({ ...where(r.d), ms: r.ms, after: r.after ?? null })))],
       );
     }
-    // A resource whose last message here is done: the next one about it, waiting, may go now.
-    // Only a row still unclaimed when it is locked (one relayed meanwhile is on its way:
-    // touching it would have it relayed and sent twice), and not one another transaction
-    // holds (its own job records it; it goes when its wait ends): this transaction never
-    // waits on rows of other jobs, so two records cannot deadlock.
-    // Each next one is found by its own walk of the (webhook, resource, message) index, and
-    // locked by its id: about one row read per finished delivery, whatever the statistics
-    // say. Joins left to the planner walked every pending row, once per finished delivery,
-    // when the statistics lagged behind a burst (10,000 messages committed at once: 60 ms a
-    // job, most of the worker's time; test/scale/webhook-plans.test.ts).
-    const finished = [...attempts.filter((a) => a.outcome !== 'retry' && recorded.has(a.d.id)), ...drops];
-    const touched = results.map((r) => r.d.id);
-    if (finished.length) {
-      await trx.raw(
-        `WITH next AS (
-           SELECT DISTINCT ON (r.webhook_id, r.resource) n.id
-             FROM json_to_recordset(?::json) AS r(webhook_id bigint, resource text, message_id bigint)
-             CROSS JOIN LATERAL (
-               SELECT e.id, e.message_id FROM webhook_deliveries e
-                WHERE e.webhook_id = r.webhook_id AND e.resource = r.resource AND e.message_id > r.message_id
-                  AND e.status = 'pending' AND e.relayed_at IS NULL AND e.id <> ALL (?::bigint[])
-                ORDER BY e.message_id LIMIT 1) AS n
-            ORDER BY r.webhook_id, r.resource, n.message_id)
-         , locked AS (SELECT id, status, relayed_at FROM webhook_deliveries WHERE id = ANY (ARRAY(SELECT id FROM next)) FOR UPDATE SKIP LOCKED)
-         UPDATE webhook_deliveries d SET next_attempt_at = now()
-           FROM locked l WHERE d.id = l.id AND l.status = 'pending' AND l.relayed_at IS NULL`,
-        [json(finished.map((r) => ({ webhook_id: r.d.webhook_id, resource: r.d.resource, message_id: r.d.message_id }))), `{${touched.join(',')}}`],
-      );
-    }
-    // The endpoint answers: it is not failing. Else, with only failures, it may be turned off.
-    const mine = attempts.filter((a) => recorded.has(a.d.id) && a.d.type !== 'webhook.test');
-    const webhookId = results[0].d.webhook_id;
-    if (attempts.some((a) => recorded.has(a.d.id) && a.outcome === 'succeeded')) {
-      await trx('webhooks').where({ id: webhookId }).whereNotNull('failing_since').update({ failing_since: null });
-    } else if (mine.length) {
-      const { rows } = await trx.raw(
+    // Only failures recorded: the endpoint is failing, and may have been for long enough.
+    if (mayFail && recorded.some((r) => !r.test)) {
+      const { rows: marked } = await q.raw(
         `WITH before AS (SELECT id, is_active FROM webhooks WHERE id = ? FOR UPDATE)
          UPDATE webhooks w SET failing_since = coalesce(failing_since, now()),
                 is_active = CASE WHEN failing_since < now() - interval '${DISABLE_AFTER}' THEN false ELSE w.is_active END,
@@ -508,8 +524,14 @@ async function record(db: Knex, results: Result[], notices: Producer<AccountMail
       );
       // Turned off by this statement: the team's admins are told, in the same transaction
       // (a rolled-back one leaves a job that finds the webhook on, and sends nothing).
-      if (rows[0]?.was_active && !rows[0].is_active) await notices.add('webhook-disabled', { webhookId }, { jobId: newAccountMailJobId() });
+      if (marked[0]?.was_active && !marked[0].is_active) await notices.add('webhook-disabled', { webhookId }, { jobId: newAccountMailJobId() });
     }
-    return recorded.size;
-  });
+    return recorded.length;
+  };
+  return waits.length || mayFail ? db.transaction(write) : write(db);
+}
+
+/** What identifies a delivery's row in the state its job started from, and its resource. */
+function where(d: Due) {
+  return { id: d.id, relays: d.relays, from_status: 'pending', webhook_id: d.webhook_id, resource: d.resource, message_id: d.message_id };
 }

@@ -14,6 +14,8 @@ const RELAY_AGAIN_AFTER = '2 minutes';
 export const onItsWay = (d: string) => `(${d}.relayed_at IS NOT NULL AND ${d}.relayed_at >= now() - interval '${RELAY_AGAIN_AFTER}')`;
 /** SQL: the delivery (alias `d`) may be relayed as far as its claim goes: never relayed, or relayed so long ago its job was lost. */
 export const relayable = (d: string) => `(${d}.relayed_at IS NULL OR ${d}.relayed_at < now() - interval '${RELAY_AGAIN_AFTER}')`;
+/** SQL: milliseconds until the relay of the delivery (alias `d`) may take it as lost (0 when it may already). */
+export const claimLeftMs = (d: string) => `greatest(0, extract(epoch FROM ${d}.relayed_at + interval '${RELAY_AGAIN_AFTER}' - now()) * 1000)::float8`;
 
 /** The body every delivery of a message carries. */
 interface WebhookPayload {

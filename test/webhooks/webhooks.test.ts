@@ -8,6 +8,11 @@ import { mailWorker } from '../../services/mail-worker/mail.worker';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { newLink, submitForm } from '../smart-links/helpers';
 import { webhookWorker } from '../../services/webhook-worker/webhook.worker';
+import { createLogger } from '../../shared/logging/logger';
+import { Producer } from '../../shared/queues/queues';
+import { closeRedis, createRedis } from '../../shared/queues/redis';
+import { webhookJob } from '../../shared/queues/webhook.job';
+import { recordWebhookEvent } from '../../shared/webhooks/outbox';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { isolatedDatabase, isolatedPrefix } from '../helpers/service-processes';
 import { waitFor } from '../helpers/wait';
@@ -333,7 +338,7 @@ describe('deliveries', () => {
       const queued = (await team.api.post(`/api/webhooks/${h.id}/test`, {})).body.data.delivery_id;
       await waitFor(() => receiver.at(h.path).length === 1, { what: 'the attempt, held by the endpoint' });
       expect((await team.api.post(`/api/webhooks/${h.id}/deliveries/${queued}/retry`, {})).status).toBe(202);
-      // A relay runs every half second: a delivery made relayable again would be claimed and sent again meanwhile.
+      // A relay runs every tenth of a second: a delivery made relayable again would be claimed and sent again meanwhile.
       const relays = async () => (await worker.ctx.db('webhook_deliveries').where({ uid: queued.slice(4) }).first('relays')).relays as number;
       const before = await relays();
       await waitFor(async () => (await worker.ctx.db.raw("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND relayed_at IS NULL AND next_attempt_at <= now()")).rows[0].n === 0, {
@@ -347,6 +352,32 @@ describe('deliveries', () => {
       release();
       receiver.answer = () => ({ status: 200 });
     }
+  });
+
+  it('starts no attempt on a claim that may run out before the attempt ends; relayed again, it is sent once', async () => {
+    const h = await hook();
+    const webhookId = (await gw.db('webhooks').where({ uid: h.id.slice(3) }).first('id')).id as number;
+    // A delivery its job reaches late (a slow endpoint's job, 4 at a time, each up to 15 s):
+    // relayed 110 s ago, so the relay may take it as lost and relay it again within 10 s.
+    const [uid] = await gw.db.transaction(async (trx) => {
+      const uids = await recordWebhookEvent(trx, { teamId: team.teamId, type: 'webhook.test', resource: 'webhook:late', data: { late: true }, at: new Date(), webhookId });
+      await trx('webhook_deliveries').whereIn('uid', uids).update({ relayed_at: trx.raw("now() - interval '110 seconds'"), relays: 1 });
+      return uids;
+    });
+    const redis = createRedis(process.env.TEST_REDIS_URL as string, 'client');
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    const producer = new Producer(webhookJob, redis, base.QUEUE_PREFIX, createLogger('test', 'silent'));
+    try {
+      await producer.add('deliver', { deliveries: [{ delivery: uid, relay: 1 }] }, { jobId: `${uid}-late` });
+      await waitFor(async () => (await gw.db('webhook_deliveries').where({ uid }).first('status')).status === 'succeeded', { what: 'the delivery' });
+    } finally {
+      await producer.close();
+      await closeRedis(redis);
+    }
+    // Not sent on the old claim: put back, relayed again (its second relay), and sent once.
+    expect((await gw.db('webhook_deliveries').where({ uid }).first('relays')).relays).toBe(2);
+    expect(receiver.at(h.path)).toHaveLength(1);
+    expect(verified(h.secret, receiver.at(h.path)[0]).data).toEqual({ late: true });
   });
 
   it('does not retry other 4xx answers', async () => {
