@@ -41,7 +41,7 @@ const RELAY_EVERY_MS = 100;
 /** Due deliveries claimed per relay at most: each webhook's first before any webhook's second. */
 const RELAY_SCAN = 2000;
 /** Deliveries of one webhook relayed and not yet done, at most. */
-const IN_FLIGHT_PER_WEBHOOK = 200;
+const IN_FLIGHT_PER_WEBHOOK = 400;
 /** Jobs waiting in the queue beyond which the relay waits for the next tick. */
 const RELAY_BACKLOG = 200;
 /** The longest Retry-After honoured. */
@@ -177,7 +177,7 @@ function retryAfterMs(value: string | string[] | undefined, nowMs: number): numb
 
 /**
  * The webhooks queue's worker, and the relay that feeds it from the outbox: due deliveries
- * are claimed from Postgres (SKIP LOCKED: several workers share them) and queued, up to 50
+ * are claimed from Postgres (SKIP LOCKED: several workers share them) and queued, up to 100
  * of one webhook per job; a job makes each one's signed attempt (in order per resource, at
  * most 4 at once per endpoint) and records them all in one transaction. See docs/webhooks.md.
  */
@@ -231,10 +231,13 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
     // Claimed only if still due and unclaimed, and not locked: a row another worker's relay
     // or a job's record holds is left for a later relay, never waited for (waiting on rows
     // locked in another order made deadlocks, and a job whose record fails sends again).
-    // Locked by id alone, and checked once locked (a condition on the status beside the id
-    // would let the planner walk a pending-only index instead: see FreshStatistics).
+    // Locked by id alone, one probe of the key each, and checked once locked (a condition on
+    // the status beside the id would let the planner walk a pending-only index instead, and
+    // a list of ids a scan of the table when it thinks the table small: see FreshStatistics).
     const { rows } = await db.raw(
-      `WITH locked AS (SELECT id, status, next_attempt_at, relayed_at FROM webhook_deliveries WHERE id = ANY (?::bigint[]) FOR UPDATE SKIP LOCKED)
+      `WITH locked AS (
+         SELECT l.* FROM unnest(?::bigint[]) AS u(id)
+          CROSS JOIN LATERAL (SELECT id, status, next_attempt_at, relayed_at FROM webhook_deliveries WHERE id = u.id FOR UPDATE SKIP LOCKED) AS l)
        UPDATE webhook_deliveries d SET relayed_at = now(), relays = d.relays + 1
          FROM locked l
         WHERE d.id = l.id AND l.status = 'pending' AND l.next_attempt_at <= now()
@@ -297,13 +300,14 @@ export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, 
 
 /**
  * The job's deliveries still as they were relayed, with what sending them needs, in message
- * order. A delivery's earlier pending messages are read through the (webhook, resource,
- * message) index: the fence (OFFSET 0) keeps the planner from answering max() by walking
- * the due index from its end instead, which it finds cheap when it believes next to nothing
- * is pending (see FreshStatistics).
+ * order. Each row is found by its key, one probe each (joins left to the planner were made
+ * scans of whole tables when it thought them small). A delivery's earlier pending messages
+ * are read through the (webhook, resource, message) index: the fence (OFFSET 0) keeps the
+ * planner from answering max() by walking the due index from its end instead, which it
+ * finds cheap when it believes next to nothing is pending (see FreshStatistics).
  */
 async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
-  const uids = job.deliveries.map((d) => d.delivery);
+  const uids = `{${job.deliveries.map((d) => d.delivery).join(',')}}`;
   const { rows } = await db.raw(
     `SELECT d.id, d.uid, d.webhook_id, d.message_id, d.resource, d.status, d.attempts, d.relays,
             m.uid AS message_uid, m.type, m.payload,
@@ -312,12 +316,14 @@ async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
             (SELECT max(earlier.next_attempt_at) FROM (
                SELECT e.next_attempt_at FROM webhook_deliveries e
                 WHERE e.webhook_id = d.webhook_id AND e.resource = d.resource AND e.status = 'pending'
-                  AND e.message_id < d.message_id AND e.uid <> ALL (:uids)
+                  AND e.message_id < d.message_id AND e.uid <> ALL (?::text[])
                OFFSET 0) AS earlier) AS blocked_until
-       FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id JOIN webhooks w ON w.id = d.webhook_id
-      WHERE d.uid = ANY (:uids)
+       FROM unnest(?::text[]) AS u(uid)
+      CROSS JOIN LATERAL (SELECT * FROM webhook_deliveries WHERE uid = u.uid LIMIT 1) AS d
+      CROSS JOIN LATERAL (SELECT uid, type, payload FROM webhook_messages WHERE id = d.message_id LIMIT 1) AS m
+      CROSS JOIN LATERAL (SELECT * FROM webhooks WHERE id = d.webhook_id LIMIT 1) AS w
       ORDER BY d.message_id`,
-    { uids },
+    [uids, uids],
   );
   const relays = new Map(job.deliveries.map((d) => [d.delivery, d.relay]));
   return (rows as Due[]).filter((d) => d.status === 'pending' && relays.get(d.uid) === d.relays);

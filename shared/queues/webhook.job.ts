@@ -2,10 +2,10 @@ import Joi from 'joi';
 import { defineJob, jobMetaSchema, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
 
 /** Deliveries one job holds at most (all to one webhook). */
-export const WEBHOOK_JOB_DELIVERIES = 50;
+export const WEBHOOK_JOB_DELIVERIES = 100;
 
 /**
- * The webhooks queue: attempts to make, up to 50 deliveries of one webhook. The job names
+ * The webhooks queue: attempts to make, up to 100 deliveries of one webhook. The job names
  * the delivery rows only; Postgres holds the messages, the state and the schedule. The
  * worker's relay puts due deliveries here, counting each one's relays: a delivery whose
  * relay is no longer the one named here (it was relayed again, its first job seemingly

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { webhookWorker } from '../../services/webhook-worker/webhook.worker';
+import { WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import { recordWebhookEvents } from '../../shared/webhooks/outbox';
 import { sealSecret } from '../../shared/webhooks/secrets';
 import { startGateway, type TestGateway } from '../helpers/gateway';
@@ -18,10 +19,10 @@ import { startWorker } from '../helpers/workers';
  * Here autovacuum is off for the table: the statistics stay those of the small outbox.
  */
 const BURST = 10_000;
-const JOB = 50;
+const JOB = WEBHOOK_JOB_DELIVERIES;
 /**
  * What a statement may read: the relay looks at the 2,000 oldest due deliveries (and the
- * 200 of a webhook already out), a job at its 50 and the next message of each. A plan
+ * 400 of a webhook already out), a job at its 100 and the next message of each. A plan
  * walking the pending deliveries reads the whole burst.
  */
 const READ_LIMIT = 3_000;
@@ -76,7 +77,7 @@ it("the worker's statements read what a job holds after a burst the statistics h
       const at = Date.now();
       const analyzedAt = async () =>
         new Date((await gw.db.raw("SELECT last_analyze FROM pg_stat_user_tables WHERE relid = 'webhook_deliveries'::regclass")).rows[0].last_analyze ?? 0).getTime();
-      // The worker has at most 200 deliveries of a webhook out at once: 1,000 received, several
+      // The worker has at most 400 deliveries of a webhook out at once: 1,000 received, several
       // jobs were recorded. And the relay, seeing the burst, had the table analyzed (autovacuum
       // is off for it here).
       const { queries } = await captureQueries(worker.ctx.db, async () => {
