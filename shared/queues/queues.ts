@@ -3,11 +3,12 @@ import Joi from 'joi';
 import type { DeploymentId } from '../db/deployment';
 import { unavailable } from '../errors/app-error';
 import type { Logger } from '../logging/logger';
+import type { PayloadSchema } from './json-schema';
 import { isRedisUnavailableError, mayHaveRun, type Redis } from './redis';
 
 /**
- * The queues between the gateway and the workers. Names, payload types and their joi
- * schemas live here once, used by producer and consumer alike.
+ * The queues between the gateway and the workers. Names, payload types and their schemas
+ * live here once, used by producer and consumer alike.
  */
 export const QUEUES = {
   smartLinkSubmissions: 'smart-link-submissions',
@@ -28,11 +29,17 @@ export interface JobMeta {
 }
 
 export const jobMetaSchema = Joi.object({ requestId: Joi.string().max(200), deployment: Joi.string().max(64) });
+/** The same, for contracts written in JSON Schema (json-schema.ts). */
+export const jobMetaJsonSchema = {
+  type: 'object',
+  properties: { requestId: { type: 'string', minLength: 1, maxLength: 200 }, deployment: { type: 'string', minLength: 1, maxLength: 64 } },
+  additionalProperties: false,
+} as const;
 
-/** A queue's contract: its name, the payload's schema, and the defaults its jobs get. */
+/** A queue's contract: its name, the payload's schema (joi, or compiled JSON Schema for hot queues), and the defaults its jobs get. */
 export interface JobContract<T> {
   queue: QueueName;
-  schema: Joi.Schema<T>;
+  schema: PayloadSchema<T>;
   defaults: JobsOptions;
 }
 

@@ -1,5 +1,5 @@
-import Joi from 'joi';
-import { defineJob, type JobMeta, jobMetaSchema, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
+import { compiledSchema } from './json-schema';
+import { defineJob, type JobMeta, jobMetaJsonSchema, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
 
 /** The link a submission came through, with the team and calendar its event goes to. */
 export interface SubmissionLink {
@@ -74,19 +74,10 @@ export function submissionsOf(data: SmartLinkJob): SmartLinkSubmission[] {
 }
 
 /**
- * Text the gateway has checked against its limits in characters (code points). Here the
- * bound is in UTF-16 units, two per character at most: it refuses only payloads no gateway
- * writes, with joi's built-in rule, which costs the worker less per job than counting.
- */
-const bounded = (chars: number) => Joi.string().max(2 * chars);
-const nullableText = (chars: number) => bounded(chars).allow(null).required();
-
-/**
  * A UTC instant as the gateway writes it (`2030-09-14T10:00:00.000Z`, or without the
  * milliseconds for all-day days), for a day and time that exist: it must read back to the
- * same wall time. Cheaper than joi's isoDate(), whose catch-all ISO 8601 pattern cost the
- * worker more than the rest of the job's check together; and a value Postgres would refuse
- * must fail its own job here, not the batch it would be written with.
+ * same wall time. A value Postgres would refuse must fail its own job here, not the batch
+ * it would be written with.
  */
 const INSTANT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d{1,3})?Z$/;
 const isInstant = (value: string) => {
@@ -94,36 +85,52 @@ const isInstant = (value: string) => {
   const ms = m ? Date.parse(value) : NaN;
   return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith((m as RegExpExecArray)[1]);
 };
-const instant = () =>
-  Joi.string()
-    .max(40)
-    .custom((value: string, helpers) => (isInstant(value) ? value : helpers.error('string.isoDate')))
-    .required();
 
-const uid = () => Joi.string().pattern(/^[0-9A-Za-z]{16}$/).required();
-const link = Joi.object({ id: Joi.number().integer().required(), teamId: Joi.number().integer().required(), calendarId: Joi.number().integer().required() }).required();
-const submission = {
-  submission: uid(),
-  receivedAt: instant(),
-  event: Joi.object({
-    uid: uid(),
-    title: bounded(255).required(),
-    description: nullableText(50000),
-    location: nullableText(255),
-    internal_name: nullableText(255),
-    is_all_day: Joi.boolean().required(),
-    timezone: Joi.string().max(64).required(),
-    date_start: instant(),
-    date_end: instant(),
-    ends_at: instant(),
-    status: Joi.string().valid('approved', 'pending').required(),
-  }).required(),
-  meta: jobMetaSchema,
-};
+/** Text the gateway has checked against its limits in characters (code points, as JSON Schema counts them). */
+const bounded = (chars: number) => ({ type: 'string', minLength: 1, maxLength: chars }) as const;
+const nullableText = (chars: number) => ({ type: ['string', 'null'], minLength: 1, maxLength: chars }) as const;
+const instant = { type: 'string', maxLength: 40, format: 'instant' } as const;
+const uid = { type: 'string', pattern: '^[0-9A-Za-z]{16}$' } as const;
+const object = (properties: Record<string, unknown>, optional: string[] = []) => ({
+  type: 'object',
+  properties,
+  required: Object.keys(properties).filter((key) => !optional.includes(key)),
+  additionalProperties: false,
+});
+const link = object({ id: { type: 'integer' }, teamId: { type: 'integer' }, calendarId: { type: 'integer' } });
+const submission = object(
+  {
+    submission: uid,
+    receivedAt: instant,
+    event: object({
+      uid,
+      title: bounded(255),
+      description: nullableText(50000),
+      location: nullableText(255),
+      internal_name: nullableText(255),
+      is_all_day: { type: 'boolean' },
+      timezone: { type: 'string', minLength: 1, maxLength: 64 },
+      date_start: instant,
+      date_end: instant,
+      ends_at: instant,
+      status: { enum: ['approved', 'pending'] },
+    }),
+    meta: jobMetaJsonSchema,
+  },
+  ['meta'],
+);
 
+/**
+ * The busiest queue (every accepted submission), so its payloads are checked by a compiled
+ * JSON Schema rather than joi: the gateway checks each job as it queues it, the worker as it
+ * takes it (json-schema.ts).
+ */
 export const smartLinkJob = defineJob<SmartLinkJob>({
   queue: QUEUES.smartLinkSubmissions,
-  schema: Joi.object({ link, submissions: Joi.array().items(Joi.object(submission)).min(1).max(SUBMISSIONS_PER_JOB).required(), meta: jobMetaSchema }),
+  schema: compiledSchema<SmartLinkJob>(
+    object({ link, submissions: { type: 'array', items: submission, minItems: 1, maxItems: SUBMISSIONS_PER_JOB }, meta: jobMetaJsonSchema }, ['meta']),
+    { instant: { test: isInstant, means: 'a UTC instant (2030-09-14T10:00:00.000Z) of a day and time that exist' } },
+  ),
   // Transient failures (Postgres away) retry for hours with a capped backoff, so an outage
   // delays accepted submissions but never drops them.
   defaults: RETRY_THROUGH_OUTAGES,

@@ -226,14 +226,14 @@ describe('the batch writer', () => {
       await waitFor(async () => (await badDay.getState()) === 'failed', { what: 'the job with a nonexistent day to fail' });
       const failedDay = await queue.getJob(badDay.id as string);
       expect(failedDay?.attemptsMade).toBe(1);
-      expect(failedDay?.failedReason).toMatch(/"submissions\[0\]\.event\.date_start" must be in iso format/);
+      expect(failedDay?.failedReason).toMatch(/"submissions\[0\]\.event\.date_start" must be a UTC instant .* of a day and time that exist/);
       // A group of submissions with one such among them: the job fails at once, and says which.
       const submissions = [entry, { ...entry, submission: derivedUid('k', 'bad-in-group'), event: { ...entry.event, date_end: '2030-02-30T11:00:00.000Z' } }];
       const badGroup = await queue.add('submissions', { link: good.link, submissions }, { jobId: groupJobId('BadGroup00'), attempts: 5 });
       await waitFor(async () => (await badGroup.getState()) === 'failed', { what: 'the group with a nonexistent day to fail' });
       const failedGroup = await queue.getJob(badGroup.id as string);
       expect(failedGroup?.attemptsMade).toBe(1);
-      expect(failedGroup?.failedReason).toMatch(/"submissions\[1\]\.event\.date_end" must be in iso format/);
+      expect(failedGroup?.failedReason).toMatch(/"submissions\[1\]\.event\.date_end" must be a UTC instant .* of a day and time that exist/);
     } finally {
       await w.close();
     }
