@@ -1,5 +1,5 @@
-import Joi from 'joi';
-import { defineJob, jobMetaSchema, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
+import { compiledSchema } from './json-schema';
+import { defineJob, jobMetaJsonSchema, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
 
 /** Deliveries one job holds at most (all to one webhook). */
 export const WEBHOOK_JOB_DELIVERIES = 100;
@@ -17,15 +17,27 @@ export interface WebhookJob {
   deliveries: Array<{ delivery: string; relay: number }>;
 }
 
+/** Checked by a compiled JSON Schema (json-schema.ts): every delivery passes through this queue. */
 export const webhookJob = defineJob<WebhookJob>({
   queue: QUEUES.webhooks,
-  schema: Joi.object({
-    deliveries: Joi.array()
-      .items(Joi.object({ delivery: Joi.string().pattern(/^[0-9A-Za-z]{16}$/).required(), relay: Joi.number().integer().min(1).required() }))
-      .min(1)
-      .max(WEBHOOK_JOB_DELIVERIES)
-      .required(),
-    meta: jobMetaSchema,
+  schema: compiledSchema<WebhookJob>({
+    type: 'object',
+    properties: {
+      deliveries: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { delivery: { type: 'string', pattern: '^[0-9A-Za-z]{16}$' }, relay: { type: 'integer', minimum: 1 } },
+          required: ['delivery', 'relay'],
+          additionalProperties: false,
+        },
+        minItems: 1,
+        maxItems: WEBHOOK_JOB_DELIVERIES,
+      },
+      meta: jobMetaJsonSchema,
+    },
+    required: ['deliveries'],
+    additionalProperties: false,
   }),
   defaults: RETRY_THROUGH_OUTAGES,
 });
