@@ -58,6 +58,8 @@ interface Due {
   relays: number;
   message_uid: string;
   type: string;
+  /** The text to send; null for a message recorded before bodies were kept as text (then `payload`). */
+  body: string | null;
   payload: unknown;
   url: string;
   secret_enc: string;
@@ -310,7 +312,7 @@ async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
   const uids = `{${job.deliveries.map((d) => d.delivery).join(',')}}`;
   const { rows } = await db.raw(
     `SELECT d.id, d.uid, d.webhook_id, d.message_id, d.resource, d.status, d.attempts, d.relays,
-            m.uid AS message_uid, m.type, m.payload,
+            m.uid AS message_uid, m.type, m.body, m.payload,
             w.url, w.secret_enc, w.previous_secret_enc, coalesce(w.previous_secret_expires_at > now(), false) AS previous_valid,
             w.is_active, w.deleted_at IS NOT NULL AS deleted, ${claimLeftMs('d')} AS claim_left_ms,
             (SELECT max(earlier.next_attempt_at) FROM (
@@ -320,7 +322,7 @@ async function load(db: Knex, job: WebhookJob): Promise<Due[]> {
                OFFSET 0) AS earlier) AS blocked_until
        FROM unnest(?::text[]) AS u(uid)
       CROSS JOIN LATERAL (SELECT * FROM webhook_deliveries WHERE uid = u.uid LIMIT 1) AS d
-      CROSS JOIN LATERAL (SELECT uid, type, payload FROM webhook_messages WHERE id = d.message_id LIMIT 1) AS m
+      CROSS JOIN LATERAL (SELECT uid, type, body, CASE WHEN body IS NULL THEN payload END AS payload FROM webhook_messages WHERE id = d.message_id LIMIT 1) AS m
       CROSS JOIN LATERAL (SELECT * FROM webhooks WHERE id = d.webhook_id LIMIT 1) AS w
       ORDER BY d.message_id`,
     [uids, uids],
@@ -403,7 +405,7 @@ async function attempt(d: Due, allowed: ReturnType<typeof parseNetworks>, open: 
   let waitMs: number | null = null;
   let blocked = false;
   try {
-    const text = JSON.stringify(d.payload);
+    const text = d.body ?? JSON.stringify(d.payload);
     const id = `msg_${d.message_uid}`;
     const timestamp = Math.floor(Date.now() / 1000);
     const secrets = [d.secret_enc, ...(d.previous_valid && d.previous_secret_enc ? [d.previous_secret_enc] : [])].map(open);

@@ -10,7 +10,7 @@ export interface PayloadSchema<T> {
 }
 
 /** Formats a compiled schema may name besides JSON Schema's own: a test of a string, and what it asks for. */
-export type Formats = Record<string, { test: (value: string) => boolean; means: string }>;
+type Formats = Record<string, { test: (value: string) => boolean; means: string }>;
 
 /** The schema with every `additionalProperties: false` dropped: the workers' lenient reading. */
 function lenient(schema: unknown): unknown {

@@ -75,10 +75,12 @@ export async function recordWebhookEvents(trx: Knex, messages: WebhookMessage[])
     webhook_id: m.webhookId ?? null,
     payload: { type: m.type, timestamp: m.at.toISOString(), data: m.data } satisfies WebhookPayload,
   }));
+  // The body is kept as the text sent (a json field of the record set is its text as
+  // written: compact, keys in this order), not re-encoded as jsonb.
   const { rows: recorded } = await trx.raw(
-    `INSERT INTO webhook_messages (uid, team_id, type, resource, payload)
-     SELECT uid, team_id, type, resource, payload
-       FROM json_to_recordset(?::json) AS i(ord int, uid text, team_id bigint, type text, resource text, webhook_id bigint, payload jsonb)
+    `INSERT INTO webhook_messages (uid, team_id, type, resource, body)
+     SELECT uid, team_id, type, resource, payload::text
+       FROM json_to_recordset(?::json) AS i(ord int, uid text, team_id bigint, type text, resource text, webhook_id bigint, payload json)
       WHERE EXISTS (SELECT 1 FROM webhooks w WHERE ${GETS_MESSAGE})
       ORDER BY ord
      RETURNING id, uid`,

@@ -380,6 +380,26 @@ describe('deliveries', () => {
     expect(verified(h.secret, receiver.at(h.path)[0]).data).toEqual({ late: true });
   });
 
+  it('sends the body as it was written, type first; a message stored before as jsonb goes as it did then', async () => {
+    const h = await hook();
+    const webhookId = (await gw.db('webhooks').where({ uid: h.id.slice(3) }).first('id')).id as number;
+    const data = { uid: 'ordered', title: 'Zürich “quotes” \\ 😀', nested: { a: [2, 1], zz: 1 } };
+    const at = new Date('2031-01-02T03:04:05.678Z');
+    await gw.db.transaction((trx) => recordWebhookEvent(trx, { teamId: team.teamId, type: 'webhook.test', resource: 'webhook:ordered', data, at, webhookId }));
+    await waitFor(() => receiver.at(h.path).length === 1, { what: 'the delivery' });
+    expect(receiver.at(h.path)[0].body).toBe(JSON.stringify({ type: 'webhook.test', timestamp: at.toISOString(), data }));
+    expect(verified(h.secret, receiver.at(h.path)[0]).data).toEqual(data);
+    // A message recorded by the release before: its payload in jsonb, no body.
+    await gw.db.transaction(async (trx) => {
+      const [uid] = await recordWebhookEvent(trx, { teamId: team.teamId, type: 'webhook.test', resource: 'webhook:older', data, at, webhookId });
+      const { message_id } = await trx('webhook_deliveries').where({ uid }).first('message_id');
+      await trx('webhook_messages').where({ id: message_id }).update({ payload: trx.raw('body::jsonb'), body: null });
+    });
+    await waitFor(() => receiver.at(h.path).length === 2, { what: 'the older message' });
+    expect(receiver.at(h.path)[1].body).toBe(JSON.stringify({ data, type: 'webhook.test', timestamp: at.toISOString() }));
+    expect(verified(h.secret, receiver.at(h.path)[1]).data).toEqual(data);
+  });
+
   it('does not retry other 4xx answers', async () => {
     const h = await hook();
     receiver.answer = (r) => (r.path === h.path ? { status: 410, body: 'gone' } : { status: 200 });

@@ -36,6 +36,7 @@ import * as dashboardAccounts from './0034_dashboard_accounts';
 import * as webhookDisabledNotice from './0035_webhook_disabled_notice';
 import * as teamDeletion from './0036_team_deletion';
 import * as webhookDueIndex from './0037_webhook_due_index';
+import * as webhookMessageBody from './0038_webhook_message_body';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -87,4 +88,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0035_webhook_disabled_notice', webhookDisabledNotice],
   ['0036_team_deletion', teamDeletion],
   ['0037_webhook_due_index', webhookDueIndex],
+  ['0038_webhook_message_body', webhookMessageBody],
 ];
