@@ -468,7 +468,8 @@ async function record(db: Knex, results: Result[], notices: Producer<AccountMail
     // every pending row, once per finished delivery, when the statistics lagged behind a
     // burst; test/scale/webhook-plans.test.ts). Rows are found by id with no condition on
     // the status beside it, for the same reason.
-    const { rows } = await q.raw(
+    // A job whose deliveries all wait (behind earlier messages, or for their turn) has none.
+    const { rows } = !attempts.length && !drops.length ? { rows: [] } : await q.raw(
       `WITH r AS (SELECT * FROM json_to_recordset(?::json) AS r(id bigint, relays int, from_status text, status text, attempt int, delay_ms bigint, code int, body text, error text, duration_ms int, webhook_id bigint, resource text, message_id bigint, test boolean)),
        updated AS (
          UPDATE webhook_deliveries d
