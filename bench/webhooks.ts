@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DIST, serviceArgv, startWorker } from './lib/processes';
+import { postAll } from './baselines/webhook-poster';
 import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase } from './lib/setup';
-import { signPayload } from '../shared/webhooks/signature';
 import { recordWebhookEvent } from '../shared/webhooks/outbox';
 import { sealSecret } from '../shared/webhooks/secrets';
 
@@ -58,8 +58,9 @@ const waitUntil = async (done: () => boolean, timeoutMs: number) => {
  * server answering 200), fanned out by one webhook worker process that is running and has
  * sent a few already, as in service: the rate from the commit of the messages to the last
  * delivery received (relay from Postgres, queue, signing, the POST, recording
- * each attempt). Baseline: a bare script POSTing the same signed bodies over a keep-alive
- * agent, 4 at a time (the worker's limit per endpoint), to the same server in the same run.
+ * each attempt). Baseline: a bare script in its own process (baselines/webhook-poster.ts)
+ * POSTing the same signed bodies over a keep-alive agent, 4 at a time (the worker's limit
+ * per endpoint), to the same server in the same run; and the same loop run in this process.
  */
 export async function benchWebhooks(): Promise<BenchRow[]> {
   const { url, db } = await freshDatabase('webhooks');
@@ -116,35 +117,9 @@ export async function benchWebhooks(): Promise<BenchRow[]> {
     // ...and the same loop inside this process, beside its receiver: no process to wake on
     // either side of each request, which no sender elsewhere has (reported).
     target.reset();
-    const agent = new http.Agent({ keepAlive: true, maxSockets: BASELINE_CONCURRENCY });
     const baseStarted = process.hrtime.bigint();
-    let next = 0;
-    const post = (body: string, i: number) =>
-      new Promise<void>((resolve, reject) => {
-        const id = `msg_${i}`;
-        const timestamp = Math.floor(Date.now() / 1000);
-        const req = http.request(target.url, {
-          method: 'POST',
-          agent,
-          headers: { 'Content-Type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signPayload(secret, id, timestamp, body) },
-        });
-        req.on('response', (res) => {
-          res.resume();
-          res.on('end', resolve);
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
-    await Promise.all(
-      Array.from({ length: BASELINE_CONCURRENCY }, async () => {
-        while (next < bodies.length) {
-          const i = next++;
-          await post(bodies[i], i);
-        }
-      }),
-    );
+    await postAll(target.url, secret, bodies, BASELINE_CONCURRENCY);
     const inProcessSeconds = Number(process.hrtime.bigint() - baseStarted) / 1e9;
-    agent.destroy();
     const ours = MESSAGES / oursSeconds;
     const script = MESSAGES / scriptSeconds;
     const inProcess = MESSAGES / inProcessSeconds;

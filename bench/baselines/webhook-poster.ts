@@ -9,10 +9,9 @@ import { signPayload } from '../../shared/webhooks/signature';
  * URL, the signing secret and how many at once. Prints "sending" just before the first
  * request goes out, so the clock starts there.
  */
-async function main(): Promise<void> {
-  const [file, url, secret, concurrency] = process.argv.slice(2);
-  const bodies = JSON.parse(fs.readFileSync(file, 'utf8')) as string[];
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Number(concurrency) });
+/** POSTs each body, `concurrency` at a time over one keep-alive agent, until all are answered. */
+export async function postAll(url: string, secret: string, bodies: string[], concurrency: number): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const post = (body: string, i: number) =>
     new Promise<void>((resolve, reject) => {
       const id = `msg_${i}`;
@@ -30,9 +29,8 @@ async function main(): Promise<void> {
       req.end(body);
     });
   let next = 0;
-  process.stdout.write('sending\n');
   await Promise.all(
-    Array.from({ length: Number(concurrency) }, async () => {
+    Array.from({ length: concurrency }, async () => {
       while (next < bodies.length) {
         const i = next++;
         await post(bodies[i], i);
@@ -42,7 +40,16 @@ async function main(): Promise<void> {
   agent.destroy();
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+async function main(): Promise<void> {
+  const [file, url, secret, concurrency] = process.argv.slice(2);
+  const bodies = JSON.parse(fs.readFileSync(file, 'utf8')) as string[];
+  process.stdout.write('sending\n');
+  await postAll(url, secret, bodies, Number(concurrency));
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
