@@ -12,6 +12,8 @@ import { recordWebhookEvent } from '../shared/webhooks/outbox';
 import { sealSecret } from '../shared/webhooks/secrets';
 
 const MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 10_000);
+/** Webhook worker processes (`npm start` runs one; more scale out, sharing the outbox). */
+const WORKERS = Number(process.env.BENCH_WEBHOOK_WORKERS ?? 1);
 /** Sent before the timed run, so the worker is running and warm as it is in service. */
 const WARM_UP = 200;
 /** As many requests at once as the worker makes to one endpoint (its per-endpoint limit). */
@@ -81,7 +83,7 @@ export async function benchWebhooks(): Promise<BenchRow[]> {
       });
     const bodies: string[] = [];
     // The worker runs already, as in service, and has sent a few: its start-up is not timed.
-    const worker = startWorker(serviceArgv('webhook-worker'), env);
+    const workers = Array.from({ length: WORKERS }, () => startWorker(serviceArgv('webhook-worker'), env));
     let oursSeconds = 0;
     let steadySeconds = 0;
     try {
@@ -95,7 +97,7 @@ export async function benchWebhooks(): Promise<BenchRow[]> {
       oursSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       steadySeconds = (Date.now() - target.firstAt()) / 1000;
     } finally {
-      await worker.stop();
+      await Promise.all(workers.map((w) => w.stop()));
     }
     const pending = await db('webhook_deliveries').where({ status: 'pending' }).count<{ count: string }[]>('* as count');
     if (Number(pending[0].count) !== 0 || target.count() !== MESSAGES) throw new Error(`bench/webhooks: ${target.count()} received, ${pending[0].count} pending`);
@@ -124,10 +126,10 @@ export async function benchWebhooks(): Promise<BenchRow[]> {
     const script = MESSAGES / scriptSeconds;
     const inProcess = MESSAGES / inProcessSeconds;
     console.error(
-      `bench/webhooks: worker ${ours.toFixed(0)}/s (${(MESSAGES / steadySeconds).toFixed(0)}/s from its first delivery), bare script ${script.toFixed(0)}/s, the same loop beside the receiver ${inProcess.toFixed(0)}/s`,
+      `bench/webhooks: ${WORKERS} worker${WORKERS > 1 ? 's' : ''} ${ours.toFixed(0)}/s (${(MESSAGES / steadySeconds).toFixed(0)}/s from its first delivery), bare script ${script.toFixed(0)}/s, the same loop beside the receiver ${inProcess.toFixed(0)}/s`,
     );
     return [
-      row('webhooks', `${MESSAGES} deliveries to one endpoint, outbox commit to last received, vs a bare script in its own process, per second`, ours, script, 'deliveries/s', { atLeast: 0.7 }),
+      row('webhooks', `${MESSAGES} deliveries to one endpoint${WORKERS > 1 ? ` (${WORKERS} worker processes)` : ''}, outbox commit to last received, vs a bare script in its own process, per second`, ours, script, 'deliveries/s', { atLeast: 0.7 }),
       row('webhooks', `same, vs the bare script's loop run inside the receiver's process, per second`, ours, inProcess, 'deliveries/s', { text: 'reported' }),
     ];
   } finally {
