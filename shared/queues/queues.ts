@@ -28,11 +28,16 @@ export interface JobMeta {
   deployment?: string;
 }
 
-export const jobMetaSchema = Joi.object({ requestId: Joi.string().max(200), deployment: Joi.string().max(64) });
+/** The longest each JobMeta field may be, in characters (both forms of its schema below). */
+const META_CHARS = { requestId: 200, deployment: 64 } as const;
+export const jobMetaSchema = Joi.object({ requestId: Joi.string().max(META_CHARS.requestId), deployment: Joi.string().max(META_CHARS.deployment) });
 /** The same, for contracts written in JSON Schema (json-schema.ts). */
 export const jobMetaJsonSchema = {
   type: 'object',
-  properties: { requestId: { type: 'string', minLength: 1, maxLength: 200 }, deployment: { type: 'string', minLength: 1, maxLength: 64 } },
+  properties: {
+    requestId: { type: 'string', minLength: 1, maxLength: META_CHARS.requestId },
+    deployment: { type: 'string', minLength: 1, maxLength: META_CHARS.deployment },
+  },
   additionalProperties: false,
 } as const;
 
