@@ -1,4 +1,5 @@
 import { compiledSchema } from './json-schema';
+import { EVENT_TEXT_CHARS } from '../events/limits';
 import { defineJob, type JobMeta, jobMetaJsonSchema, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
 
 /** The link a submission came through, with the team and calendar its event goes to. */
@@ -104,10 +105,10 @@ const submission = object(
     receivedAt: instant,
     event: object({
       uid,
-      title: bounded(255),
-      description: nullableText(50000),
-      location: nullableText(255),
-      internal_name: nullableText(255),
+      title: bounded(EVENT_TEXT_CHARS.title),
+      description: nullableText(EVENT_TEXT_CHARS.description),
+      location: nullableText(EVENT_TEXT_CHARS.location),
+      internal_name: nullableText(EVENT_TEXT_CHARS.internal_name),
       is_all_day: { type: 'boolean' },
       timezone: { type: 'string', minLength: 1, maxLength: 64 },
       date_start: instant,

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { EVENT_TEXT_CHARS } from '../../../shared/events/limits';
 import type { ExtractLlmConfig } from '../../../shared/config/config';
 import { formatWithOffset, parseDateInput, resolveDay, resolveInstant } from '../../../shared/calendar/dates';
 import { checkRrule } from '../../../shared/calendar/recurrence';
@@ -22,9 +23,9 @@ const SYSTEM_PROMPT = [
 ].join(' ');
 
 const answerSchema = Joi.object({
-  title: Joi.string().max(255).allow(null, '').required(),
-  description: Joi.string().max(50000).allow(null, '').default(null),
-  location: Joi.string().max(255).allow(null, '').required(),
+  title: Joi.string().max(EVENT_TEXT_CHARS.title).allow(null, '').required(),
+  description: Joi.string().max(EVENT_TEXT_CHARS.description).allow(null, '').default(null),
+  location: Joi.string().max(EVENT_TEXT_CHARS.location).allow(null, '').required(),
   date_start: Joi.string().max(40).required(),
   date_end: Joi.string().max(40).required(),
   timezone: Joi.string().max(64).required(),

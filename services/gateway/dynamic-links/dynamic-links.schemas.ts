@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { EVENT_TEXT_CHARS } from '../../../shared/events/limits';
 import { bool, dateInput, rrule, text, timezone } from '../http/validation';
 
 const DYN_SERVICES = ['google', 'apple', 'outlook', 'outlook_web', 'office365', 'yahoo', 'ics'] as const;
@@ -29,10 +30,11 @@ export const dynamicLinkSchema = Joi.object({
 export const createDynamicLinkBody = Joi.object({ name: text(255).allow(null, '') }).unknown(true);
 
 const common = {
-  title: text(255).required(),
+  title: text(EVENT_TEXT_CHARS.title).required(),
   timezone: timezone().default('UTC'),
+  // Shorter than a stored event's: a dynamic link carries its event in its URL.
   description: text(10000).allow(''),
-  location: text(255).allow(''),
+  location: text(EVENT_TEXT_CHARS.location).allow(''),
 };
 
 /** A rule for an event that is not stored: its UNTIL is fitted as a stored event's is. */
