@@ -1,7 +1,7 @@
 import type { Knex } from '../db/knex';
 import { newUid } from '../ids/ids';
 
-import type { WebhookEventType } from './event-types';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types';
 
 /**
  * A delivery relayed this long ago and still pending is taken as lost with its job (Redis
@@ -50,13 +50,26 @@ export async function recordWebhookEvent(trx: Knex, message: WebhookMessage): Pr
   return recordWebhookEvents(trx, [message]);
 }
 
+/** SQL: webhook `w` (not deleted) is on and listens for the type the SQL expression `type` names. */
+const listens = (w: string, type: string) => `${w}.is_active AND (${w}.event_types IS NULL OR ${type} = ANY (${w}.event_types))`;
+
+/**
+ * SQL: the team whose id the SQL expression `teamId` names has a webhook that listens for
+ * `type`. Asked inside the statement that makes a change, it spares a team without such a
+ * webhook the building and recording of a message nobody gets.
+ */
+export const teamListensSql = (teamId: string, type: WebhookEventType): string => {
+  if (!WEBHOOK_EVENT_TYPES.includes(type)) throw new Error(`unknown webhook event type ${type}`);
+  return `EXISTS (SELECT 1 FROM webhooks lw WHERE lw.team_id = ${teamId} AND lw.deleted_at IS NULL AND ${listens('lw', `'${type}'`)})`;
+};
+
 /**
  * Whether webhook `w` gets message `i`: the one a message is addressed to (a test send, even
  * to a webhook that is off), else every active webhook of the team that listens for its type.
  */
 const GETS_MESSAGE = `w.team_id = i.team_id AND w.deleted_at IS NULL
   AND ((i.webhook_id IS NOT NULL AND w.id = i.webhook_id)
-    OR (i.webhook_id IS NULL AND w.is_active AND (w.event_types IS NULL OR i.type = ANY (w.event_types))))`;
+    OR (i.webhook_id IS NULL AND ${listens('w', 'i.type')}))`;
 
 /**
  * Many messages (a worker's batch), in the order given: the messages some webhook gets, then
@@ -107,7 +120,6 @@ export async function teamsListening(trx: Knex, teamIds: number[], type: Webhook
     .distinct('team_id')
     .whereIn('team_id', teamIds)
     .whereNull('deleted_at')
-    .where('is_active', true)
-    .where((q) => q.whereNull('event_types').orWhereRaw('? = ANY (event_types)', [type]));
+    .whereRaw(listens('webhooks', '?::text'), [type]);
   return new Set(rows.map((r: { team_id: string | number }) => Number(r.team_id)));
 }

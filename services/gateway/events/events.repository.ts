@@ -3,6 +3,7 @@ import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { CALENDAR_COLUMNS, type CalendarRow, calendarSelect, EVENT_COLUMNS, type EventRow, type EventWithCalendar, eventSelect, type JoinedRow, split } from '../../../shared/events/event-rows';
 import { retireShortLink } from '../public/short-links.repository';
 import { reminderColumns } from '../../../shared/mail/reminders';
+import { teamListensSql } from '../../../shared/webhooks/outbox';
 
 /** A live event with its calendar: of the team, or of any team when teamId is null (public pages). */
 export async function findEvent(
@@ -52,17 +53,18 @@ const COLUMN_TYPES: Partial<Record<keyof EventRow, string>> = {
  * a limit takes no slot and no lock: `counted` is false and the caller counts the event. Answers
  * undefined when the calendar does not exist; fails with take_event_slots' P0001 when the
  * allowance is spent, and with a unique violation on short_links_pkey when the link is taken.
+ * `listening`: the team has a webhook for `event.created` (else no message is built).
  */
 export async function insertEventTakingSlot(
   db: Knex,
   p: { teamId: number; calendarUid: string; period: string; values: Partial<EventRow> & { uid: string } },
-): Promise<(EventWithCalendar & { counted: boolean }) | undefined> {
+): Promise<(EventWithCalendar & { counted: boolean; listening: boolean }) | undefined> {
   const columns = Object.keys(p.values).filter((c) => p.values[c as keyof EventRow] !== undefined) as Array<keyof EventRow>;
   // Prepared: planning this statement cost Postgres more than running it.
   const { rows } = await preparedRaw(db, insertEventSql(columns), [p.calendarUid, p.teamId, ...columns.map((c) => p.values[c] as Knex.Value), p.period]);
   if (!rows[0]) return undefined;
-  const { counted, ...row } = rows[0] as JoinedRow & { counted: boolean };
-  return { ...split(row as JoinedRow), counted };
+  const { counted, listening, ...row } = rows[0] as JoinedRow & { counted: boolean; listening: boolean };
+  return { ...split(row as JoinedRow), counted, listening };
 }
 
 const insertEventSqls = new Map<string, string>();
@@ -91,7 +93,8 @@ function insertEventSql(columns: Array<keyof EventRow>): string {
      ), slot AS (
        SELECT take_event_slots(e.team_id, ?, 1) AS taken FROM e
      )
-     SELECT ${eventSelect.join(', ')}, ${CALENDAR_COLUMNS.map((c) => `c.${c} AS c__${c}`).join(', ')}, slot.taken IS NOT NULL AS counted
+     SELECT ${eventSelect.join(', ')}, ${CALENDAR_COLUMNS.map((c) => `c.${c} AS c__${c}`).join(', ')}, slot.taken IS NOT NULL AS counted,
+            ${teamListensSql('e.team_id', 'event.created')} AS listening
        FROM e, cal c, slot`;
   insertEventSqls.set(key, sql);
   return sql;

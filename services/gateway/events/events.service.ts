@@ -116,7 +116,8 @@ async function insertNewEvent(
         await storeNextReminder(trx, row.event.id, slot);
         Object.assign(row.event, reminderColumns(slot));
       }
-      await announce(trx, deps, 'event.created', row);
+      // Asked in the insert: a team without a webhook for it records no message.
+      if (row.listening) await announce(trx, deps, 'event.created', row);
       return row;
     });
   try {
@@ -134,7 +135,7 @@ async function insertNewEvent(
       });
     }
     if (!inserted) throw missing();
-    const { counted, ...created } = inserted;
+    const { counted, listening: _listening, ...created } = inserted;
     if (!counted) deps.counters.eventsCreated.add(usageKey(teamId, period));
     await deps.caches.invalidate({ kind: 'calendar-events', id: created.calendar.id });
     return created;
