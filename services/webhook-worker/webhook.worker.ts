@@ -73,7 +73,7 @@ interface Due {
   claim_left_ms: number;
 }
 
-/** What became of one delivery of a job, recorded with the others in one transaction. */
+/** What became of one delivery of a job, recorded with the others atomically (record). */
 type Result =
   | { d: Due; kind: 'attempt'; outcome: 'succeeded' | 'retry' | 'failed'; status: number | null; body: string | null; error: string | null; durationMs: number; delayMs: number }
   | { d: Due; kind: 'drop'; error: string }
@@ -181,7 +181,7 @@ function retryAfterMs(value: string | string[] | undefined, nowMs: number): numb
  * The webhooks queue's worker, and the relay that feeds it from the outbox: due deliveries
  * are claimed from Postgres (SKIP LOCKED: several workers share them) and queued, up to 100
  * of one webhook per job; a job makes each one's signed attempt (in order per resource, at
- * most 4 at once per endpoint) and records them all in one transaction. See docs/webhooks.md.
+ * most 4 at once per endpoint) and records them all at once, atomically. See docs/webhooks.md.
  */
 export function webhookWorker(ctx: WorkerContext): WorkerDefinition<WebhookJob, number> {
   const { db, config, logger } = ctx;
