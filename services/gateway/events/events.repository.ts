@@ -3,18 +3,23 @@ import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { CALENDAR_COLUMNS, type CalendarRow, calendarSelect, EVENT_COLUMNS, type EventRow, type EventWithCalendar, eventSelect, type JoinedRow, split } from '../../../shared/events/event-rows';
 import { retireShortLink } from '../public/short-links.repository';
 import { reminderColumns } from '../../../shared/mail/reminders';
+import type { WebhookEventType } from '../../../shared/webhooks/event-types';
 import { teamListensSql } from '../../../shared/webhooks/outbox';
 
-/** A live event with its calendar: of the team, or of any team when teamId is null (public pages). */
+/**
+ * A live event with its calendar: of the team, or of any team when teamId is null (public
+ * pages). With `listensFor`, also whether the team has a webhook for that type (`listening`),
+ * asked in the same statement: a change no webhook wants records no message.
+ */
 export async function findEvent(
   db: Knex,
   teamId: number | null,
   uid: string,
-  opts: { calendarUid?: string; lock?: boolean } = {},
-): Promise<EventWithCalendar | undefined> {
+  opts: { calendarUid?: string; lock?: boolean; listensFor?: WebhookEventType } = {},
+): Promise<(EventWithCalendar & { listening?: boolean }) | undefined> {
   const q = db('events as e')
     .join('calendars as c', 'c.id', 'e.calendar_id')
-    .first([...eventSelect, ...calendarSelect])
+    .first([...eventSelect, ...calendarSelect, ...(opts.listensFor ? [db.raw(`${teamListensSql('e.team_id', opts.listensFor)} AS listening`)] : [])])
     .where('e.uid', uid)
     .whereNull('e.deleted_at')
     // A calendar is deleted with its events, or with its team (whose events stay until the purge).
@@ -22,8 +27,10 @@ export async function findEvent(
   if (teamId !== null) q.where('e.team_id', teamId);
   if (opts.calendarUid) q.where('c.uid', opts.calendarUid);
   if (opts.lock) q.forUpdate('e');
-  const row = (await q) as JoinedRow | undefined;
-  return row ? split(row) : undefined;
+  const found = (await q) as (JoinedRow & { listening?: boolean }) | undefined;
+  if (!found) return undefined;
+  const { listening, ...row } = found;
+  return opts.listensFor ? { ...split(row as JoinedRow), listening } : split(row as JoinedRow);
 }
 
 /**

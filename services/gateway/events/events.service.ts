@@ -116,8 +116,7 @@ async function insertNewEvent(
         await storeNextReminder(trx, row.event.id, slot);
         Object.assign(row.event, reminderColumns(slot));
       }
-      // Asked in the insert: a team without a webhook for it records no message.
-      if (row.listening) await announce(trx, deps, 'event.created', row);
+      await announce(trx, deps, 'event.created', row);
       return row;
     });
   try {
@@ -145,15 +144,21 @@ async function insertNewEvent(
   }
 }
 
-/** Tells the team's webhooks, in the transaction of the change (see shared/webhooks/outbox.ts). */
-const announce = (trx: Knex, deps: EventsDeps, type: WebhookEventType, found: EventWithCalendar) =>
-  recordWebhookEvent(trx, {
+/**
+ * Tells the team's webhooks, in the transaction of the change (see shared/webhooks/outbox.ts).
+ * `listening` false (asked in the statement that read or wrote the event): no webhook of the
+ * team wants this type, and no message is built.
+ */
+const announce = async (trx: Knex, deps: EventsDeps, type: WebhookEventType, found: EventWithCalendar & { listening?: boolean }) => {
+  if (found.listening === false) return;
+  await recordWebhookEvent(trx, {
     teamId: found.event.team_id,
     type,
     resource: `event:${found.event.uid}`,
     data: toEventJson(found, deps.config.publicBaseUrl),
     at: deps.clock.now(),
   });
+};
 
 export async function createEvent(deps: EventsDeps, teamId: number, calPublicId: string, input: EventInput): Promise<EventWithCalendar> {
   const calendarUid = uidFromPublicId('cal_', calPublicId);
@@ -223,8 +228,8 @@ export async function requireEvent(
   db: Knex,
   teamId: number,
   evtPublicId: string,
-  opts: { calPublicId?: string; lock?: boolean } = {},
-): Promise<EventWithCalendar> {
+  opts: { calPublicId?: string; lock?: boolean; listensFor?: WebhookEventType } = {},
+): Promise<EventWithCalendar & { listening?: boolean }> {
   const uid = uidFromPublicId('evt_', evtPublicId);
   let calendarUid: string | undefined;
   if (opts.calPublicId !== undefined) {
@@ -232,7 +237,7 @@ export async function requireEvent(
     if (!cal) throw notFound('Event');
     calendarUid = cal;
   }
-  const found = uid ? await findEvent(db, teamId, uid, { calendarUid, lock: opts.lock }) : undefined;
+  const found = uid ? await findEvent(db, teamId, uid, { calendarUid, lock: opts.lock, listensFor: opts.listensFor }) : undefined;
   if (!found) throw notFound('Event');
   return found;
 }
@@ -264,7 +269,7 @@ export async function updateEvent(
   opts: { requestId?: string } = {},
 ): Promise<EventWithCalendar> {
   const updated = await deps.db.transaction(async (trx) => {
-    const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId, lock: true });
+    const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId, lock: true, listensFor: 'event.updated' });
     const values = await eventValues(input, current.event);
     if (input.short_link !== undefined) {
       const next = blankToNull(input.short_link) ?? null;
@@ -277,7 +282,7 @@ export async function updateEvent(
     Object.assign(values, reminderColumns(next));
     const event = await updateEventRow(trx, current.event.id, values);
     const found = { event, calendar: current.calendar };
-    await announce(trx, deps, 'event.updated', found);
+    await announce(trx, deps, 'event.updated', { ...found, listening: current.listening });
     // Every update raises SEQUENCE (above), so the update each invitee gets outranks all they had.
     // Those whose yes or maybe put the event in their calendar get it too.
     if (input.send_invite_updates && hasMailAudience(event)) {
@@ -295,10 +300,11 @@ export async function updateEvent(
  */
 export async function setEventStatus(deps: EventsDeps, teamId: number, evtPublicId: string, status: 'approved' | 'rejected'): Promise<EventWithCalendar> {
   const updated = await deps.db.transaction(async (trx) => {
-    const current = await requireEvent(trx, teamId, evtPublicId, { lock: true });
+    const type = status === 'approved' ? 'event.approved' : 'event.rejected';
+    const current = await requireEvent(trx, teamId, evtPublicId, { lock: true, listensFor: type });
     if (current.event.status === status) return current;
     const found = { event: await updateEventRow(trx, current.event.id, { status }), calendar: current.calendar };
-    await announce(trx, deps, status === 'approved' ? 'event.approved' : 'event.rejected', found);
+    await announce(trx, deps, type, { ...found, listening: current.listening });
     return found;
   });
   await deps.caches.invalidate({ kind: 'event', uid: updated.event.uid }, { kind: 'calendar-events', id: updated.calendar.id });
@@ -317,7 +323,7 @@ export async function deleteEvent(
   opts: { calPublicId?: string; notifyInvitees: boolean; requestId?: string },
 ): Promise<DeleteResult> {
   const result = await deps.db.transaction(async (trx) => {
-    const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId: opts.calPublicId, lock: true });
+    const current = await requireEvent(trx, teamId, evtPublicId, { calPublicId: opts.calPublicId, lock: true, listensFor: 'event.deleted' });
     let inviteesNotified = 0;
     if (opts.notifyInvitees && hasMailAudience(current.event)) {
       // The cancellation outranks every message sent so far, updates and per-invitee ones alike;
