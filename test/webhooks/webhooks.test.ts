@@ -288,6 +288,40 @@ describe('deliveries', () => {
     expect(receiver.at(h.path).map((r) => verified(h.secret, r).type)).toEqual(['event.deleted']);
   });
 
+  it("records a change only for the types a team's webhooks want, asked type by type", async () => {
+    // A team of its own: the other tests' webhooks here want every type.
+    const other = await gw.newTeam();
+    const cal = (await other.api.post('/api/calendars', { name: 'Picky', timezone: 'Europe/Paris' })).body.data;
+    const path = `/hook-picky-${++paths}`;
+    const created = await other.api.post('/api/webhooks', { url: `${receiver.url}${path}`, event_types: ['event.updated', 'event.rejected'] });
+    expect(created.status).toBe(200);
+    const e = (await other.api.post(`/api/calendars/${cal.public_id}/events`, event('Picky'))).body.data;
+    expect((await other.api.put(`/api/calendars/${cal.public_id}/events/${e.public_id}`, { ...event('Picky, moved') })).status).toBe(200);
+    expect((await other.api.post(`/api/events/${e.public_id}/approve`, {})).status).toBe(200); // approved already: no change
+    expect((await other.api.post(`/api/events/${e.public_id}/reject`, {})).status).toBe(200);
+    expect((await other.api.delete(`/api/calendars/${cal.public_id}/events/${e.public_id}`)).status).toBe(200);
+    await waitFor(() => receiver.at(path).length >= 2, { what: 'the update and the rejection' });
+    expect(receiver.at(path).map((r) => verified(created.body.data.secret, r).type)).toEqual(['event.updated', 'event.rejected']);
+    // No message was kept for the created and deleted event, which no webhook of the team wants.
+    const types = await gw.db('webhook_messages').where({ team_id: other.teamId }).orderBy('id').pluck('type');
+    expect(types).toEqual(['event.updated', 'event.rejected']);
+  });
+
+  it('marks an endpoint failing from a failed attempt and clears the mark on its next success', async () => {
+    const h = await hook();
+    receiver.answer = (r, nth) => (r.path === h.path && nth === 1 ? { status: 503, headers: { 'Retry-After': '1' } } : { status: 200, body: 'ok' });
+    try {
+      await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Failing once'));
+      const marked = await waitFor(async () => ((await team.api.get(`/api/webhooks/${h.id}`)).body.data.failing_since as string | null) ?? undefined, { what: 'the failing mark' });
+      expect(Date.parse(marked)).not.toBeNaN();
+      await waitFor(() => receiver.at(h.path).length === 2, { what: 'the retry' });
+      await waitFor(async () => (await team.api.get(`/api/webhooks/${h.id}`)).body.data.failing_since === null, { what: 'the mark cleared' });
+      expect((await team.api.get(`/api/webhooks/${h.id}`)).body.data.is_active).toBe(true);
+    } finally {
+      receiver.answer = () => ({ status: 200 });
+    }
+  });
+
   it('retries 5xx answers, honouring Retry-After, with the same webhook-id, and records each attempt', async () => {
     const h = await hook();
     receiver.answer = (r, nth) => (r.path === h.path && nth <= 2 ? { status: 503, headers: { 'Retry-After': '1' }, body: 'busy, come back' } : { status: 200, body: 'ok' });
