@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { CONFIG_SETTINGS, loadConfig } from '../../shared/config/config';
@@ -255,6 +256,28 @@ describe('infra/keda', () => {
       const deployment = base.find((d) => d.kind === 'Deployment' && d.metadata.name === name);
       expect(deployment?.spec.template.spec.containers[0].resources.requests.cpu).toBeDefined();
     }
+  });
+});
+
+describe('the image', () => {
+  /** Every .js file under a folder, recursively. */
+  const scripts = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? scripts(path.join(dir, e.name)) : e.name.endsWith('.js') ? [path.join(dir, e.name)] : []));
+  const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+  it('keeps every package the services load once dev dependencies are pruned', () => {
+    // The image runs `npm prune --omit=dev`, which removes what the lockfile marks dev-only.
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean }> };
+    const deps = (JSON.parse(read('package.json')) as { dependencies: Record<string, string> }).dependencies;
+    const loaded = new Set<string>();
+    for (const file of [...scripts(path.join(ROOT, 'dist/services')), ...scripts(path.join(ROOT, 'dist/shared'))]) {
+      for (const [, specifier] of fs.readFileSync(file, 'utf8').matchAll(/require\("([^"]+)"\)/gu)) {
+        if (!specifier.startsWith('.') && !isBuiltin(specifier)) loaded.add(packageOf(specifier));
+      }
+    }
+    expect(loaded.size).toBeGreaterThan(10);
+    const missing = [...loaded].filter((name) => !deps[name] || !lock.packages[`node_modules/${name}`] || lock.packages[`node_modules/${name}`].dev);
+    expect(missing).toEqual([]);
   });
 });
 
