@@ -61,39 +61,49 @@ const COLUMN_TYPES: Partial<Record<keyof EventRow, string>> = {
  * undefined when the calendar does not exist; fails with take_event_slots' P0001 when the
  * allowance is spent, and with a unique violation on short_links_pkey when the link is taken.
  * `listening`: the team has a webhook for `event.created` (else no message is built).
+ *
+ * `alone`: only if nothing else is to commit with the event, that is no webhook of the team
+ * listens for `event.created` and the event has no email reminders (its own or its
+ * calendar's defaults); else nothing is written and the answer is 'deferred'. So the usual
+ * create runs as this statement by itself, with no transaction around it (BEGIN and COMMIT
+ * are two round trips more), and the others are made again in the caller's transaction.
  */
 export async function insertEventTakingSlot(
   db: Knex,
-  p: { teamId: number; calendarUid: string; period: string; values: Partial<EventRow> & { uid: string } },
-): Promise<(EventWithCalendar & { counted: boolean; listening: boolean }) | undefined> {
+  p: { teamId: number; calendarUid: string; period: string; values: Partial<EventRow> & { uid: string }; alone?: boolean },
+): Promise<(EventWithCalendar & { counted: boolean; listening: boolean }) | 'deferred' | undefined> {
   const columns = Object.keys(p.values).filter((c) => p.values[c as keyof EventRow] !== undefined) as Array<keyof EventRow>;
   // Prepared: planning this statement cost Postgres more than running it.
-  const { rows } = await preparedRaw(db, insertEventSql(columns), [p.calendarUid, p.teamId, ...columns.map((c) => p.values[c] as Knex.Value), p.period]);
+  const { rows } = await preparedRaw(db, insertEventSql(columns, p.alone ?? false), [p.calendarUid, p.teamId, ...columns.map((c) => p.values[c] as Knex.Value), p.period]);
   if (!rows[0]) return undefined;
-  const { counted, listening, ...row } = rows[0] as JoinedRow & { counted: boolean; listening: boolean };
+  const { counted, listening, inserted, ...row } = rows[0] as JoinedRow & { counted: boolean; listening: boolean; inserted: boolean };
+  if (!inserted) return 'deferred';
   return { ...split(row as JoinedRow), counted, listening };
 }
 
 const insertEventSqls = new Map<string, string>();
 
 /** insertEventTakingSlot's statement for these columns (their names come from COLUMN_TYPES, so safe to write in), made once. */
-function insertEventSql(columns: Array<keyof EventRow>): string {
-  const key = columns.join(',');
+function insertEventSql(columns: Array<keyof EventRow>, alone: boolean): string {
+  const key = `${alone}:${columns.join(',')}`;
   let sql = insertEventSqls.get(key);
   if (sql) return sql;
-  const placeholders = columns.map((c) => {
+  const values = columns.map((c) => {
     const type = COLUMN_TYPES[c];
     if (!type) throw new Error(`events.${c} is not writable`);
-    return `?::${type}`;
+    return `?::${type} AS "${c}"`;
   });
   // An event that names no reminders gets its calendar's default ones.
-  const reminders = columns.includes('email_reminders') ? { column: '', value: '' } : { column: ', email_reminders', value: ', cal.default_email_reminders' };
+  if (!columns.includes('email_reminders')) values.push('cal.default_email_reminders AS email_reminders');
+  const written = [...columns, ...(columns.includes('email_reminders') ? [] : ['email_reminders'])].map((c) => `"${c}"`).join(', ');
   sql = `WITH cal AS (
        SELECT ${CALENDAR_COLUMNS.join(', ')} FROM calendars
         WHERE uid = ? AND team_id = ? AND deleted_at IS NULL FOR SHARE
+     ), v AS (
+       SELECT cal.id AS calendar_id, ${values.join(', ')}, ${teamListensSql('cal.team_id', 'event.created')} AS listening FROM cal
      ), e AS (
-       INSERT INTO events (calendar_id, ${columns.map((c) => `"${c}"`).join(', ')}${reminders.column})
-       SELECT cal.id, ${placeholders.join(', ')}${reminders.value} FROM cal
+       INSERT INTO events (calendar_id, ${written})
+       SELECT calendar_id, ${written} FROM v${alone ? ' WHERE NOT v.listening AND cardinality(v.email_reminders) = 0' : ''}
        RETURNING ${EVENT_COLUMNS.join(', ')}
      ), link AS (
        INSERT INTO short_links (slug, event_id) SELECT lower(e.short_link), e.id FROM e WHERE e.short_link IS NOT NULL
@@ -101,8 +111,8 @@ function insertEventSql(columns: Array<keyof EventRow>): string {
        SELECT take_event_slots(e.team_id, ?, 1) AS taken FROM e
      )
      SELECT ${eventSelect.join(', ')}, ${CALENDAR_COLUMNS.map((c) => `c.${c} AS c__${c}`).join(', ')}, slot.taken IS NOT NULL AS counted,
-            ${teamListensSql('e.team_id', 'event.created')} AS listening
-       FROM e, cal c, slot`;
+            v.listening, e.id IS NOT NULL AS inserted
+       FROM v CROSS JOIN cal c LEFT JOIN e ON true LEFT JOIN slot ON true`;
   insertEventSqls.set(key, sql);
   return sql;
 }

@@ -106,10 +106,15 @@ async function insertNewEvent(
   missing: () => Error,
 ): Promise<EventWithCalendar> {
   const period = periodOf(deps.clock.now());
-  const insert = (db: Knex) =>
-    db.transaction(async (trx) => {
-      const row = await insertEventTakingSlot(trx, { teamId, calendarUid, period, values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' } });
-      if (!row) return row;
+  const insert = async (db: Knex) => {
+    const fresh = { teamId, calendarUid, period, values: { ...values, uid: newUid(), team_id: teamId, status: 'approved' as const } };
+    // Usually the event alone, one statement; with a webhook to tell or a reminder to plan,
+    // the statement writes nothing and the event is made in a transaction with those.
+    const alone = await insertEventTakingSlot(db, { ...fresh, alone: true });
+    if (alone !== 'deferred') return alone;
+    return db.transaction(async (trx) => {
+      const row = await insertEventTakingSlot(trx, fresh);
+      if (!row || row === 'deferred') return undefined;
       // Its first reminder, if it has any (a time already past when it is made is not sent).
       const slot = nextReminder(row.event, deps.clock.now().getTime());
       if (slot) {
@@ -119,6 +124,7 @@ async function insertNewEvent(
       await announce(trx, deps, 'event.created', row);
       return row;
     });
+  };
   try {
     let inserted;
     try {
