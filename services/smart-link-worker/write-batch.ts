@@ -28,9 +28,9 @@ const SLICE_MS = 20;
 
 /**
  * The batch's descriptions as stored (sanitized HTML; null for none), made before the
- * transaction and a slice of time at a time. A description of 50,000 characters can take
- * the sanitizer 100 ms; a batch of hundreds read in one go held the event loop (health
- * checks, the jobs' lock renewals) and the transaction's locks for as many seconds.
+ * transaction and a slice of time at a time. A long description takes the sanitizer a
+ * while; a batch of hundreds read in one go held the event loop (health checks, the jobs'
+ * lock renewals) and the transaction's locks for seconds.
  */
 async function sanitizedDescriptions(batch: SmartLinkSubmission[]): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();

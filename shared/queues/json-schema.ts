@@ -37,9 +37,9 @@ function described(error: ErrorObject | undefined, formats: Formats): string {
 
 /**
  * A JSON Schema compiled once into code by ajv, for the payloads of hot queues: joi checks
- * each field through its generic rules, and a smart-link job of 100 submissions cost the
- * gateway a tenth of its CPU in a flood and the worker as much again (docs/benchmarks.md);
- * ajv's compiled check costs a small fraction of that (3 µs a submission). Lengths
+ * each field through its generic rules, which made the check of a smart-link job a large
+ * share of the gateway's and the worker's CPU in a flood; ajv's compiled check costs a
+ * small fraction of that (the figures are in docs/benchmarks.md). Lengths
  * (`minLength`, `maxLength`) are counted in characters (code points), as the gateway's limits are.
  */
 export function compiledSchema<T>(schema: AnySchema, formats: Formats = {}): PayloadSchema<T> {

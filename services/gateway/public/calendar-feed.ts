@@ -20,9 +20,8 @@ type FeedDeps = PublicDeps & Pick<AppContext, 'httpMetrics'>;
  * What a calendar's feed holds: the events going on or to come, and those that ended in the
  * last `pastDays` days, at most `maxEvents` in all (upcoming ones first). Calendar apps
  * poll a subscribed feed every few hours (Outlook) to once a day (Google) and fetch it
- * whole each time, so a feed stays small enough to fetch and parse on a phone: 1,000
- * events with short descriptions are 0.39 MB of ICS, 0.04 MB gzipped (bench/scale; a
- * 10,000-event feed measured 5.5 MB). Each calendar may
+ * whole each time, so a feed stays small enough to fetch and parse on a phone (the sizes
+ * bench/scale measures are in docs/public-pages.md and bench/RESULTS.md). Each calendar may
  * set its own window up to the maximums; the whole history stays in the events API.
  */
 export const FEED_WINDOW = {
