@@ -1,7 +1,8 @@
 import type { Knex } from '../../shared/db/knex';
 import { deploymentOf } from '../../shared/db/deployment';
 import { startRetention, WEBHOOK_RECORDS } from '../../shared/db/retention';
-import { CONNECTIONS_PER_ORIGIN, parseNetworks, postGuarded } from '../../shared/net/outbound';
+import { parseNetworks } from '../../shared/net/networks';
+import { CONNECTIONS_PER_ORIGIN, postGuarded } from '../../shared/net/outbound';
 import { Producer } from '../../shared/queues/queues';
 import { type WebhookJob, webhookJob, WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';

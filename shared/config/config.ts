@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { parseNetworks } from '../net/outbound';
+import { parseNetworks } from '../net/networks';
 import { compile as compileTrustedProxies } from 'proxy-addr';
 import type { RedisTarget } from '../queues/redis';
 import { trimEndOf } from '../text/trim';

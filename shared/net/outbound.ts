@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
+import { isAllowedAddress, type Network } from './networks';
 
 /**
  * Requests to addresses a user chose (webhook endpoints). Only public unicast addresses are
@@ -11,35 +11,12 @@ import { Agent } from 'undici';
  * when the webhook was saved and to a private one now is refused now). Networks listed in
  * a setting are let through (development, tests). Redirects are never followed.
  */
-type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
-
 export class BlockedAddressError extends Error {
   readonly code = 'EADDRBLOCKED';
   constructor(address: string) {
     super(`the address ${address} is not a public one`);
     this.name = 'BlockedAddressError';
   }
-}
-
-/** Networks from a comma-separated list of CIDR ranges or addresses; throws on a bad entry. */
-export function parseNetworks(list: string): Network[] {
-  return list
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-    .map((entry) => (entry.includes('/') ? ipaddr.parseCIDR(entry) : (() => {
-      const ip = ipaddr.parse(entry);
-      return [ip, ip.kind() === 'ipv4' ? 32 : 128] as Network;
-    })()));
-}
-
-/** Whether a connection to this address may be made. */
-export function isAllowedAddress(address: string, allowed: Network[]): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  if (allowed.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits))) return true;
-  return ip.range() === 'unicast';
 }
 
 /** dns.lookup for a request: every address a name resolves to must be allowed. */

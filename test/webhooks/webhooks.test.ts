@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { BlockedAddressError, parseNetworks, postGuarded } from '../../shared/net/outbound';
+import { parseNetworks } from '../../shared/net/networks';
+import { BlockedAddressError, postGuarded } from '../../shared/net/outbound';
 import { extractionWorker } from '../../services/extraction-worker/extraction.worker';
 import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
 import { mailWorker } from '../../services/mail-worker/mail.worker';

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { Knex } from '../../../shared/db/knex';
 import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
-import { isAllowedAddress, parseNetworks } from '../../../shared/net/outbound';
+import { isAllowedAddress, parseNetworks } from '../../../shared/net/networks';
 import { onItsWay, recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { newSigningSecret, sealSecret } from '../../../shared/webhooks/secrets';
 import type { AppContext } from '../context';
