@@ -9,8 +9,10 @@ import { isAllowedAddress, type Network } from './networks';
  * NAT, multicast, reserved and the like are refused, checked on the address actually
  * connected to (each DNS answer, at connect time: a name that resolved to a public address
  * when the webhook was saved and to a private one now is refused now). Networks listed in
- * a setting are let through (development, tests). Redirects are never followed.
+ * a setting are let through (development, tests; networks.ts). Redirects are never followed.
  */
+
+/** A connection refused by that rule: the address is neither public nor let through. */
 export class BlockedAddressError extends Error {
   readonly code = 'EADDRBLOCKED';
   constructor(address: string) {

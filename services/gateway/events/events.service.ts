@@ -94,8 +94,9 @@ const isShortLinkConflict = (err: unknown) =>
   (err as { code?: string; constraint?: string })?.code === '23505' && (err as { constraint?: string }).constraint === 'short_links_pkey';
 
 /**
- * Inserts an event into the team's calendar and spends one slot of the monthly allowance,
- * in one statement. `missing` makes the error thrown when the calendar does not exist (made
+ * Inserts an event into the team's calendar and spends one slot of the monthly allowance:
+ * one statement when nothing else is to commit with it, else a transaction that also plans
+ * its first reminder and tells the team's webhooks (insertEventTakingSlot). `missing` makes the error thrown when the calendar does not exist (made
  * only then: an error captures a stack trace, no cost for the hot path to pay).
  */
 async function insertNewEvent(
