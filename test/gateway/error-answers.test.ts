@@ -69,3 +69,14 @@ it('keeps the one answer the contract spells {"error"}: a signed URL for an even
   const res = await team.api.post(`/api/calendars/${cal.public_id}/events/${evt.public_id}/signed-url`, {});
   expect([res.status, res.headers.get('cache-control'), Object.keys(res.body)]).toEqual([422, 'no-store', ['error']]);
 });
+
+it('says what was wrong and what is accepted: a path that does not decode, a protected event without access', async () => {
+  const broken = await call(`/api/calendars/cal_%E0%A4%A`, { headers: { ...json, Authorization: `Bearer ${team.token}` } });
+  expect([broken.status, JSON.parse(broken.body)]).toEqual([400, { message: expect.stringContaining('must begin a %XX escape') }]);
+  const cal = (await team.api.post('/api/calendars', { name: 'Locked answers', timezone: 'UTC' })).body.data;
+  const evt = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Locked', date_start: '2031-02-01 10:00', date_end: '2031-02-01 11:00', timezone: 'UTC', access_code: 'right-code', has_rsvp: true })).body.data;
+  const locked = 'This event is protected: open it with its access code or a signed link.';
+  const page = await call(`/e/${evt.uid}`, { headers: json });
+  const rsvp = await call(`/e/${evt.uid}/rsvp`, { method: 'POST', headers: { ...json, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'A', email: 'a@example.com', answer: 'yes' }) });
+  expect([page.status, JSON.parse(page.body), rsvp.status, JSON.parse(rsvp.body)]).toEqual([403, { message: locked }, 403, { message: locked }]);
+});

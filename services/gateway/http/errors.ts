@@ -6,6 +6,8 @@ import { errorPage, messagePage, pageCsp } from '../public/views';
 import { pageLocale, translator, type Locale } from '../public/i18n';
 import { FORM_FIELD_LIMIT, NOT_UTF8, UTF8_BODY } from './body';
 
+const BAD_PATH_ENCODING = 'The address is not valid: every "%" in it must begin a %XX escape, and the escapes must spell UTF-8.';
+
 /** Maps body-parser failures, outages and anything unexpected to the shapes of docs/api.md. */
 function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
@@ -30,9 +32,9 @@ function toAppError(err: unknown): AppError | null {
       break;
   }
   if (isDbUnavailableError(err) || isRedisUnavailableError(err)) return unavailable();
-  // URIError from a malformed percent-encoded path, and similar client faults from Express.
+  // Express raises a 400 URIError for a path whose percent-encoding does not decode.
   const status = e?.status ?? e?.statusCode;
-  if (status === 400) return badRequest('Bad request.');
+  if (status === 400) return badRequest(err instanceof URIError ? BAD_PATH_ENCODING : 'The request could not be read.');
   return null;
 }
 

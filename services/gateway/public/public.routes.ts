@@ -16,7 +16,7 @@ import { calendarFeed, eventFeed, FEED_WINDOW, sendFeed } from './calendar-feed'
 import { eventTarget } from '../analytics/analytics';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
 import { forbidden, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
-import { accessTo, eventCard, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
+import { accessTo, eventCard, PROTECTED_MESSAGE, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
 import { findShortLink } from './short-links.repository';
 import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
 import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
@@ -38,7 +38,7 @@ const CALENDAR_PAGES = 20;
 const CALENDAR_EMBED_EVENTS = 5;
 /** A protected event without access, or a refused code: the access-code form again. */
 const locked = (req: Request, found: EventWithCalendar, problem?: LockProblem) =>
-  forbidden(problem ? LOCK_MESSAGE[problem] : 'This event is protected: open it with its access code or a signed link.').withPage(
+  forbidden(problem ? LOCK_MESSAGE[problem] : PROTECTED_MESSAGE).withPage(
     lockedPage(pageLocale(req, found.calendar.locale), found.event.uid, problem),
   );
 /** What JSON callers are told of a refused code (a page says it in the visitor's language). */

@@ -38,6 +38,9 @@ export const eventCookie = (baseUrl: string, eventUid: string, name: string, val
 /** The request's cookies (none: an empty object). */
 export const cookiesOf = (req: Request): Record<string, string | undefined> => (req.headers.cookie ? parseCookies(req.headers.cookie) : {});
 
+/** What a JSON caller is told when a protected event is asked for without access. */
+export const PROTECTED_MESSAGE = 'This event is protected: open it with its access code or a signed link.';
+
 export type Access = { granted: true; query: string; personal: boolean } | { granted: false };
 
 /**

@@ -12,7 +12,7 @@ import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/re
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, toFieldErrors, uidParam } from '../http/validation';
-import { accessTo, cookiesOf, eventCard, eventCookie, eventView, findPublishedEvent } from '../public/public.service';
+import { accessTo, cookiesOf, PROTECTED_MESSAGE, eventCard, eventCookie, eventView, findPublishedEvent } from '../public/public.service';
 import { sendHtml } from '../public/page-response';
 import { findByEmail } from './rsvps.repository';
 import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
@@ -123,7 +123,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         if (!found) throw missing('Event');
         const locale = pageLocale(req, found.calendar.locale);
         const access = accessTo(ctx, req, found.event);
-        if (!access.granted) throw forbidden('This event is protected.').withPage(lockedPage(locale, params.uid));
+        if (!access.granted) throw forbidden(PROTECTED_MESSAGE).withPage(lockedPage(locale, params.uid));
         // The event exists and its page is open: what it refuses is the answer, not the address.
         if (!found.event.has_rsvp) throw conflict(NO_RSVPS);
         await takeAnswerPoint(req, res);
