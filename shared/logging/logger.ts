@@ -34,7 +34,8 @@ export function serializeError(err: unknown): Record<string, unknown> | unknown 
  * it was: log volume stays bounded whatever is logged.
  */
 export function capLine(line: string): string {
-  if (line.length <= MAX_LINE_BYTES) return line;
+  // A UTF-16 unit is at most three bytes of UTF-8: a line that short needs no count.
+  if (line.length * 3 <= MAX_LINE_BYTES || Buffer.byteLength(line) <= MAX_LINE_BYTES) return line;
   let parsed: Record<string, unknown> = {};
   try {
     parsed = JSON.parse(line) as Record<string, unknown>;

@@ -23,4 +23,14 @@ describe('log lines', () => {
     const short = `${JSON.stringify({ level: 30, msg: 'fine' })}\n`;
     expect(capLine(short)).toBe(short);
   });
+
+  it('counts the cap in bytes: a line of multi-byte text under the cap in characters is still cut', () => {
+    const line = `${JSON.stringify({ level: 30, msg: 'asked', title: '日'.repeat(MAX_LINE_BYTES / 2) })}\n`;
+    expect(line.length).toBeLessThan(MAX_LINE_BYTES);
+    const capped = capLine(line);
+    expect(Buffer.byteLength(capped)).toBeLessThan(MAX_LINE_BYTES);
+    expect(JSON.parse(capped)).toMatchObject({ msg: 'asked', truncated: true, bytes: Buffer.byteLength(line) });
+    const fits = `${JSON.stringify({ level: 30, msg: 'é'.repeat(MAX_LINE_BYTES / 4) })}\n`;
+    expect(capLine(fits)).toBe(fits);
+  });
 });
