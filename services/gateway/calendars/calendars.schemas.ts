@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { bool, emailAddress, idParam, shortLink, text, timezone } from '../http/validation';
+import { bool, emailAddress, idParam, shortLink, label, text, timezone } from '../http/validation';
 import { LOCALES } from '../public/i18n';
 import { FEED_WINDOW } from '../public/calendar-feed';
 import { EMAIL_REMINDERS } from '../../../shared/mail/reminders';
@@ -15,8 +15,8 @@ export const emailReminders = () =>
 const isoMicros = () => Joi.string().description('ISO 8601 UTC with microseconds, e.g. 2026-03-05T10:00:00.123456Z');
 
 const writable = {
-  name: text(255),
-  internal_name: text(255).allow(null, ''),
+  name: label(255),
+  internal_name: label(255).allow(null, ''),
   description: text(20000).allow(null, ''),
   timezone: timezone(),
   week_begins: Joi.number().integer().min(0).max(6).description('First day of the week: 0 = Sunday … 6 = Saturday'),
@@ -28,7 +28,7 @@ const writable = {
     ),
   short_link: shortLink().allow(null, '').description('Empty or null: none'),
   ask_subscriber_details: bool().description('Ask people for their name and email before they subscribe'),
-  organizer_name: text(255).allow(null, '').description("Shown as the organizer of the calendar's invitations; empty: the organizer's own name"),
+  organizer_name: label(255).allow(null, '').description("Shown as the organizer of the calendar's invitations; empty: the organizer's own name"),
   organizer_email: emailAddress().allow(null, '').description("Whom invitees' calendar apps send their answers to (the invitations' ORGANIZER and the emails' Reply-To); empty: the team's owner"),
   feed_past_days: Joi.number()
     .integer()

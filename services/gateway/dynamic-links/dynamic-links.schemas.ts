@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { EVENT_TEXT_CHARS } from '../../../shared/events/limits';
-import { bool, dateInput, rrule, text, timezone } from '../http/validation';
+import { bool, dateInput, rrule, label, text, timezone } from '../http/validation';
 
 const DYN_SERVICES = ['google', 'apple', 'outlook', 'outlook_web', 'office365', 'yahoo', 'ics'] as const;
 export type DynService = (typeof DYN_SERVICES)[number];
@@ -27,14 +27,14 @@ export const dynamicLinkSchema = Joi.object({
   created_at: Joi.string().required(),
 }).meta({ title: 'DynamicLink' });
 
-export const createDynamicLinkBody = Joi.object({ name: text(255).allow(null, '') }).unknown(true);
+export const createDynamicLinkBody = Joi.object({ name: label(255).allow(null, '') }).unknown(true);
 
 const common = {
-  title: text(EVENT_TEXT_CHARS.title).required(),
+  title: label(EVENT_TEXT_CHARS.title).required(),
   timezone: timezone().default('UTC'),
   // Shorter than a stored event's: a dynamic link carries its event in its URL.
   description: text(10000).allow(''),
-  location: text(EVENT_TEXT_CHARS.location).allow(''),
+  location: label(EVENT_TEXT_CHARS.location).allow(''),
 };
 
 /** A rule for an event that is not stored: its UNTIL is fitted as a stored event's is. */

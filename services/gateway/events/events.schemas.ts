@@ -2,20 +2,20 @@ import { PLATFORM_KEYS } from '../public/deliver';
 import Joi from 'joi';
 import { EVENT_TEXT_CHARS } from '../../../shared/events/limits';
 import { calendarSchema, emailReminders } from '../calendars/calendars.schemas';
-import { bool, cursorParam, dateInput, httpUrl, idParam, rrule, shortLink, text, timezone } from '../http/validation';
+import { bool, cursorParam, dateInput, httpUrl, idParam, rrule, shortLink, label, text, timezone } from '../http/validation';
 
 /** Writable event fields (docs/api.md, "Events"), without presence rules. */
 const eventFields = {
-  title: text(EVENT_TEXT_CHARS.title),
-  internal_name: text(EVENT_TEXT_CHARS.internal_name).allow(null, ''),
+  title: label(EVENT_TEXT_CHARS.title),
+  internal_name: label(EVENT_TEXT_CHARS.internal_name).allow(null, ''),
   is_draft: bool(),
   description: text(EVENT_TEXT_CHARS.description).allow(null, '').description('HTML (sanitized) or plain text (becomes paragraphs)'),
-  location: text(EVENT_TEXT_CHARS.location).allow(null, ''),
+  location: label(EVENT_TEXT_CHARS.location).allow(null, ''),
   is_all_day: bool(),
   recurrence_rule: rrule()
     .allow(null, '')
     .description('RFC 5545 RRULE (an RRULE: prefix is accepted). UNTIL is stored as RFC 5545 wants it beside the start: UTC for timed events (a date: the end of that day; a floating time: wall time in `timezone`), a date for all-day events.'),
-  series_title: text(EVENT_TEXT_CHARS.series_title).allow(null, ''),
+  series_title: label(EVENT_TEXT_CHARS.series_title).allow(null, ''),
   has_rsvp: bool(),
   rsvp_limit: Joi.number().integer().min(1).max(1000000).allow(null),
   date_start: dateInput(),

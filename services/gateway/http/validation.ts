@@ -4,7 +4,7 @@ import { checkRrule } from '../../../shared/calendar/recurrence';
 import { canonicalTimeZone } from '../../../shared/calendar/time-zones';
 import { type FieldErrors, mergeFieldErrors, validationFailed } from '../../../shared/errors/app-error';
 import { type IdPrefix, UID_PATTERN } from '../../../shared/ids/ids';
-import { text } from './text';
+import { label, text } from './text';
 
 /**
  * Request validation with joi: every field is checked (abortEarly off) and each failure is
@@ -31,6 +31,8 @@ function messageFor(detail: Joi.ValidationErrorItem, field: string, optional: bo
       return `The ${name} field must be a valid email address.`;
     case 'string.bidi':
       return `The ${name} field must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).`;
+    case 'string.hidden':
+      return `The ${name} field must not contain control or invisible format characters (such as U+0007 or U+FEFF).`;
     case 'string.uri':
     case 'string.uriCustomScheme':
       return `The ${name} field must be a valid URL.`;
@@ -300,15 +302,16 @@ export const rrule = () =>
     })
     .description('RFC 5545 RRULE, e.g. FREQ=WEEKLY;BYDAY=TU;COUNT=10 (an RRULE: prefix is accepted)');
 
-/** Free text of at most `max` characters (code points, not UTF-16 units). */
-export { text };
+/** Free text, and one-line labels, of at most `max` characters (code points, not UTF-16 units). */
+export { label, text };
 
 /**
- * A person's name (invitee, RSVP, subscriber): free text without control characters, which
- * have no place in a name that can end up in a mail header or an ATTENDEE's CN.
+ * A person's name (invitee, RSVP, subscriber): a label on one line. Line breaks and other
+ * control characters have no place in a name that can end up in a mail header or an
+ * ATTENDEE's CN.
  */
 export const personName = () =>
-  text(255)
+  label(255)
     .trim()
     .pattern(/^[^\u0000-\u001f\u007f]*$/, { name: 'on one line, without control characters' }); // eslint-disable-line no-control-regex
 

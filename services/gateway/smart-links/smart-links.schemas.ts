@@ -1,9 +1,9 @@
 import Joi from 'joi';
 import { EVENT_TEXT_CHARS } from '../../../shared/events/limits';
-import { bool, cursorParam, dateInput, idParam, text, timezone } from '../http/validation';
+import { bool, cursorParam, dateInput, idParam, label, text, timezone } from '../http/validation';
 
 const fields = {
-  name: text(255),
+  name: label(255),
   calendar: Joi.string().max(255).description('A cal_ id'),
   requires_approval: bool().description('Events start pending until approved'),
   signed: bool().description('Require a Standard Webhooks signature'),
@@ -70,16 +70,16 @@ export const submissionsQuery = Joi.object({
 /** What a form or webhook sends to /s/{key} (unknown fields are ignored). */
 export const submissionFields = Joi.object({
   // A title of only white space names nothing: text() answers it as a missing one.
-  title: text(EVENT_TEXT_CHARS.title).required(),
+  title: label(EVENT_TEXT_CHARS.title).required(),
   start: dateInput().required().description('Alias: date_start'),
   end: dateInput().description('Alias: date_end'),
   duration: Joi.number().integer().min(0).max(525600).description('Minutes; wins over end. All-day: whole days, ceil(duration / 1440), at least one'),
   timezone: timezone().description("Default: the calendar's"),
   // As the API's event create and the job contract take (the 64 KiB body still fits it).
   description: text(EVENT_TEXT_CHARS.description),
-  location: text(EVENT_TEXT_CHARS.location),
+  location: label(EVENT_TEXT_CHARS.location),
   is_all_day: bool(),
-  internal_name: text(EVENT_TEXT_CHARS.internal_name),
+  internal_name: label(EVENT_TEXT_CHARS.internal_name),
 }).unknown(true);
 
 export interface SubmissionFields {
