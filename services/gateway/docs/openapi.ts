@@ -1,6 +1,6 @@
 import type Joi from 'joi';
 import parse from 'joi-to-json';
-import { errors, messageSchema, validationErrorSchema } from '../http/responses';
+import { errors, messageSchema, VALIDATION_FAILED, validationErrorSchema } from '../http/responses';
 import type { RouteSpec } from '../http/route';
 
 type JsonSchema = Record<string, unknown>;
@@ -83,7 +83,7 @@ function impliedResponses(route: RouteSpec): Record<string, unknown> {
     out['413'] = { description: 'Body over the size limit', content: content(messageSchema) };
     if (api) out['415'] = { description: 'Body in a content type this endpoint does not take', content: content(messageSchema) };
   }
-  if (route.body || route.query) out['422'] = { description: 'Validation failed: every failing field is listed', content: content(validationErrorSchema) };
+  if (route.body || route.query) out['422'] = { description: VALIDATION_FAILED, content: content(validationErrorSchema) };
   if (route.auth && (route.role || route.method !== 'get')) {
     out['403'] = {
       description: [route.role ? `The caller's role is below ${route.role}` : '', route.method !== 'get' ? 'a dashboard session without its X-CSRF-Token' : ''].filter(Boolean).join(', or '),

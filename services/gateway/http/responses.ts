@@ -12,6 +12,9 @@ export const validationErrorSchema = Joi.object({
     .description('Field name → its error messages'),
 }).meta({ title: 'ValidationError' });
 
+/** What every 422 is said to hold, wherever the document lists one. */
+export const VALIDATION_FAILED = 'Validation failed: the failing fields are listed (the first 20), and the message counts every error';
+
 const standard: Record<number, ResponseSpec> = {
   400: { description: 'Malformed JSON', body: messageSchema },
   401: { description: 'Missing, unknown or revoked token (`WWW-Authenticate: Bearer`)', body: messageSchema },
@@ -20,7 +23,7 @@ const standard: Record<number, ResponseSpec> = {
   409: { description: 'Conflict', body: messageSchema.unknown(true) },
   413: { description: 'Body over the size limit', body: messageSchema },
   415: { description: 'Body in a content type this endpoint does not take', body: messageSchema },
-  422: { description: 'Validation failed: every failing field is listed', body: validationErrorSchema },
+  422: { description: VALIDATION_FAILED, body: validationErrorSchema },
   429: { description: 'Rate limit (`Retry-After`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`)', body: messageSchema },
   503: { description: 'Postgres or Redis unavailable (`Retry-After`)', body: messageSchema },
 };
