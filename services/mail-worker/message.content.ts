@@ -195,6 +195,8 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
   const who = organizer ?? t('the_organizer');
   const answerLinks = (links?: RecipientLinks) => (NO_ANSWER_BUTTONS.has(kind) ? undefined : links?.answer);
   const answered = (m: Pick<MailMessage, 'answer'>) => m.answer !== undefined;
+  // A reminder's link stops that event's reminders; every other message's, all of the team's email.
+  const stopLabel = t(kind === 'reminder' ? 'stop_reminders' : 'stop_all_mail');
 
   return {
     subject,
@@ -210,13 +212,14 @@ export async function jobContent(kind: MailKind, e: EventSnapshot, answerUrl?: s
         reason: because,
         unsubscribe: !!unsubscribe,
         unsubscribeUrl: unsubscribe ?? '',
+        unsubscribeLabel: stopLabel,
       };
       const text = [
         ...textHead,
         ...(answer ? ['', t('will_you_attend'), `  ${labelled(t('yes'), answer.yes)}`, `  ${labelled(t('maybe'), answer.maybe)}`, `  ${labelled(t('no'), answer.no)}`] : []),
         ...textMiddle,
         because,
-        ...(unsubscribe ? [labelled(t('stop_reminders'), unsubscribe)] : []),
+        ...(unsubscribe ? [labelled(stopLabel, unsubscribe)] : []),
         '',
       ].join('\n');
       return { text, html: render(shared, values) };

@@ -18,9 +18,9 @@ import { parseTemplate, type Template, templateNames } from './mail-template';
  * - per job: subject, preview, lead, titleHtml, when, organizer/organizerName,
  *   where/whereHtml, repeats/repeatsText, actions (either of:) page/pageUrl, changeAnswer/answerUrl,
  *   calendar/pagePath/pageQuery, description/descriptionHtml, note;
- * - per recipient (LATER): answer/yesUrl/maybeUrl/noUrl, reason, unsubscribe/unsubscribeUrl.
+ * - per recipient (LATER): answer/yesUrl/maybeUrl/noUrl, reason, unsubscribe/unsubscribeUrl/unsubscribeLabel.
  */
-export const LATER = new Set(['answer', 'yesUrl', 'maybeUrl', 'noUrl', 'reason', 'unsubscribe', 'unsubscribeUrl']);
+export const LATER = new Set(['answer', 'yesUrl', 'maybeUrl', 'noUrl', 'reason', 'unsubscribe', 'unsubscribeUrl', 'unsubscribeLabel']);
 
 /** The colours and font of every message (account messages too: see account-mail.ts). */
 export const INK = '#1f2328';
@@ -104,7 +104,7 @@ const source = (locale: Locale) => {
     ${text(`<div style="padding:12px 0 0;border-top:1px solid ${LINE}">{{note}}</div>`, ` font-size="14px" line-height="20px" color="${MUTED}" padding="8px 0 0"`)}
   </mj-column></mj-section>
   <mj-section padding="16px 24px 32px"><mj-column>
-    ${text(`{{reason}}<!--{{#unsubscribe}}--><br><a href="{{unsubscribeUrl}}" style="color:${MUTED};text-decoration:underline">${t('stop_reminders')}</a><!--{{/unsubscribe}}-->`, ` font-size="13px" line-height="20px" color="${MUTED}" align="center"`)}
+    ${text(`{{reason}}<!--{{#unsubscribe}}--><br><a href="{{unsubscribeUrl}}" style="color:${MUTED};text-decoration:underline">{{unsubscribeLabel}}</a><!--{{/unsubscribe}}-->`, ` font-size="13px" line-height="20px" color="${MUTED}" align="center"`)}
   </mj-column></mj-section>
 </mj-body>
 </mjml>`;

@@ -4,7 +4,7 @@ import { deploymentOf } from '../../shared/db/deployment';
 import { isDbUnavailableError, type Knex } from '../../shared/db/knex';
 import { AppError } from '../../shared/errors/app-error';
 import type { Clock } from '../../shared/lifecycle/clock';
-import { reminderUnsubscribeUrl } from '../../shared/links/signatures';
+import { unsubscribeUrl } from '../../shared/links/signatures';
 import type { Logger } from '../../shared/logging/logger';
 import { applyMailQuota } from '../../shared/mail/mail-quota';
 import { isPublished, type MailCalendarRow, type MailEventRow, type NewDelivery, type Producers, queueDeliveries } from '../../shared/mail/queue-mail';
@@ -127,7 +127,7 @@ async function remind(trx: Knex, deps: SweepDeps, found: { event: DueRow; calend
   // Nobody asked for these messages at this moment: over the team's quota they are skipped, not refused.
   const deliveries = (await applyMailQuota(trx, event.team_id, inserted, now, 'skip')).map((d) => ({
     ...d,
-    links: { unsubscribe: reminderUnsubscribeUrl(deps.config.appKey, deps.config.publicBaseUrl, event.uid, d.email) },
+    links: { unsubscribe: unsubscribeUrl(deps.config.appKey, deps.config.publicBaseUrl, 'reminders', event.uid, d.email) },
   }));
   await queueDeliveries(trx, deps, { found, kind: 'reminder', sequence: event.sequence, deliveries, occurrence: occurrence.shown });
   return deliveries.length;

@@ -156,20 +156,30 @@ export function verifyInviteeAnswerKey(appKey: string, h: InviteeHolder, key: un
 }
 
 /**
- * The one-click opt-out of one event's reminders for one address (RFC 8058), in each reminder
- * as List-Unsubscribe and a footer link: `POST {base}/e/{uid}/reminders/unsubscribe?email=…&signature=…`
- * (a GET of the same URL only shows a button that POSTs it). The signature covers the event
- * and the address in lower case; it does not expire, as an opt-out link must keep working.
+ * One-click opt-outs (RFC 8058), in each message as List-Unsubscribe and a footer link, made
+ * for one address from one event's message: `reminders` stops that event's reminders to the
+ * address (`POST {base}/e/{uid}/reminders/unsubscribe?email=…&signature=…`, in reminders);
+ * `all` stops all email from the event's team to it (`POST {base}/e/{uid}/unsubscribe?…`, in
+ * every other message). A GET of either only shows a button that POSTs it. The signature
+ * covers what is stopped, the event and the address in lower case; it does not expire, as an
+ * opt-out link must keep working.
  */
-const reminderOptOutMac = (appKey: string, eventUid: string, email: string) => mac(appKey, `reminders-off:${eventUid}:${email.toLowerCase()}`);
+export type OptOut = 'reminders' | 'all';
 
-export function reminderUnsubscribeUrl(appKey: string, baseUrl: string, eventUid: string, email: string): string {
-  const query = new URLSearchParams({ email: email.toLowerCase(), signature: reminderOptOutMac(appKey, eventUid, email) });
-  return `${eventPublicUrl(baseUrl, eventUid)}/reminders/unsubscribe?${query.toString()}`;
+const OPT_OUTS: Record<OptOut, { purpose: string; path: string }> = {
+  reminders: { purpose: 'reminders-off', path: 'reminders/unsubscribe' },
+  all: { purpose: 'team-mail-off', path: 'unsubscribe' },
+};
+
+const optOutMac = (appKey: string, what: OptOut, eventUid: string, email: string) => mac(appKey, `${OPT_OUTS[what].purpose}:${eventUid}:${email.toLowerCase()}`);
+
+export function unsubscribeUrl(appKey: string, baseUrl: string, what: OptOut, eventUid: string, email: string): string {
+  const query = new URLSearchParams({ email: email.toLowerCase(), signature: optOutMac(appKey, what, eventUid, email) });
+  return `${eventPublicUrl(baseUrl, eventUid)}/${OPT_OUTS[what].path}?${query.toString()}`;
 }
 
-/** True when the signature is this event's and this address's opt-out link. */
-export function verifyReminderUnsubscribe(appKey: string, eventUid: string, email: unknown, signature: unknown): boolean {
+/** True when the signature is this opt-out's link for this event and this address. */
+export function verifyUnsubscribe(appKey: string, what: OptOut, eventUid: string, email: unknown, signature: unknown): boolean {
   if (typeof email !== 'string' || typeof signature !== 'string' || email.length > 254 || signature.length > 100) return false;
-  return sameMac(signature, reminderOptOutMac(appKey, eventUid, email));
+  return sameMac(signature, optOutMac(appKey, what, eventUid, email));
 }

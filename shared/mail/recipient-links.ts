@@ -1,6 +1,6 @@
 import type { Config } from '../config/config';
 import { replyAddress } from '../invites/reply-address';
-import { type AnswerEvent, answerKey, inviteeAnswerKey } from '../links/signatures';
+import { type AnswerEvent, answerKey, inviteeAnswerKey, unsubscribeUrl } from '../links/signatures';
 import type { MailKind, MailMessage } from '../queues/mail.job';
 import type { NewDelivery } from './queue-mail';
 
@@ -13,7 +13,8 @@ const answerPageUrl = (baseUrl: string, eventUid: string, key: string, answer: '
 
 /**
  * What one recipient's message carries that no one else's does: the links made for them
- * (a reminder's unsubscribe link), the answer buttons, signed for them (an invitee's key,
+ * (a reminder's unsubscribe link, made by the sweep; in every other message, the link that
+ * stops all email from the event's team), the answer buttons, signed for them (an invitee's key,
  * or the key of the RSVP they gave), and, with REPLY_DOMAIN, an invitee's own reply
  * address (see shared/invites/reply-address.ts).
  */
@@ -24,6 +25,7 @@ export function withRecipientParts(
   d: NewDelivery,
 ): Pick<MailMessage, 'links' | 'replyAddress'> {
   const out: Pick<MailMessage, 'links' | 'replyAddress'> = d.links ? { links: { ...d.links } } : {};
+  if (kind !== 'reminder') out.links = { ...out.links, unsubscribe: unsubscribeUrl(config.appKey, config.publicBaseUrl, 'all', event.uid, d.email) };
   if (config.replyDomain && d.invitee_id && d.invitee_uid) {
     out.replyAddress = replyAddress(config.appKey, config.replyDomain, { inviteeId: d.invitee_id, inviteeUid: d.invitee_uid, eventUid: event.uid });
   }

@@ -1,4 +1,4 @@
-import { inviteeAnswerKey, reminderUnsubscribeUrl } from '../../shared/links/signatures';
+import { inviteeAnswerKey, unsubscribeUrl } from '../../shared/links/signatures';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 
 /**
@@ -157,7 +157,7 @@ describe('pages', () => {
     expect(saved.body).toContain('Obrigado, sua resposta foi salva: Talvez.');
 
     // A reminder's unsubscribe page.
-    const stop = reminderUnsubscribeUrl(gw.config.appKey, gw.baseUrl, locked.public_url.split('/e/')[1], 'zoe@example.test');
+    const stop = unsubscribeUrl(gw.config.appKey, gw.baseUrl, 'reminders', locked.public_url.split('/e/')[1], 'zoe@example.test');
     const optOut = await text(await fetch(stop, { headers: { 'User-Agent': PERSON } }));
     expect(optOut.body).toContain('<h1>Arrêter les rappels ?</h1>');
     expect(optOut.body).toContain('zoe@example.test reçoit des rappels par e-mail avant « Conseil ».');

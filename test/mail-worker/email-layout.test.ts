@@ -153,6 +153,8 @@ describe('email layout in a real mail parser and browser', () => {
     const parsed = await mail(kind);
     const html = parsed.html as string;
     expect(html).toBeTruthy();
+    // A reminder's link stops that event's reminders; every other message's, all the team's email.
+    const stopLabel = kind === 'reminder' ? 'Stop reminders for this event' : 'Stop all email from this organizer';
     // One-click unsubscribe (RFC 8058), as the raw header lines a mail client reads.
     expect(header(parsed, 'list-unsubscribe')).toBe(`List-Unsubscribe: <${LINKS.unsubscribe}>`);
     expect(header(parsed, 'list-unsubscribe-post')).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
@@ -194,7 +196,7 @@ describe('email layout in a real mail parser and browser', () => {
             { text: 'No', href: LINKS.answer.no },
           ]));
         }
-        expect(facts.links).toContainEqual({ text: 'Stop reminders for this event', href: LINKS.unsubscribe });
+        expect(facts.links).toContainEqual({ text: stopLabel, href: LINKS.unsubscribe });
         expect(labels.includes('Change your answer')).toBe(kind.startsWith('rsvp_'));
         expect(labels.includes('Open the event page')).toBe(!['cancellation', 'removal', 'rsvp_link'].includes(kind));
         expect(facts.text).toMatch(/You received this because /);
@@ -210,7 +212,7 @@ describe('email layout in a real mail parser and browser', () => {
     expect(text).toContain(TITLE);
     expect(text).toContain('When: Tue 12 Jan 2027, 15:00–16:00 (Europe/Paris, UTC+01:00)');
     expect(text).toContain(`Where: ${MEETING}`);
-    expect(text).toContain(`Stop reminders for this event: ${LINKS.unsubscribe}`);
+    expect(text).toContain(`${stopLabel}: ${LINKS.unsubscribe}`);
     if (!NO_BUTTON_ROW.includes(kind)) expect(text).toContain(`Google: ${BASE}/e/${UID}/google${QUERY}`);
     if (kind !== 'cancellation' && kind !== 'removal') expect(text).toContain(`Yes: ${LINKS.answer.yes}`);
   });

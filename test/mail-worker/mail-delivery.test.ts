@@ -573,6 +573,47 @@ describe('failures', () => {
     expect(sink.tries(address)).toBe(2);
   });
 
+  it("stops all of a team's email to an address that unsubscribed with one click, and only that team's", async () => {
+    const address = 'unsubscribes@example.test';
+    const first = await newEvent();
+    await team.api.post(invitesPath(first), { invitees: [{ email: address }] });
+    const invitation = await nth(address, 1, 'the invitation');
+    // The link as a mail client reads it: the List-Unsubscribe header, one-click (RFC 8058).
+    const line = (name: string) => invitation.parsed.headerLines.find((h) => h.key === name)?.line.replace(/\r?\n[ \t]+/g, ' ');
+    expect(line('list-unsubscribe-post')).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+    const url = /^List-Unsubscribe: <([^>]+)>$/.exec(line('list-unsubscribe') ?? '')?.[1] as string;
+    expect(url).toMatch(new RegExp(`/e/${first.uid}/unsubscribe\\?email=`));
+    expect(invitation.parsed.text).toContain(`Stop all email from this organizer: ${url}`);
+
+    // Opening the link (as a mail scanner does) stops nothing: it shows a button.
+    const opened = await fetch(url);
+    expect(opened.status).toBe(200);
+    expect(await opened.text()).toContain('<form method="post"');
+    expect((await team.api.get('/api/mail-suppressions')).body.data.filter((r: { email: string }) => r.email === address)).toEqual([]);
+    // A signature for another address stops nothing.
+    const forged = await fetch(url.replace('unsubscribes%40', 'someone-else%40'), { method: 'POST', body: new URLSearchParams({ 'List-Unsubscribe': 'One-Click' }) });
+    expect(forged.status).toBe(403);
+
+    const clicked = await fetch(url, { method: 'POST', body: new URLSearchParams({ 'List-Unsubscribe': 'One-Click' }) });
+    expect(clicked.status).toBe(200);
+    expect(await clicked.text()).toContain('will get no more email from the organizer');
+    expect((await team.api.get('/api/mail-suppressions')).body.data.filter((r: { email: string }) => r.email === address)).toEqual([
+      expect.objectContaining({ email: address, reason: 'unsubscribed' }),
+    ]);
+
+    // Another event of the team: recorded skipped, nothing sent.
+    const second = await newEvent();
+    expect((await team.api.post(invitesPath(second), { invitees: [{ email: 'Unsubscribes@example.test' }] })).status).toBe(200);
+    expect((await deliveries(second))[0]).toMatchObject({ status: 'skipped', error: 'address suppressed: unsubscribed' });
+    // Another team still reaches the address.
+    const other = await gw.newTeam();
+    const theirs = (await other.api.post('/api/calendars', { name: 'Theirs', timezone: 'UTC' })).body.data;
+    const theirEvent = (await other.api.post(`/api/calendars/${theirs.public_id}/events`, review)).body.data;
+    await other.api.post(`/api/calendars/${theirs.public_id}/events/${theirEvent.public_id}/invites`, { invitees: [{ email: address }] });
+    await nth(address, 2, "the other team's invitation");
+    expect(sink.for(address)).toHaveLength(2);
+  });
+
   it('retries a 4xx answer with backoff until the server accepts', async () => {
     const [retriedBefore, sentBefore] = [await delivered('invitation', 'retry'), await delivered('invitation', 'sent')];
     const evt = await newEvent();

@@ -181,11 +181,11 @@ describe('languages', () => {
     expect(text).toContain('Die angehängte Einladung trägt die Veranstaltung in Ihren Kalender ein.');
     // No organizer in the job: the footer names the organizer in German too.
     expect(text).toContain('Sie erhalten diese E-Mail, weil der Veranstalter Sie zu Launch <party> & "friends" eingeladen hat.');
-    expect(text).toContain('Keine Erinnerungen mehr für diese Veranstaltung: https://cal.example.com/u/1');
+    expect(text).toContain('Keine E-Mails mehr von diesem Veranstalter: https://cal.example.com/u/1');
 
     const html = parsed.html as string;
     expect(html).toMatch(/^<!doctype html>\s*<html lang="de"/i);
-    for (const words of ['Sie sind eingeladen:', '>Wann</th>', '>Wo</th>', 'Kommen Sie?', '>Ja</a>', '>Vielleicht</a>', '>Nein</a>', '>Veranstaltungsseite öffnen</a>', 'Zum Kalender hinzufügen', '>Apple</a>', '>iCal-Datei</a>', '>Keine Erinnerungen mehr für diese Veranstaltung</a>']) {
+    for (const words of ['Sie sind eingeladen:', '>Wann</th>', '>Wo</th>', 'Kommen Sie?', '>Ja</a>', '>Vielleicht</a>', '>Nein</a>', '>Veranstaltungsseite öffnen</a>', 'Zum Kalender hinzufügen', '>Apple</a>', '>iCal-Datei</a>', '>Keine E-Mails mehr von diesem Veranstalter</a>']) {
       expect([words, html.includes(words)]).toEqual([words, true]);
     }
     expect(html).toContain(`${escaped(when)} (Europe/Berlin, UTC+01:00)`);

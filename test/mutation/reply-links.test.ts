@@ -1,5 +1,5 @@
 import { parseReplyAddress, replyAddress, verifyReplyToken } from '../../shared/invites/reply-address';
-import { answerKey, inviteeAnswerKey, inviteeKeyUid, reminderUnsubscribeUrl, verifyAnswerKey, verifyInviteeAnswerKey, verifyReminderUnsubscribe } from '../../shared/links/signatures';
+import { answerKey, inviteeAnswerKey, inviteeKeyUid, unsubscribeUrl, verifyAnswerKey, verifyInviteeAnswerKey, verifyUnsubscribe } from '../../shared/links/signatures';
 
 /**
  * The links that speak for one person of one event: an invitee's reply address (their
@@ -9,6 +9,7 @@ import { answerKey, inviteeAnswerKey, inviteeKeyUid, reminderUnsubscribeUrl, ver
  *     → b1774a9b3dd4fd4efbe5765169baed2e98eb747e269923484a760e71a57fc9db (the address keeps 32 hex digits)
  *   printf %s 'invitee-answer:Evt000000000000B:Inv000000000000A:ann@example.com' | openssl dgst -sha256 -hmac 'app-key-for-tests' -binary | base64 | tr '+/' '-_' | tr -d '='
  *   printf %s 'reminders-off:Evt000000000000B:ann@example.com' | openssl dgst -sha256 -hmac 'app-key-for-tests' -binary | base64 | tr '+/' '-_' | tr -d '='
+ *   printf %s 'team-mail-off:Evt000000000000B:ann@example.com' | openssl dgst -sha256 -hmac 'app-key-for-tests' -binary | base64 | tr '+/' '-_' | tr -d '='
  */
 const KEY = 'app-key-for-tests';
 const DOMAIN = 'replies.example.com';
@@ -17,6 +18,7 @@ const REPLY_MAC = 'b1774a9b3dd4fd4efbe5765169baed2e';
 const ADDRESS = `reply+16-${REPLY_MAC}@${DOMAIN}`; // 42 in base 36 is 16
 const INVITEE_MAC = 'LnLAMTd2vtec-hTApPnNir1OOy2esiH6g3llpLbbBbM';
 const OPT_OUT_MAC = 'ZUPl9xgPwP-Hw5AS2tBmkUL8KrGx0LAjg18soJUf3sQ';
+const ALL_MAIL_OPT_OUT_MAC = 'mtrp1xgN59tlWYTTBRR6rqmZKXVxlcq7wLoJbAbNtCc';
 
 describe('reply addresses', () => {
   it('are reply+<id in base 36>-<first 128 bits of the HMAC, hex>@<domain>', () => {
@@ -108,24 +110,36 @@ describe("invitees' answer keys", () => {
 
 describe("reminders' unsubscribe links", () => {
   it('sign the event and the address in lower case', () => {
-    expect(reminderUnsubscribeUrl(KEY, 'https://cal.example', 'Evt000000000000B', 'Ann@Example.com')).toBe(
+    expect(unsubscribeUrl(KEY, 'https://cal.example', 'reminders', 'Evt000000000000B', 'Ann@Example.com')).toBe(
       `https://cal.example/e/Evt000000000000B/reminders/unsubscribe?email=ann%40example.com&signature=${OPT_OUT_MAC}`,
     );
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'ann@example.com', OPT_OUT_MAC)).toBe(true);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'ANN@example.com', OPT_OUT_MAC)).toBe(true);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000C', 'ann@example.com', OPT_OUT_MAC)).toBe(false);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'bob@example.com', OPT_OUT_MAC)).toBe(false);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'ann@example.com', `${OPT_OUT_MAC.slice(0, -1)}A`)).toBe(false);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'a'.repeat(255), OPT_OUT_MAC)).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', 'ann@example.com', OPT_OUT_MAC)).toBe(true);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', 'ANN@example.com', OPT_OUT_MAC)).toBe(true);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000C', 'ann@example.com', OPT_OUT_MAC)).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', 'bob@example.com', OPT_OUT_MAC)).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', 'ann@example.com', `${OPT_OUT_MAC.slice(0, -1)}A`)).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', 'a'.repeat(255), OPT_OUT_MAC)).toBe(false);
     // An address is at most 254 characters (RFC 5321): a link signed for a longer one is refused.
-    const signed = (email: string) => new URL(reminderUnsubscribeUrl(KEY, 'https://cal.example', 'Evt000000000000B', email)).searchParams.get('signature');
+    const signed = (email: string) => new URL(unsubscribeUrl(KEY, 'https://cal.example', 'reminders', 'Evt000000000000B', email)).searchParams.get('signature');
     const longest = `${'a'.repeat(242)}@example.com`;
     expect(longest).toHaveLength(254);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', longest, signed(longest))).toBe(true);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', `a${longest}`, signed(`a${longest}`))).toBe(false);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'ann@example.com', 'x'.repeat(101))).toBe(false);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', undefined, OPT_OUT_MAC)).toBe(false);
-    expect(verifyReminderUnsubscribe(KEY, 'Evt000000000000B', 'ann@example.com', undefined)).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', longest, signed(longest))).toBe(true);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', `a${longest}`, signed(`a${longest}`))).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', 'ann@example.com', 'x'.repeat(101))).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', undefined, OPT_OUT_MAC)).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', 'ann@example.com', undefined)).toBe(false);
+  });
+});
+
+describe("a team's unsubscribe links", () => {
+  it('sign what they stop, the event and the address: a reminders link stops no more than reminders', () => {
+    expect(unsubscribeUrl(KEY, 'https://cal.example', 'all', 'Evt000000000000B', 'Ann@Example.com')).toBe(
+      `https://cal.example/e/Evt000000000000B/unsubscribe?email=ann%40example.com&signature=${ALL_MAIL_OPT_OUT_MAC}`,
+    );
+    expect(verifyUnsubscribe(KEY, 'all', 'Evt000000000000B', 'ANN@example.com', ALL_MAIL_OPT_OUT_MAC)).toBe(true);
+    expect(verifyUnsubscribe(KEY, 'all', 'Evt000000000000B', 'ann@example.com', OPT_OUT_MAC)).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'reminders', 'Evt000000000000B', 'ann@example.com', ALL_MAIL_OPT_OUT_MAC)).toBe(false);
+    expect(verifyUnsubscribe(KEY, 'all', 'Evt000000000000C', 'ann@example.com', ALL_MAIL_OPT_OUT_MAC)).toBe(false);
   });
 });
 

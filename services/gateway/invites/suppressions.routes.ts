@@ -9,7 +9,7 @@ import { emailAddress } from '../http/validation';
 
 const suppressionSchema = Joi.object({
   email: Joi.string().required(),
-  reason: Joi.string().required().description("The receiving server's refusal"),
+  reason: Joi.string().required().description("The receiving server's refusal, or `unsubscribed` for an address that used a message's unsubscribe link"),
   created_at: Joi.string().required(),
 }).meta({ title: 'MailSuppression' });
 
@@ -28,7 +28,7 @@ export function suppressionRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/mail-suppressions',
       operationId: 'listMailSuppressions',
       summary: 'Addresses the team no longer emails',
-      description: `Addresses whose server refused one of the team's messages for good (a 5xx reply): messages to them are recorded as \`skipped\`, not sent. Newest first, at most ${LISTED}.`,
+      description: `Addresses whose server refused one of the team's messages for good (a 5xx reply), and addresses that unsubscribed from the team's email with a message's link: messages to them are recorded as \`skipped\`, not sent. Newest first, at most ${LISTED}.`,
       tags,
       auth: true,
       responses: { 200: { description: 'The suppressed addresses', body: dataListOf(suppressionSchema) }, ...errors(401, 503) },
@@ -46,7 +46,7 @@ export function suppressionRoutes(ctx: AppContext): RouteSpec[] {
       path: '/api/mail-suppressions',
       operationId: 'liftMailSuppression',
       summary: 'Email an address again',
-      description: 'Lifts the suppression of `email` (the next message to it is sent); an address that is not suppressed is a 404.',
+      description: 'Lifts the suppression of `email` (the next message to it is sent); an address that is not suppressed is a 404. Lift an unsubscribed address only when its owner asks for the email again.',
       tags,
       auth: true,
       query: Joi.object({ email: emailAddress().required() }),

@@ -715,16 +715,17 @@ ${d.pageUrl ? html`<p class="muted"><a href="${d.pageUrl}">${t('open_event_page'
  * The page of a reminder's unsubscribe link: before (a GET, which changes nothing: mail
  * scanners open links) a button that POSTs the same signed URL; after, what it did.
  */
-export function reminderOptOutPage(locale: Locale, p: { title: string; email: string; action: string; done: boolean }): string {
+export function optOutPage(locale: Locale, what: 'reminders' | 'all', p: { title: string; email: string; action: string; done: boolean }): string {
   const t = translator(locale);
+  const k = what === 'reminders' ? ({ page: 'optout_page_title', title: 'optout_title', text: 'optout_text', button: 'optout_button', done: 'optout_done_text' } as const) : ({ page: 'mailoff_page_title', title: 'mailoff_title', text: 'mailoff_text', button: 'mailoff_button', done: 'mailoff_done_text' } as const);
   return layout(
-    { title: t(p.done ? 'optout_done_title' : 'optout_page_title'), lang: locale },
+    { title: t(p.done ? 'optout_done_title' : k.page), lang: locale },
     p.done
-      ? html`<article class="card"><h1>${t('optout_done_title')}</h1><p>${t('optout_done_text', { email: p.email, title: p.title })}</p></article>`
+      ? html`<article class="card"><h1>${t('optout_done_title')}</h1><p>${t(k.done, { email: p.email, title: p.title })}</p></article>`
       : html`<article class="card">
-<h1>${t('optout_title')}</h1>
-<p>${t('optout_text', { email: p.email, title: p.title })}</p>
-<form method="post" action="${p.action}"><button type="submit">${t('optout_button')}</button></form>
+<h1>${t(k.title)}</h1>
+<p>${t(k.text, { email: p.email, title: p.title })}</p>
+<form method="post" action="${p.action}"><button type="submit">${t(k.button)}</button></form>
 </article>`,
   );
 }

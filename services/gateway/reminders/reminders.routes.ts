@@ -1,82 +1,114 @@
 import Joi from 'joi';
 import { forbidden } from '../../../shared/errors/app-error';
 import { UID_PATTERN } from '../../../shared/ids/ids';
-import { verifyReminderUnsubscribe } from '../../../shared/links/signatures';
+import { type OptOut, verifyUnsubscribe } from '../../../shared/links/signatures';
 import type { AppContext } from '../context';
 import { findEvent } from '../events/events.repository';
 import { messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { uidParam } from '../http/validation';
 import { missing, sendHtml } from '../public/page-response';
-import { errorPage, reminderOptOutPage } from '../public/views';
+import { errorPage, optOutPage } from '../public/views';
 import { pageLocale, translator } from '../public/i18n';
 
 const optOutQuery = Joi.object({
   email: Joi.string().max(254).required().description('The address, as the link names it'),
-  signature: Joi.string().max(100).required().description('HMAC of the event and the address (made by the service)'),
+  signature: Joi.string().max(100).required().description('HMAC of what is stopped, the event and the address (made by the service)'),
 }).unknown(true);
 
 const refused = () => forbidden('This unsubscribe link is not valid.').withPage((locale) => errorPage(locale, 403, translator(locale)('optout_invalid')));
 
+/** What each opt-out's page and POST say and do (its URL and signature: shared/links/signatures.ts). */
+const OPT_OUT_ROUTES: Record<OptOut, { path: string; operationId: string; getSummary: string; getDescription: string; postSummary: string; postDescription: string }> = {
+  reminders: {
+    path: '/e/:uid/reminders/unsubscribe',
+    operationId: 'reminderUnsubscribe',
+    getSummary: "A reminder's unsubscribe link, opened: a button that stops them (changes nothing itself)",
+    getDescription:
+      'The page behind the link in every email reminder: it names the address and the event and has a button that POSTs the same URL. Opening it stops nothing, so a mail scanner that follows links unsubscribes no one.',
+    postSummary: "Stop an event's email reminders to one address (RFC 8058 one-click; no token)",
+    postDescription:
+      "The URL of each reminder's `List-Unsubscribe` header (with `List-Unsubscribe-Post: List-Unsubscribe=One-Click`): a POST records that the address wants no more reminders for this event (its invitation, updates and RSVP messages still come) and answers a page saying so; again, the same. Any body is accepted and ignored (mail clients send `List-Unsubscribe=One-Click`). The link is signed for the event and the address and does not expire.",
+  },
+  all: {
+    path: '/e/:uid/unsubscribe',
+    operationId: 'teamMailUnsubscribe',
+    getSummary: "A message's unsubscribe link, opened: a button that stops all email from the event's organizer (changes nothing itself)",
+    getDescription:
+      'The page behind the unsubscribe link of every invitation, update, cancellation and RSVP message: it names the address and the event and has a button that POSTs the same URL. Opening it stops nothing, so a mail scanner that follows links unsubscribes no one.',
+    postSummary: "Stop all email from the event's team to one address (RFC 8058 one-click; no token)",
+    postDescription:
+      "The URL of the `List-Unsubscribe` header of every message but reminders: a POST puts the address on the team's suppression list (`GET /api/mail-suppressions`, reason `unsubscribed`), so no message of that team, for any event, is sent to it again (each is recorded `skipped`), and answers a page saying so; again, the same. Other teams' email is not affected. Any body is accepted and ignored. The link is signed for the event and the address and does not expire.",
+  },
+};
+
 /**
- * The one-click opt-out of an event's email reminders (RFC 8058): each reminder names its
- * recipient's signed URL in List-Unsubscribe, which mail clients POST. A GET shows a button
- * that POSTs it and changes nothing (mail scanners follow links).
+ * The one-click opt-outs (RFC 8058): each message names its recipient's signed URL in
+ * List-Unsubscribe, which mail clients POST. A GET shows a button that POSTs it and changes
+ * nothing (mail scanners follow links).
  */
 export function reminderRoutes(ctx: AppContext): RouteSpec[] {
   const tags = ['Public pages'];
   const responses = (ok: string) => ({
     200: { description: ok, contentType: 'text/html' },
-    403: { description: 'The signature is not this event\'s and address\'s', contentType: 'text/html', body: messageSchema },
+    403: { description: "The signature is not this link's, event's and address's", contentType: 'text/html', body: messageSchema },
     404: { description: 'Unknown or deleted event', contentType: 'text/html', body: messageSchema },
     422: { description: 'email or signature missing', contentType: 'text/html', body: validationErrorSchema },
   });
   /** The live event the link names, its signature checked. */
-  const eventOf = async (uid: string, query: { email: string; signature: string }) => {
+  const eventOf = async (what: OptOut, uid: string, query: { email: string; signature: string }) => {
     const found = UID_PATTERN.test(uid) ? await findEvent(ctx.db, null, uid) : undefined;
     if (!found) throw missing('Event');
-    if (!verifyReminderUnsubscribe(ctx.config.appKey, uid, query.email, query.signature)) throw refused();
+    if (!verifyUnsubscribe(ctx.config.appKey, what, uid, query.email, query.signature)) throw refused();
     return found;
   };
   const params = Joi.object({ uid: uidParam('event') });
-  return [
-    defineRoute<{ uid: string }, { email: string; signature: string }>({
-      method: 'get',
-      path: '/e/:uid/reminders/unsubscribe',
-      operationId: 'reminderUnsubscribePage',
-      summary: "A reminder's unsubscribe link, opened: a button that stops them (changes nothing itself)",
-      description: 'The page behind the link in every email reminder: it names the address and the event and has a button that POSTs the same URL. Opening it stops nothing, so a mail scanner that follows links unsubscribes no one.',
-      tags,
-      auth: false,
-      page: true,
-      params,
-      query: optOutQuery,
-      responses: responses('The page with the button'),
-      handler: async ({ params: p, query }, req, res) => {
-        const { event, calendar } = await eventOf(p.uid, query);
-        const action = `/e/${p.uid}/reminders/unsubscribe?${new URLSearchParams({ email: query.email, signature: query.signature }).toString()}`;
-        sendHtml(res, 200, reminderOptOutPage(pageLocale(req, calendar.locale), { title: event.title, email: query.email, action, done: false }), { personal: true });
-      },
-    }),
-    defineRoute<{ uid: string }, { email: string; signature: string }>({
-      method: 'post',
-      path: '/e/:uid/reminders/unsubscribe',
-      operationId: 'reminderUnsubscribe',
-      summary: "Stop an event's email reminders to one address (RFC 8058 one-click; no token)",
-      description:
-        'The URL of each reminder\'s `List-Unsubscribe` header (with `List-Unsubscribe-Post: List-Unsubscribe=One-Click`): a POST records that the address wants no more reminders for this event (its invitation, updates and RSVP messages still come) and answers a page saying so; again, the same. Any body is accepted and ignored (mail clients send `List-Unsubscribe=One-Click`). The link is signed for the event and the address and does not expire.',
-      tags,
-      auth: false,
-      page: true,
-      consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
-      params,
-      query: optOutQuery,
-      responses: responses('Unsubscribed'),
-      handler: async ({ params: p, query }, req, res) => {
-        const { event, calendar } = await eventOf(p.uid, query);
-        await ctx.db.raw('INSERT INTO reminder_optouts (event_id, email) VALUES (?, lower(?)) ON CONFLICT DO NOTHING', [event.id, query.email]);
-        sendHtml(res, 200, reminderOptOutPage(pageLocale(req, calendar.locale), { title: event.title, email: query.email, action: '', done: true }), { personal: true });
-      },
-    }),
-  ];
+  const routes = (what: OptOut): RouteSpec[] => {
+    const r = OPT_OUT_ROUTES[what];
+    return [
+      defineRoute<{ uid: string }, { email: string; signature: string }>({
+        method: 'get',
+        path: r.path,
+        operationId: `${r.operationId}Page`,
+        summary: r.getSummary,
+        description: r.getDescription,
+        tags,
+        auth: false,
+        page: true,
+        params,
+        query: optOutQuery,
+        responses: responses('The page with the button'),
+        handler: async ({ params: p, query }, req, res) => {
+          const { event, calendar } = await eventOf(what, p.uid, query);
+          const action = `${r.path.replace(':uid', p.uid)}?${new URLSearchParams({ email: query.email, signature: query.signature }).toString()}`;
+          sendHtml(res, 200, optOutPage(pageLocale(req, calendar.locale), what, { title: event.title, email: query.email, action, done: false }), { personal: true });
+        },
+      }),
+      defineRoute<{ uid: string }, { email: string; signature: string }>({
+        method: 'post',
+        path: r.path,
+        operationId: r.operationId,
+        summary: r.postSummary,
+        description: r.postDescription,
+        tags,
+        auth: false,
+        page: true,
+        consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
+        params,
+        query: optOutQuery,
+        responses: responses('Unsubscribed'),
+        handler: async ({ params: p, query }, req, res) => {
+          const { event, calendar } = await eventOf(what, p.uid, query);
+          if (what === 'reminders') {
+            await ctx.db.raw('INSERT INTO reminder_optouts (event_id, email) VALUES (?, lower(?)) ON CONFLICT DO NOTHING', [event.id, query.email]);
+          } else {
+            // An earlier hard bounce keeps its reason: either way the address gets nothing more.
+            await ctx.db.raw("INSERT INTO mail_suppressions (team_id, email, reason) VALUES (?, lower(?), 'unsubscribed') ON CONFLICT DO NOTHING", [event.team_id, query.email]);
+          }
+          sendHtml(res, 200, optOutPage(pageLocale(req, calendar.locale), what, { title: event.title, email: query.email, action: '', done: true }), { personal: true });
+        },
+      }),
+    ];
+  };
+  return [...routes('reminders'), ...routes('all')];
 }
