@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { MAX_LINE_BYTES } from '../../shared/logging/logger';
-import { closeRedis, createRedis, type RedisServer } from '../../shared/queues/redis';
+import { closeRedis, createRedis, type RedisServer, warnUnlessNoEviction } from '../../shared/queues/redis';
 import { smartLinkJob } from '../../shared/queues/smart-link.job';
 import { FaultTally } from '../helpers/fault-summary';
 import { startGateway, type TestGateway } from '../helpers/gateway';
@@ -50,6 +50,8 @@ it('full Redis: only 202 and 503 answers, readiness says so, bounded logs, a wor
   const tally = new FaultTally('8. Redis full (maxmemory, noeviction) under a flood, then given room', 'submission');
   const team = await setup.newTeam({ plan: 'unlimited' });
   const { link } = await newLink(setup, team);
+  const cal = (await team.api.post('/api/calendars', { name: 'Full', timezone: 'UTC' })).body.data;
+  const evt = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Board', date_start: '2030-08-01 10:00', date_end: '2030-08-01 11:00', timezone: 'UTC' })).body.data;
   const url = link.url.replace(setup.baseUrl, gateway.baseUrl);
   // A few megabytes of room: a flood of a few thousand submissions fills it.
   const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
@@ -87,6 +89,15 @@ it('full Redis: only 202 and 503 answers, readiness says so, bounded logs, a wor
   // Not ready while writes are refused.
   expect(await status(`${gateway.baseUrl}/readyz`)).toBe(503);
 
+  // Every other queued operation answers the same, and leaves nothing half-written: an
+  // invitation (its delivery rows and invitees roll back with the refused jobs), an extraction.
+  const invite = await team.api.post(`/api/calendars/${cal.public_id}/events/${evt.public_id}/invites`, { invitees: [{ email: 'full@example.com' }] });
+  expect([invite.status, invite.headers.get('retry-after') !== null, invite.body]).toEqual([503, true, { message: 'Service temporarily unavailable.' }]);
+  expect((await team.api.get(`/api/calendars/${cal.public_id}/events/${evt.public_id}/invites`)).body.data).toEqual([]);
+  expect(Number((await setup.db('deliveries').where({ team_id: team.teamId }).count('* as n').first())?.n)).toBe(0);
+  const extraction = await team.api.post('/api/events/extract', { text: 'Board meeting on 3 August 2030 at 10:00' });
+  expect([extraction.status, extraction.headers.get('retry-after') !== null]).toEqual([503, true]);
+
   // A worker started now takes nothing (Redis refuses), and backs off instead of spinning.
   worker = await spawnWorker('smart-link-worker', { REDIS_URL: redis.url, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info' });
   await waitFor(() => logLines(worker as WorkerProcess, 'Redis refuses writes; taking no jobs for a while').length >= 3, { what: 'the worker to back off three times', timeoutMs: 60_000 });
@@ -110,4 +121,26 @@ it('full Redis: only 202 and 503 answers, readiness says so, bounded logs, a wor
   tally.note = `gateway log ${Math.round(logBytes / 1024)} KiB for ${tally.sent} requests, no line over ${MAX_LINE_BYTES} bytes or with a payload; the worker started while full backed off (${workerLinesWhileFull} log lines in three back-offs)`;
   tally.save();
   expect(audit).toEqual({ lost: 0, duplicated: 0, unacceptedStored: 0 });
+});
+
+it('warns at start when Redis may evict keys, and not when it may not', async () => {
+  const logged: string[] = [];
+  const logger = { error: (_o: object, m: string) => void logged.push(m), info: (_o: object, m: string) => void logged.push(m) };
+  try {
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    const evicting = createRedis(redis.url, 'worker');
+    warnUnlessNoEviction(evicting, logger);
+    await waitFor(() => logged.length > 0, { what: 'the warning' });
+    expect(logged).toEqual(['Redis maxmemory-policy is allkeys-lru: a full Redis will delete queued jobs and lose accepted work; set maxmemory-policy noeviction']);
+    await closeRedis(evicting);
+  } finally {
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+  }
+  logged.length = 0;
+  const keeping = createRedis(redis.url, 'worker');
+  warnUnlessNoEviction(keeping, logger);
+  await keeping.ping();
+  await keeping.config('GET', 'maxmemory-policy');
+  expect(logged).toEqual([]);
+  await closeRedis(keeping);
 });
