@@ -37,10 +37,12 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 /**
  * bench/scale: a calendar of 10k, one of 100k and one of 1M events, each its team's only
  * one (seeded by one INSERT … SELECT over generate_series, half of the events past), and
- * every list path loaded through one gateway process in each: the calendar page, the last
- * page of a one-month start_date/end_date window, a search for a word in 0.65% of titles
+ * every list path loaded through one gateway process in each: the events API's first page,
+ * a cursor page halfway through, the first and last pages of a one-month
+ * start_date/end_date window, the calendar page, a search for a word in 0.65% of titles
  * and the first page of range=upcoming, and the calendar's feed, built and cold (its
- * time, bytes, the gateway's RSS and /healthz meanwhile). The sizes take turns, round after round, so a
+ * time, bytes, the gateway's RSS and /healthz meanwhile). How long each seeding took, and
+ * the gateway's peak RSS and slowest /healthz over the whole run, are figures too. The sizes take turns, round after round, so a
  * machine busier at one moment weighs on all of them; each figure is the median of its
  * rounds, beside the same path's at the smallest size: a ratio of 1 means the path costs
  * the same however large the calendar.
@@ -58,6 +60,7 @@ export async function benchScale(): Promise<BenchRow[]> {
   try {
     const now = new Date();
     const calendars: Calendar[] = [];
+    const seedSeconds: number[] = [];
     for (const size of SIZES) {
       const team = await benchTeam(db);
       const res = await fetch(`${gateway.url}/api/calendars`, {
@@ -68,7 +71,9 @@ export async function benchScale(): Promise<BenchRow[]> {
       const { data } = (await res.json()) as { data: { uid: string; public_id: string } };
       const { id } = await db('calendars').where({ uid: data.uid }).first('id');
       console.error(`bench/scale: seeding ${size} events…`);
+      const seedStarted = performance.now();
       await seedScaleEvents(seeder, { teamId: team.teamId, calendarId: id, count: size, now });
+      seedSeconds.push(Math.round((performance.now() - seedStarted) / 100) / 10);
       calendars.push({ size, uid: data.uid, publicId: data.public_id, id, token: team.token });
     }
 
@@ -77,6 +82,15 @@ export async function benchScale(): Promise<BenchRow[]> {
     const to = new Date(now.getTime() - 152 * DAY_MS).toISOString();
     const auth = (cal: Calendar) => ({ Authorization: `Bearer ${cal.token}` });
     const paths: ListPath[] = [
+      { name: 'GET …/events, first page', request: async (cal) => ({ path: `/api/calendars/${cal.publicId}/events?per_page=${PER_PAGE}`, headers: auth(cal) }) },
+      {
+        name: 'GET …/events?cursor, a page halfway through',
+        request: async (cal) => ({ path: `/api/calendars/${cal.publicId}/events?per_page=${PER_PAGE}&cursor=${await middlePageCursor(cal)}`, headers: auth(cal) }),
+      },
+      {
+        name: 'GET …/events?start_date&end_date (one month), first page',
+        request: async (cal) => ({ path: `/api/calendars/${cal.publicId}/events?start_date=${from}&end_date=${to}&per_page=${PER_PAGE}`, headers: auth(cal) }),
+      },
       { name: 'GET /c/{uid} (100 upcoming events)', request: async (cal) => ({ path: `/c/${cal.uid}`, headers: { Accept: 'text/html' } }) },
       {
         name: 'GET …/events?start_date&end_date (one month), last page',
@@ -93,6 +107,17 @@ export async function benchScale(): Promise<BenchRow[]> {
       { name: 'GET /c/{uid}.ics (built, gzip)', request: async (cal) => ({ path: `/c/${cal.uid}.ics`, headers: { 'Accept-Encoding': 'gzip' } }) },
     ];
 
+    /** The cursor of a page halfway through the calendar: after its middle event in listing order. */
+    async function middlePageCursor(cal: Calendar): Promise<string> {
+      const middle = await db('events')
+        .where({ calendar_id: cal.id })
+        .whereNull('deleted_at')
+        .orderBy([{ column: 'date_start' }, { column: 'id' }])
+        .offset(Math.floor(cal.size / 2))
+        .first('date_start', 'id');
+      return encodeCursor(benchEnv(url).APP_KEY as string, EVENTS_LISTING, [middle.date_start, middle.id]);
+    }
+
     /** The cursor of the window's last page: after the event that leaves fewer than a page. */
     async function lastPageCursor(cal: Calendar): Promise<string> {
       const inWindow = db('events').where({ calendar_id: cal.id }).whereNull('deleted_at').where('date_start', '>=', from).where('ends_at', '<=', to);
@@ -105,7 +130,11 @@ export async function benchScale(): Promise<BenchRow[]> {
       return encodeCursor(benchEnv(url).APP_KEY as string, EVENTS_LISTING, [last.date_start, last.id]);
     }
 
-    const rows: BenchRow[] = [];
+    const rows: BenchRow[] = calendars.map((cal, i) =>
+      row('scale', `seeding ${cal.size} events (INSERT … SELECT, then VACUUM ANALYZE)`, seedSeconds[i], 60, 's', { atMost: 1, text: 'under a minute' }),
+    );
+    // The gateway's memory and /healthz from here to the end: cold feeds and every load at every size.
+    const throughout = watchGateway(gateway);
     // Cold feeds first, the gateway fresh: each size's feed built afresh every round (a
     // change to the calendar drops it), its time, size and the gateway's RSS meanwhile, and
     // /healthz asked every 50 ms throughout.
@@ -145,6 +174,10 @@ export async function benchScale(): Promise<BenchRow[]> {
         rows.push(row('scale', `${p.name}, ${sizes}, p99`, p99[i], p99[0], 'ms', { atMost: 1.5 }));
       }
     }
+    const watched = await throughout.stop();
+    console.error(`bench/scale: throughout, gateway peak ${watched.peakRssMb} MB, slowest /healthz ${watched.slowestHealthMs} ms (${watched.probes} probes)`);
+    rows.push(row('scale', `gateway peak RSS throughout (cold feeds, then every path loaded at every size)`, watched.peakRssMb, 300, 'MB', { atMost: 1, text: '≤ 300 MB' }));
+    rows.push(row('scale', `slowest /healthz throughout, under 50 connections of load (${watched.probes} probes)`, watched.slowestHealthMs, 1000, 'ms', { atMost: 1, text: '≤ 1000 ms' }));
     return rows;
   } finally {
     await gateway.stop();
@@ -164,6 +197,30 @@ interface ColdFeed {
 
 /** The gateway's resident memory now, in MB (Linux). */
 const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+
+/** Peak RSS and the slowest of /healthz asked every 200 ms, from now until stop(). */
+function watchGateway(gateway: { url: string; child: { pid?: number } }): { stop(): Promise<{ peakRssMb: number; slowestHealthMs: number; probes: number }> } {
+  const pid = gateway.child.pid as number;
+  const seen = { peakRssMb: rssMb(pid), slowestHealthMs: 0, probes: 0 };
+  let done = false;
+  const probes = (async () => {
+    while (!done) {
+      const started = performance.now();
+      await fetch(`${gateway.url}/healthz`).then((r) => r.arrayBuffer());
+      seen.slowestHealthMs = Math.max(seen.slowestHealthMs, Math.round(performance.now() - started));
+      seen.peakRssMb = Math.max(seen.peakRssMb, rssMb(pid));
+      seen.probes++;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  return {
+    async stop() {
+      done = true;
+      await probes;
+      return seen;
+    },
+  };
+}
 
 /** A calendar's feed built afresh: renamed (which drops its built feed), then fetched as a calendar app does. */
 async function coldFeed(gateway: { url: string; child: { pid?: number } }, cal: Calendar): Promise<ColdFeed> {

@@ -424,7 +424,7 @@ describe('reading, updating and deleting', () => {
     expect((await team.api.get(`/api/calendars/${other.public_id}/events/${created.data.public_id}`)).status).toBe(404);
   });
 
-  it('PUT requires the spec fields, keeps omitted optional fields and clears explicit nulls', async () => {
+  it('PUT requires the required fields, keeps omitted optional fields and clears explicit nulls', async () => {
     const created = (await team.api.post(eventsPath(), { ...timed, location: 'Room 1', internal_name: 'keep', reminder_before: 10, short_link: 'put-keeps' })).body.data;
     const path = `${eventsPath()}/${created.public_id}`;
     const missing = await team.api.put(path, { location: 'x' });

@@ -2,7 +2,7 @@ import Joi from 'joi';
 
 /**
  * joi strings for free text. Their length limits count characters (Unicode code points),
- * as the spec's "Max 255 characters" means and as Postgres counts them, not UTF-16 code
+ * as docs/api.md's "at most 255 characters" means and as Postgres counts them, not UTF-16 code
  * units (in which an emoji is two). The limits keep joi's rule names and error codes
  * (`string.max` and `string.min` with `limit`), so the messages stay the same and the
  * OpenAPI document still says maxLength/minLength, which JSON Schema counts in code points
