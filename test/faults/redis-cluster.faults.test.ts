@@ -1,4 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
+import { Webhook } from 'standardwebhooks';
 import { ExtractionWaiter } from '../../services/gateway/extractions/extraction-waiter';
 import { createLogger } from '../../shared/logging/logger';
 import { extractionFinishedChannel, extractionJob, publishExtractionFinished } from '../../shared/queues/extraction.job';
@@ -10,7 +13,9 @@ import { FaultTally } from '../helpers/fault-summary';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import type { Spawned } from '../helpers/processes';
 import { redisClusterUnavailable, TestRedisCluster } from '../helpers/redis-cluster';
-import { crash, drained, type GatewayProcess, isolatedPrefix, scanKeys, spawnGateway, spawnWorker, type WorkerProcess } from '../helpers/service-processes';
+import { crash, drained, type GatewayProcess, isolatedDatabase, isolatedPrefix, logLines, scanKeys, spawnGateway, spawnWorker, type WorkerProcess } from '../helpers/service-processes';
+import { deliverTo, replyFixture } from '../helpers/inbound';
+import { replyAddress } from '../../shared/invites/reply-address';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp';
 import { waitFor } from '../helpers/wait';
 import { newLink, submitForm } from '../smart-links/helpers';
@@ -20,8 +25,9 @@ import { auditEmails, auditSubmissions } from './fault-checks';
  * The service on a real Redis Cluster: three masters on loopback (no replicas, so every
  * slot has one master), two gateway processes and every worker as its own process, all
  * given the cluster's nodes as seeds (REDIS_CLUSTER=true). Smart-link floods, invitations,
- * extractions (with `?wait=`), rate limits counted across both gateways and cache
- * invalidations from one gateway to the other go through it; then a master is killed and
+ * extractions (with `?wait=`), webhook deliveries, calendar replies through the inbound-mail
+ * service, rate limits counted across both gateways
+ * and cache invalidations from one gateway to the other go through it; then a master is killed and
  * started again under load. Nothing accepted is lost or done twice, and every key the
  * service wrote is under its prefix, in the one slot its hash tag names.
  */
@@ -313,6 +319,89 @@ describeCluster(`on a Redis Cluster of three masters${skipped ? ` (skipped: ${sk
     await waitFor(async () => (await submitForm(`${b.baseUrl}/s/${link.key}`, { title: 'Cached link', start: '2030-10-02 10:00' })).status === 404, {
       what: 'the link switched off on the other gateway',
     });
+  });
+
+  it('webhooks: the webhook worker on the cluster delivers every event once, signed', async () => {
+    const tally = new FaultTally('5g. Redis Cluster: webhook deliveries through the webhook worker', 'delivery');
+    // A database of its own, so this worker relays only this test's outbox (the webhook
+    // tests' workers share the run's database); the queue is on the cluster as every other.
+    const database = await isolatedDatabase('cluster_webhooks');
+    const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const env = { ...cluster.env(), QUEUE_PREFIX: prefix, DATABASE_URL: database.url, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
+    const hooks = await startGateway(env);
+    const worker = await spawnWorker('webhook-worker', env);
+    procs.push(worker);
+    try {
+      const team = await hooks.newTeam();
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
+      const hook = (await team.api.post('/api/webhooks', { url, event_types: ['event.created'] })).body.data as { id: string; secret: string };
+      const cal = (await team.api.post('/api/calendars', { name: 'Hooks', timezone: 'UTC' })).body.data;
+      const titles = new Set<string>();
+      for (let i = 0; i < 40; i++) {
+        const res = await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: `Hooked ${i}`, date_start: '2031-01-01 10:00', date_end: '2031-01-01 11:00', timezone: 'UTC' });
+        tally.count(res);
+        titles.add(`Hooked ${i}`);
+      }
+      await waitFor(() => received.length >= titles.size, { what: 'every delivery to arrive', timeoutMs: 60_000 });
+      // A moment more: a delivery made twice would arrive now.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const verifier = new Webhook(hook.secret);
+      const seen = received.map((r) => (verifier.verify(r.body, r.headers as Record<string, string>) as { data: { title: string } }).data.title);
+      const ids = new Set(received.map((r) => r.headers['webhook-id']));
+      Object.assign(tally, { lost: [...titles].filter((t) => !seen.includes(t)).length, duplicated: received.length - ids.size });
+      tally.save();
+      expect([tally.lost, tally.duplicated, new Set(seen)]).toEqual([0, 0, titles]);
+      expect(await worker.readyz()).toBe(200);
+    } finally {
+      await crash(worker);
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+      await hooks.close();
+      await database.drop();
+    }
+  });
+
+  it("replies: the inbound-mail service on the cluster records each invitee's answer once", async () => {
+    const tally = new FaultTally('5h. Redis Cluster: calendar replies through the inbound-mail service', 'reply');
+    const DOMAIN = 'replies.cluster.example.test';
+    const inbound = await spawnWorker('inbound-mail', { ...cluster.env(), QUEUE_PREFIX: prefix, REPLY_DOMAIN: DOMAIN, INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1' });
+    procs.push(inbound);
+    try {
+      const smtpPort = Number(logLines(inbound, 'inbound SMTP listening')[0]?.smtpPort);
+      const team = await gw.newTeam();
+      const cal = (await team.api.post('/api/calendars', { name: 'Replies', timezone: 'UTC' })).body.data;
+      const evt = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Answered', date_start: '2031-02-01 10:00', date_end: '2031-02-01 11:00', timezone: 'UTC' })).body.data;
+      const emails = Array.from({ length: 10 }, (_, i) => `replier-${i}@guests.example.test`);
+      expect((await team.api.post(`/api/calendars/${cal.public_id}/events/${evt.public_id}/invites`, { invitees: emails.map((email) => ({ email })) })).status).toBe(200);
+      const rows = (await gw.db('invitees as i').join('events as e', 'e.id', 'i.event_id').where('e.uid', evt.uid).select('i.id', 'i.uid', 'i.email')) as Array<{ id: number; uid: string; email: string }>;
+      for (const [i, row] of rows.entries()) {
+        const to = replyAddress(gw.config.appKey, DOMAIN, { inviteeId: Number(row.id), inviteeUid: row.uid, eventUid: evt.uid });
+        const raw = replyFixture(i % 2 ? 'thunderbird-decline.eml' : 'thunderbird-accept.eml', { REPLY_ADDRESS: to, ATTENDEE_EMAIL: row.email, ATTENDEE_NAME: 'Guest', UID: `evt_${evt.uid}@host`, SEQUENCE: '0' });
+        const sent = await deliverTo(smtpPort, to, raw);
+        tally.sent++;
+        if (sent.ok) tally.accepted++;
+        expect([row.email, sent.ok]).toEqual([row.email, true]);
+      }
+      const answers = await waitFor(async () => {
+        const list = (await team.api.get(`/api/calendars/${cal.public_id}/events/${evt.public_id}/invites`)).body.data as Array<{ email: string; response: string | null }>;
+        return list.every((r) => r.response !== null) && list;
+      }, { what: 'every reply to be recorded', timeoutMs: 60_000 });
+      const expected = Object.fromEntries(rows.map((r, i) => [r.email, i % 2 ? 'declined' : 'accepted']));
+      expect(Object.fromEntries(answers.map((r) => [r.email, r.response]))).toEqual(expected);
+      Object.assign(tally, { lost: 0, duplicated: 0 });
+      tally.save();
+    } finally {
+      await crash(inbound);
+    }
   });
 
   it('a master lost and started again under load: 503s while the cluster is down, never a 2xx for unqueued work, nor a 500', async () => {

@@ -60,7 +60,7 @@ export interface GatewayProcess extends Spawned {
   baseUrl: string;
 }
 
-export type WorkerKind = 'smart-link-worker' | 'extraction-worker' | 'mail-worker' | 'webhook-worker';
+export type WorkerKind = 'smart-link-worker' | 'extraction-worker' | 'mail-worker' | 'webhook-worker' | 'inbound-mail';
 
 /** The gateway on `port` (a free one by default), once it answers /healthz. */
 export async function spawnGateway(env: Record<string, string> = {}, port?: number): Promise<GatewayProcess> {

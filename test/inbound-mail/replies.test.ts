@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Queue } from 'bullmq';
 import ical from 'node-ical';
 import nodemailer from 'nodemailer';
@@ -17,6 +15,7 @@ import { mailWorker } from '../../services/mail-worker/mail.worker';
 import { startGateway, type TestGateway, type TestTeam, testEnv } from '../helpers/gateway';
 import { isolatedPrefix } from '../helpers/service-processes';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp';
+import { deliverTo, replyFixture } from '../helpers/inbound';
 import { waitFor } from '../helpers/wait';
 import { startWorker, type TestWorker } from '../helpers/workers';
 
@@ -29,7 +28,6 @@ import { startWorker, type TestWorker } from '../helpers/workers';
 const prefix = isolatedPrefix('inbound');
 const DOMAIN = 'replies.example.test';
 const env = { QUEUE_PREFIX: prefix, REPLY_DOMAIN: DOMAIN, INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1', INBOUND_MAX_BYTES: '60000' };
-const FIXTURES = path.join(__dirname, '../fixtures/itip-replies');
 
 let sink: SmtpSink;
 let gw: TestGateway;
@@ -101,34 +99,11 @@ async function invite(opts: { email?: string; name?: string; hasRsvp?: boolean }
   return { evt, email, replyAddress, organizerName: organizer.params.CN };
 }
 
-/** A fixture with its placeholders filled, and its {{BASE64}} blocks encoded as the client sends them. */
-function fixture(name: string, values: Record<string, string>): string {
-  let text = fs.readFileSync(path.join(FIXTURES, name), 'utf8');
-  for (const [key, value] of Object.entries(values)) text = text.split(`{{${key}}}`).join(value);
-  const open = '{{BASE64}}\r\n';
-  const close = '{{/BASE64}}';
-  for (let at = text.indexOf(open); at >= 0; at = text.indexOf(open)) {
-    const end = text.indexOf(close, at);
-    const encoded = Buffer.from(text.slice(at + open.length, end)).toString('base64').replace(/.{76}/g, '$&\r\n');
-    text = `${text.slice(0, at)}${encoded}${text.slice(end + close.length)}`;
-  }
-  expect(text).not.toContain('{{');
-  return text;
-}
+/** A fixture with its placeholders filled (see test/helpers/inbound.ts). */
+const fixture = (name: string, values: Record<string, string>) => replyFixture(name, values);
 
-/** Sends a message to the inbound server as a mail server would (a real SMTP client); answers its reply or error. */
-async function deliver(to: string, raw: string, from = 'mta@sender.example.test'): Promise<{ ok: boolean; code?: number; response: string }> {
-  const client = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, ignoreTLS: true });
-  try {
-    const info = await client.sendMail({ envelope: { from, to }, raw });
-    return { ok: true, response: info.response };
-  } catch (err) {
-    const e = err as { responseCode?: number; response?: string; message: string };
-    return { ok: false, code: e.responseCode, response: e.response ?? e.message };
-  } finally {
-    client.close();
-  }
-}
+/** Sends a message to the inbound server as a mail server would. */
+const deliver = (to: string, raw: string, from?: string) => deliverTo(smtp.port, to, raw, from);
 
 /** What the worker made of the message the server answered with this 250 (`Queued as <job id>`). */
 async function handled(response: string): Promise<unknown> {

@@ -5,6 +5,7 @@
  */
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
 const path = require('node:path');
 const { URL } = require('node:url');
 const { dropDatabase, ensureDatabase } = require('../../dist/shared/db/knex');
@@ -29,7 +30,25 @@ async function main() {
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stryker.kill(signal));
   const status = await new Promise((resolve) => stryker.on('exit', (code) => resolve(code)));
   await dropDatabase(databaseUrl);
-  process.exitCode = status ?? 1;
+  process.exitCode = status === 0 ? belowThreshold() : (status ?? 1);
+}
+
+/** Stryker's break threshold is on the whole run's score; the goal is each module's. */
+const MODULE_THRESHOLD = 90;
+
+function belowThreshold() {
+  const report = JSON.parse(fs.readFileSync(path.join(__dirname, '../../reports/mutation/mutation.json'), 'utf8'));
+  const low = [];
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    const count = (...states) => mutants.filter((m) => states.includes(m.status)).length;
+    const detected = count('Killed', 'Timeout');
+    const scored = detected + count('Survived', 'NoCoverage');
+    const score = scored === 0 ? 100 : (100 * detected) / scored;
+    if (score < MODULE_THRESHOLD) low.push(`${file}: ${score.toFixed(2)}%`);
+  }
+  if (!low.length) return 0;
+  process.stderr.write(`Modules below a mutation score of ${MODULE_THRESHOLD}%:\n  ${low.join('\n  ')}\n`);
+  return 1;
 }
 
 main().catch((err) => {

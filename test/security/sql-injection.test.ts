@@ -52,10 +52,11 @@ const PUBLIC_QUERY: Record<string, (s: Seeded) => Record<string, string>> = {
   'GET /api/dyn_ade': (s) => ({ client: s.ids.dk, title: 'Launch', start: '05/08/2031 09:00 AM' }),
   // The answer link: the key is the only parameter, and injected ones open nothing (404).
   'GET /e/{uid}/rsvp': () => ({}),
-  // An email's answer button and reminder opt-out: signed for one person, so injected
-  // values open nothing.
+  // An email's answer button and opt-outs: signed for one person, so injected values open
+  // nothing.
   'GET /e/{uid}/reply': () => ({ answer: 'yes' }),
   'GET /e/{uid}/reminders/unsubscribe': () => ({ email: 'ann@example.com' }),
+  'GET /e/{uid}/unsubscribe': () => ({ email: 'ann@example.com' }),
   // The public pages: a language and a page number, read as a word and an integer or refused.
   'GET /e/{uid}': () => ({}),
   'GET /c/{uid}': () => ({}),
