@@ -387,12 +387,26 @@ describe('the dashboard, end to end', () => {
     }
   });
 
-  it('draws the analytics chart as wide as its card, again when the window changes width', async () => {
+  it('draws the analytics chart as wide as its card, again when the window changes width, with adds by platform', async () => {
     const cal = (await team.api.post('/api/calendars', { name: 'Charts', timezone: 'UTC' })).body.data;
     const evt = (await team.api.post(`/api/calendars/${cal.public_id}/events`, { title: 'Chart night', date_start: '2031-03-01 18:00', date_end: '2031-03-01 20:00', timezone: 'UTC' })).body.data;
+    // Counts as the gateway flushes them: adds by platform, and the event's own feed.
+    const ids = await gw.db('events').where({ uid: evt.uid }).first('id', 'calendar_id', 'team_id');
+    const counted = (metric: string, platform: string, count: number) => ({ team_id: ids.team_id, day: new Date().toISOString().slice(0, 10), calendar_id: ids.calendar_id, event_id: ids.id, metric, platform, count });
+    await gw.db('analytics_daily').insert([counted('add', 'google', 3), counted('add', 'apple', 5), counted('feed_fetch', 'event', 2), counted('view', '', 9)]);
     const context = await ownerContext(1280);
     try {
       const { page, problems } = await open(context, `/app/events/${cal.public_id}/${evt.public_id}`, 'Chart night');
+      // Adds per platform, most first, beside the chart.
+      const byPlatform = page.getByRole('region', { name: 'Adds by platform' });
+      await byPlatform.locator('tbody tr').first().waitFor();
+      const cells = await byPlatform.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+      expect(cells).toEqual([
+        ['Apple', '5', '0'],
+        ['Google', '3', '0'],
+        ['Event feed (Get updates)', '0', '2'],
+      ]);
+      await page.screenshot({ path: path.join(SHOTS, 'analytics-by-platform-1280.png'), fullPage: true });
       const chart = page.locator('.chart');
       const drawn = page.locator('.chart canvas');
       await drawn.waitFor();
@@ -406,6 +420,7 @@ describe('the dashboard, end to end', () => {
       await waitFor(async () => (await page.evaluate<boolean>(redrawn)) || undefined, { what: 'the chart drawn again at the new width' });
       expect(await widthOf()).toBeLessThan(390);
       expect(await widthOf()).toBe(Math.max(260, await card()));
+      await page.screenshot({ path: path.join(SHOTS, 'analytics-by-platform-390.png'), fullPage: true });
       expect(problems).toEqual([]);
     } finally {
       await context.close();

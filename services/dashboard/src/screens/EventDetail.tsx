@@ -4,6 +4,7 @@ import type { AnalyticsRow, EventFull } from '../api/types';
 import { BASE, Link, navigate } from '../router';
 import { Badge, Checkbox, ConfirmButton, CopyValue, Empty, ErrorMessage, Loading, Notice, Page, Pager, Select, Table, TextArea, useAction, useLoad, usePager, when } from '../ui';
 import { statusBadge } from './Events';
+import { PLATFORMS } from '../../../../shared/calendar/platforms';
 
 const LINK_LABELS: Record<string, string> = {
   event_page: 'Event page',
@@ -282,11 +283,45 @@ function Analytics({ evt }: { evt: string }) {
             {data.data.meta.totals.views} views · {data.data.meta.totals.adds} adds to calendars · {data.data.meta.totals.feed_fetches} feed fetches · {data.data.meta.totals.rsvps} RSVPs
           </p>
           <Chart rows={data.data.data} range={data.data.meta} />
+          <ByPlatform evt={evt} />
         </>
       ) : null}
     </section>
   );
 }
+
+/** What each add-to-calendar platform was used for over the same days: adds and feed fetches. */
+function ByPlatform({ evt }: { evt: string }) {
+  const data = useLoad(() => call(api.GET('/api/analytics', { params: { query: { event: evt, group_by: 'platform' } } })), [evt]);
+  const rows = (data.data?.data ?? []).filter((r) => r.platform && (r.adds || r.feed_fetches));
+  if (data.error) return <ErrorMessage error={data.error} />;
+  if (!data.data) return null;
+  if (!rows.length) return <p class="muted">No one has added it to a calendar yet.</p>;
+  return (
+    <Table caption="Adds by platform">
+      <thead>
+        <tr>
+          <th scope="col">Platform</th>
+          <th scope="col">Adds</th>
+          <th scope="col">Feed fetches</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows
+          .sort((a, b) => (b.adds ?? 0) - (a.adds ?? 0))
+          .map((r) => (
+            <tr key={r.platform}>
+              <td>{platformName(r.platform as string)}</td>
+              <td>{r.adds}</td>
+              <td>{r.feed_fetches}</td>
+            </tr>
+          ))}
+      </tbody>
+    </Table>
+  );
+}
+
+const platformName = (key: string) => (key === 'event' ? 'Event feed (Get updates)' : (PLATFORMS.find((p) => p.key === key)?.label ?? key));
 
 /** uPlot, loaded when the first chart is drawn: it is not part of the first page load. */
 function Chart({ rows, range }: { rows: AnalyticsRow[]; range: { from: string; to: string } }) {
