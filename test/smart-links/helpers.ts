@@ -27,7 +27,7 @@ export async function submitForm(url: string, fields: Record<string, string>, he
 }
 
 /** Waits until the submission has its outcome recorded, and answers it. */
-export async function outcomeOf(team: TestTeam, submissionId: string) {
+export async function outcomeOf(team: Pick<TestTeam, 'api'>, submissionId: string) {
   return waitFor(
     async () => {
       const res = await team.api.get(`/api/smart-link-submissions/${submissionId}`);
