@@ -639,6 +639,9 @@ describe('the Add-to-calendar control and the pages around it', () => {
       ['locked-ja', `${locked.public_url}?lang=ja`],
       ['subscribe-fr', `${cal.public_url}/subscribe/google?lang=fr`],
       ['not-found-es', `${gw.baseUrl}/e/zzzzzzzzzzzzzzzz?lang=es`],
+      ['calendar-pt', `${cal.public_url}?lang=pt`],
+      ['event-embed-nl', `${event.data.public_url}/embed?lang=nl`],
+      ['calendar-embed-it', `${cal.public_url}/embed?lang=it`],
     ];
     const found: Record<string, string[]> = {};
     for (const [name, url] of pages) {

@@ -1,4 +1,5 @@
 import { inviteeAnswerKey, unsubscribeUrl } from '../../shared/links/signatures';
+import { CATALOGS, type Locale, LOCALES } from '../../services/gateway/public/i18n';
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 
 /**
@@ -82,6 +83,26 @@ describe('pages', () => {
     expect(await page(`${weekly.public_url}?lang=de`)).toContain(`<b>Wiederholung</b> jede Woche am ${tuesday('de')}, 8-mal</p>`);
     expect(await page(weekly.public_url, { 'Accept-Language': 'ja' })).toContain(`毎週（${tuesday('ja')}）、8回</p>`);
     expect(await page(weekly.public_url)).toContain('every week on Tuesday, 8 times</p>');
+  });
+
+  it.each(LOCALES.map((locale) => [locale]))('renders the event page, the calendar page and both embeds in %s', async (locale) => {
+    const words = CATALOGS[locale as Locale];
+    const pages = {
+      event: await page(`${event.public_url}?lang=${locale}`),
+      calendar: await page(`${cal.public_url}?lang=${locale}`),
+      eventEmbed: await page(`${event.public_url}/embed?lang=${locale}`),
+      calendarEmbed: await page(`${cal.public_url}/embed?lang=${locale}`),
+    };
+    for (const [name, html] of Object.entries(pages)) {
+      expect([name, /<html lang="([a-z]+)"/.exec(html)?.[1]]).toEqual([name, locale]);
+      expect([name, html.includes(escaped(words.add_to_calendar))]).toEqual([name, true]);
+      // No catalog key left unfilled, and no English where the language has its own words.
+      expect([name, /\{\{[a-z_]+\}\}/.test(html.replace(/Party \{\{title\}\}/g, ''))]).toEqual([name, false]);
+      if (locale !== 'en') expect([name, html.includes('>Add to calendar<')]).toEqual([name, false]);
+    }
+    expect(pages.calendar).toContain(escaped(words.cal_upcoming));
+    // English keeps its own spelling of times ("6:30 – 9:00 PM"); every other language is Intl's.
+    if (locale !== 'en') expect(pages.event).toContain(escaped(whenIn(locale)));
   });
 
   it('the calendar page and the embeds too, months named in the language', async () => {
