@@ -150,6 +150,18 @@ describe('the webhooks API', () => {
     const other = await gw.newTeam();
     expect((await other.api.get(`/api/webhooks/${created.id}`)).status).toBe(404);
   });
+
+  it('takes https only unless WEBHOOK_ALLOW_HTTP is set', async () => {
+    const strict = await startGateway({ QUEUE_PREFIX: isolatedPrefix('webhooks_https') });
+    try {
+      const own = await strict.newTeam();
+      const plain = await own.api.post('/api/webhooks', { url: 'http://hooks.example.com/in' });
+      expect([plain.status, plain.body.errors]).toEqual([422, { url: ['The url field must be an https URL.'] }]);
+      expect((await own.api.get('/api/webhooks')).body.data).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+  });
 });
 
 describe('deliveries', () => {
@@ -239,6 +251,14 @@ describe('deliveries', () => {
     const shown = (await team.api.get(`/api/events/extract/${asked.body.data.id}`)).body.data;
     expect(told.type).toBe('extraction.completed');
     expect(told.data).toEqual(shown);
+    // A text the extractor does not read: failed, and told so with its reason.
+    const german = await team.api.post('/api/events/extract', { text: 'Mittagessen mit dem Team am Montag um 12 Uhr im Café Luna', timezone: 'UTC' });
+    expect(german.status).toBe(202);
+    await waitFor(() => receiver.at(h.path).length >= 2, { what: 'the failed extraction to be told of' });
+    const failed = verified(h.secret, receiver.at(h.path)[1]);
+    const failedShown = (await team.api.get(`/api/events/extract/${german.body.data.id}`)).body.data;
+    expect([failed.type, failed.data]).toEqual(['extraction.failed', failedShown]);
+    expect(failedShown).toMatchObject({ status: 'failed', error: 'unsupported_language' });
   });
 
   it('tells of smart-link submissions processed or failed, as the API shows them', async () => {
@@ -252,6 +272,26 @@ describe('deliveries', () => {
     expect(told.type).toBe('smart_link.submission_processed');
     expect(told.data).toEqual(shown);
     expect(shown.event_public_id).toMatch(/^evt_/);
+  });
+
+  it('tells of a smart-link submission that failed for its own reason (the plan limit), as the API shows it', async () => {
+    const limited = await gw.newTeam({ eventLimit: 1 });
+    const path = `/hook-${++paths}`;
+    const made = await limited.api.post('/api/webhooks', { url: `${receiver.url}${path}`, event_types: ['smart_link.submission_processed', 'smart_link.submission_failed'] });
+    const secret = made.body.data.secret as string;
+    const { link } = await newLink(gw, limited);
+    const first = await submitForm(link.url, { title: 'Fits', start: '2031-02-01 09:00' });
+    await waitFor(() => receiver.at(path).length >= 1, { what: 'the first submission to be told of' });
+    const second = await submitForm(link.url, { title: 'Over the limit', start: '2031-02-02 09:00' });
+    await waitFor(() => receiver.at(path).length >= 2, { what: 'the second submission to be told of' });
+    const told = receiver.at(path).map((r) => verified(secret, r));
+    const shown = (await limited.api.get(`/api/smart-link-submissions/${second.body.data.id}`)).body.data;
+    expect(told.map((b) => [b.type, b.data.id])).toEqual([
+      ['smart_link.submission_processed', first.body.data.id],
+      ['smart_link.submission_failed', second.body.data.id],
+    ]);
+    expect(told[1].data).toEqual(shown);
+    expect(shown).toMatchObject({ status: 'failed', error: 'event_limit_exceeded' });
   });
 
   it('tells of an event a smart link made, as the events API shows it, before its submission', async () => {
