@@ -38,7 +38,7 @@ import { mountRoutes, type RouteSpec } from './http/route';
 import { publicRoutes } from './public/public.routes';
 import { createIngest } from './smart-links/ingest/ingest';
 import { rsvpRoutes } from './rsvps/rsvps.routes';
-import { reminderRoutes } from './reminders/reminders.routes';
+import { unsubscribeRoutes } from './reminders/reminders.routes';
 import { smartLinkRoutes } from './smart-links/smart-links.routes';
 import { subscriberRoutes } from './subscribers/subscribers.routes';
 import { systemRoutes } from './system.routes';
@@ -118,7 +118,7 @@ export function buildApp(deps: GatewayDeps, opts: BuildOptions = {}): GatewayApp
     ...eventRoutes(ctx),
     // Before the public routes: GET /e/{uid}/rsvp is the answer link, not a platform key.
     ...rsvpRoutes(ctx),
-    ...reminderRoutes(ctx),
+    ...unsubscribeRoutes(ctx),
     ...publicRoutes(ctx),
     ...dynamicLinkRoutes(ctx),
     ...smartLinkRoutes(ctx),

@@ -6,10 +6,11 @@ import { ROOT } from '../helpers/processes';
 
 /**
  * The repository explains itself: a contributor who clones it has the code, `docs/` and the
- * OpenAPI document, not the documents the first version was written from. Nothing may send
- * them to "spec §4", "the spec", API.md or DESIGN.md, and every relative link in the Markdown resolves.
+ * OpenAPI document, not the specification and design notes the first version was written
+ * from. Nothing may send them there (the pattern below matches those files' names and the
+ * ways they were cited), and every relative link in the Markdown resolves.
  */
-const OUTSIDE_DOCUMENT = /spec §|\bAPI\.md\b|\bDESIGN\.md\b|service-spec|\b[Tt]he spec\b|\bspec's\b/u;
+const OUTSIDE_DOCUMENT = /spec §|\b(?:API|DESIGN)\.md\b|service-spec|\b[Tt]he spec\b|\bspec's\b/u;
 
 function trackedFiles(): string[] {
   return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })

@@ -594,6 +594,8 @@ describe('failures', () => {
     const forged = await fetch(url.replace('unsubscribes%40', 'someone-else%40'), { method: 'POST', body: new URLSearchParams({ 'List-Unsubscribe': 'One-Click' }) });
     expect(forged.status).toBe(403);
 
+    // The link is followed after its event is gone, as a cancellation's is.
+    expect((await team.api.delete(eventPath(first))).status).toBe(200);
     const clicked = await fetch(url, { method: 'POST', body: new URLSearchParams({ 'List-Unsubscribe': 'One-Click' }) });
     expect(clicked.status).toBe(200);
     expect(await clicked.text()).toContain('will get no more email from the organizer');

@@ -1,4 +1,5 @@
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
+import { newLink, submitForm } from '../smart-links/helpers';
 
 /**
  * Characters that reorder or hide text: "Invoice \u202Egnp.exe" reads as "Invoice exe.png" in
@@ -64,6 +65,10 @@ it('refuses control and invisible format characters in titles, locations and nam
   }
   const invited = await team.api.post(`/api/calendars/${cal.public_id}/events/${evt.public_id}/invites`, { invitees: kept.map((name, i) => ({ email: `kept${i}@example.com`, name })) });
   expect(invited.status).toBe(200);
+  // A smart link's form is refused the same, before anything is queued.
+  const { link } = await newLink(gw, team);
+  const submitted = await submitForm(link.url, { title: 'Pay\uFEFFpal', start: '2031-02-01 10:00' });
+  expect([submitted.status, submitted.body.errors?.title]).toEqual([422, ['The title field must not contain control or invisible format characters (such as U+0007 or U+FEFF).']]);
 });
 
 it('refuses invisible and control characters in email addresses', async () => {

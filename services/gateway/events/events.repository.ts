@@ -35,13 +35,14 @@ export async function findEvent(
 
 /**
  * An event by uid whatever its state (deleted ones too), with only what says it existed:
- * the event feed of a gone event is empty rather than a 404, so that apps drop it.
+ * the event feed of a gone event is empty rather than a 404, so that apps drop it, and the
+ * unsubscribe link of a cancellation still works after the event is gone.
  */
 export async function findEventTrace(
   db: Knex,
   uid: string,
-): Promise<{ calendar_id: number; title: string; updated_at: string } | undefined> {
-  return db('events').first('calendar_id', 'title', 'updated_at').where({ uid });
+): Promise<{ id: number; team_id: number; calendar_id: number; title: string; updated_at: string; locale: string | null } | undefined> {
+  return db('events as e').join('calendars as c', 'c.id', 'e.calendar_id').first('e.id', 'e.team_id', 'e.calendar_id', 'e.title', 'e.updated_at', 'c.locale').where('e.uid', uid);
 }
 
 /** Postgres types of the writable columns, for the typed parameters of INSERT … SELECT. */

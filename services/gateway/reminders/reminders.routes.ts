@@ -3,7 +3,7 @@ import { forbidden } from '../../../shared/errors/app-error';
 import { UID_PATTERN } from '../../../shared/ids/ids';
 import { type OptOut, verifyUnsubscribe } from '../../../shared/links/signatures';
 import type { AppContext } from '../context';
-import { findEvent } from '../events/events.repository';
+import { findEventTrace } from '../events/events.repository';
 import { messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { uidParam } from '../http/validation';
@@ -47,17 +47,20 @@ const OPT_OUT_ROUTES: Record<OptOut, { path: string; operationId: string; getSum
  * List-Unsubscribe, which mail clients POST. A GET shows a button that POSTs it and changes
  * nothing (mail scanners follow links).
  */
-export function reminderRoutes(ctx: AppContext): RouteSpec[] {
+export function unsubscribeRoutes(ctx: AppContext): RouteSpec[] {
   const tags = ['Public pages'];
   const responses = (ok: string) => ({
     200: { description: ok, contentType: 'text/html' },
     403: { description: "The signature is not this link's, event's and address's", contentType: 'text/html', body: messageSchema },
-    404: { description: 'Unknown or deleted event', contentType: 'text/html', body: messageSchema },
+    404: { description: 'Unknown event (one deleted since still takes its links)', contentType: 'text/html', body: messageSchema },
     422: { description: 'email or signature missing', contentType: 'text/html', body: validationErrorSchema },
   });
-  /** The live event the link names, its signature checked. */
+  /**
+   * The event the link names, deleted or not (a cancellation's link is followed after its
+   * event is gone), its signature checked.
+   */
   const eventOf = async (what: OptOut, uid: string, query: { email: string; signature: string }) => {
-    const found = UID_PATTERN.test(uid) ? await findEvent(ctx.db, null, uid) : undefined;
+    const found = UID_PATTERN.test(uid) ? await findEventTrace(ctx.db, uid) : undefined;
     if (!found) throw missing('Event');
     if (!verifyUnsubscribe(ctx.config.appKey, what, uid, query.email, query.signature)) throw refused();
     return found;
@@ -79,9 +82,9 @@ export function reminderRoutes(ctx: AppContext): RouteSpec[] {
         query: optOutQuery,
         responses: responses('The page with the button'),
         handler: async ({ params: p, query }, req, res) => {
-          const { event, calendar } = await eventOf(what, p.uid, query);
+          const event = await eventOf(what, p.uid, query);
           const action = `${r.path.replace(':uid', p.uid)}?${new URLSearchParams({ email: query.email, signature: query.signature }).toString()}`;
-          sendHtml(res, 200, optOutPage(pageLocale(req, calendar.locale), what, { title: event.title, email: query.email, action, done: false }), { personal: true });
+          sendHtml(res, 200, optOutPage(pageLocale(req, event.locale), what, { title: event.title, email: query.email, action, done: false }), { personal: true });
         },
       }),
       defineRoute<{ uid: string }, { email: string; signature: string }>({
@@ -98,14 +101,14 @@ export function reminderRoutes(ctx: AppContext): RouteSpec[] {
         query: optOutQuery,
         responses: responses('Unsubscribed'),
         handler: async ({ params: p, query }, req, res) => {
-          const { event, calendar } = await eventOf(what, p.uid, query);
+          const event = await eventOf(what, p.uid, query);
           if (what === 'reminders') {
             await ctx.db.raw('INSERT INTO reminder_optouts (event_id, email) VALUES (?, lower(?)) ON CONFLICT DO NOTHING', [event.id, query.email]);
           } else {
             // An earlier hard bounce keeps its reason: either way the address gets nothing more.
             await ctx.db.raw("INSERT INTO mail_suppressions (team_id, email, reason) VALUES (?, lower(?), 'unsubscribed') ON CONFLICT DO NOTHING", [event.team_id, query.email]);
           }
-          sendHtml(res, 200, optOutPage(pageLocale(req, calendar.locale), what, { title: event.title, email: query.email, action: '', done: true }), { personal: true });
+          sendHtml(res, 200, optOutPage(pageLocale(req, event.locale), what, { title: event.title, email: query.email, action: '', done: true }), { personal: true });
         },
       }),
     ];
