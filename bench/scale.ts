@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EVENTS_LISTING } from '../services/gateway/events/events.service';
-import { encodeCursor } from '../services/gateway/http/cursor';
+import { EVENTS } from '../services/gateway/events/events.service';
 import { createDb } from '../shared/db/knex';
 import { load, warm, BENCH_CONNECTIONS, type LoadOptions, type LoadResult } from './lib/load';
 import { serviceArgv, startProcess } from './lib/processes';
@@ -115,7 +114,7 @@ export async function benchScale(): Promise<BenchRow[]> {
         .orderBy([{ column: 'date_start' }, { column: 'id' }])
         .offset(Math.floor(cal.size / 2))
         .first('date_start', 'id');
-      return encodeCursor(benchEnv(url).APP_KEY as string, EVENTS_LISTING, [middle.date_start, middle.id]);
+      return EVENTS.cursorAfter(benchEnv(url).APP_KEY as string, [middle.date_start, middle.id]);
     }
 
     /** The cursor of the window's last page: after the event that leaves fewer than a page. */
@@ -127,7 +126,7 @@ export async function benchScale(): Promise<BenchRow[]> {
         .orderBy([{ column: 'date_start', order: 'desc' }, { column: 'id', order: 'desc' }])
         .offset(Math.min(Number(count) - 1, PER_PAGE / 2))
         .first('date_start', 'id');
-      return encodeCursor(benchEnv(url).APP_KEY as string, EVENTS_LISTING, [last.date_start, last.id]);
+      return EVENTS.cursorAfter(benchEnv(url).APP_KEY as string, [last.date_start, last.id]);
     }
 
     const rows: BenchRow[] = calendars.map((cal, i) =>

@@ -4,7 +4,7 @@ import type { DeploymentId } from '../db/deployment';
 import { unavailable } from '../errors/app-error';
 import type { Logger } from '../logging/logger';
 import type { PayloadSchema } from './json-schema';
-import { isRedisUnavailableError, mayHaveRun, type Redis } from './redis';
+import { isRedisUnavailableError, mayHaveRun, type Redis, requireReady } from './redis';
 
 /**
  * The queues between the gateway and the workers. Names, payload types and their schemas
@@ -121,9 +121,7 @@ export class Producer<T extends object> {
       if (error) throw new Error(`invalid ${this.contract.queue} payload: ${error.message}`);
     }
     if (!jobs.length) return [];
-    // BullMQ waits for a connection that is not ready yet (and would send the jobs later);
-    // answer 503 now instead, having sent nothing.
-    if (this.connection.status !== 'ready') throw unavailable();
+    requireReady(this.connection);
     const named = jobs.every((job) => job.opts?.jobId !== undefined);
     const deadline = Date.now() + UNSURE_RETRY_MS;
     let unsure = false;

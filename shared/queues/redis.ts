@@ -1,4 +1,5 @@
 import { Cluster, type ClusterOptions, Redis as Server, type RedisOptions } from 'ioredis';
+import { unavailable } from '../errors/app-error';
 
 /**
  * Where Redis is: one server's URL, or the seed nodes of a Redis Cluster (URLs of any of
@@ -146,6 +147,15 @@ export async function probeRedis(redis: Redis, queuePrefix: string): Promise<voi
 export function refusesWrites(err: unknown): boolean {
   const message = (err as { message?: unknown } | null)?.message;
   return typeof message === 'string' && /^(?:OOM|MISCONF|READONLY|NOREPLICAS)\b/.test(message);
+}
+
+/**
+ * Refuses at once (a 503 AppError) while the connection is not ready: without an offline
+ * queue a command would fail anyway, and BullMQ would hold it until Redis is back, long
+ * after the request that sent it was answered.
+ */
+export function requireReady(connection: Redis): void {
+  if (connection.status !== 'ready') throw unavailable();
 }
 
 /** True when the error means Redis is out of reach (as opposed to a bad command). */

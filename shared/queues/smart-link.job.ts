@@ -1,3 +1,4 @@
+import { randomBase62, UID_LENGTH } from '../ids/ids';
 import { compiledSchema } from './json-schema';
 import { EVENT_TEXT_CHARS } from '../events/limits';
 import { defineJob, type JobMeta, jobMetaJsonSchema, QUEUES, RETRY_THROUGH_OUTAGES } from './queues';
@@ -68,6 +69,12 @@ export const SUBMISSIONS_PER_JOB = 100;
  */
 export const GROUP_PREFIX_LENGTH = 10;
 export const groupJobId = (uidOrPrefix: string): string => `group-${uidOrPrefix.slice(0, GROUP_PREFIX_LENGTH)}`;
+
+/** A new group's job id (its prefix random). */
+export const newGroupJobId = (): string => groupJobId(randomBase62(GROUP_PREFIX_LENGTH));
+
+/** A new submission id in the group of this job: the group's prefix, then random characters. */
+export const newMemberUid = (groupJob: string): string => groupJob.slice(-GROUP_PREFIX_LENGTH) + randomBase62(UID_LENGTH - GROUP_PREFIX_LENGTH);
 
 /** The submissions of a job, each with its link. */
 export function submissionsOf(data: SmartLinkJob): SmartLinkSubmission[] {

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { decodeCursor, encodeCursor, isRowId } from '../../services/gateway/http/cursor';
+import { decodeCursor, encodeCursor, idListing, isRowId, Listing } from '../../services/gateway/http/cursor';
 import { AppError } from '../../shared/errors/app-error';
 
 /*
@@ -110,5 +110,34 @@ describe('isRowId', () => {
   it('is a positive safe integer only', () => {
     expect([1, 2, 42, Number.MAX_SAFE_INTEGER].every(isRowId)).toBe(true);
     expect([0, -0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1, NaN, Infinity, '1', null, undefined, 1n].some(isRowId)).toBe(false);
+  });
+});
+
+describe('a listing', () => {
+  const byId = idListing('rsvps');
+  const rows = [{ id: 3 }, { id: 5 }, { id: 8 }];
+
+  it('fetches one row more than a page, and pages with a cursor only when that row came', () => {
+    expect(byId.fetchLimit(2)).toBe(3);
+    expect(byId.fetchLimit(100)).toBe(101);
+    const first = byId.page(APP_KEY, rows, 2, (last) => [last.id]);
+    expect(first.rows).toEqual([{ id: 3 }, { id: 5 }]);
+    // The cursor is of the last row shown, read by the listing and by the plain decoder alike.
+    expect(byId.after(APP_KEY, first.nextCursor as string)).toEqual([5]);
+    expect(decodeCursor(APP_KEY, 'rsvps', first.nextCursor as string, anything)).toEqual([5]);
+    // A page that holds every row fetched is the last.
+    expect(byId.page(APP_KEY, rows, 3, (last) => [last.id])).toEqual({ rows, nextCursor: null });
+    expect(byId.page(APP_KEY, rows, 4, (last) => [last.id])).toEqual({ rows, nextCursor: null });
+    expect(byId.page(APP_KEY, [], 4, (last: { id: number }) => [last.id])).toEqual({ rows: [], nextCursor: null });
+  });
+
+  it('starts at the beginning without a cursor, and refuses another listing\'s or a bad key', () => {
+    expect(byId.after(APP_KEY, undefined)).toBeUndefined();
+    expect(byId.after(APP_KEY, '')).toBeUndefined();
+    expect(byId.after(APP_KEY, byId.cursorAfter(APP_KEY, [42]))).toEqual([42]);
+    refused(() => byId.after(APP_KEY, encodeCursor(APP_KEY, 'invitees', [42])));
+    for (const bad of [[0], [-1], [1.5], ['1'], [1, 2], []]) refused(() => byId.after(APP_KEY, encodeCursor(APP_KEY, 'rsvps', bad as number[])));
+    const rowsListing = new Listing<Row>('events', isRow);
+    expect(rowsListing.after(APP_KEY, ROW_CURSOR)).toEqual(['2026-07-14T17:00:00.000Z', 42]);
   });
 });

@@ -1,6 +1,5 @@
 import { SCALE_SEARCH_TERM, seedScaleEvents } from '../../bench/lib/scale-seed';
-import { EVENTS_LISTING } from '../../services/gateway/events/events.service';
-import { encodeCursor } from '../../services/gateway/http/cursor';
+import { EVENTS as EVENTS_LISTING } from '../../services/gateway/events/events.service';
 import { FEED_WINDOW } from '../../services/gateway/public/calendar-feed';
 import { DUE_EVENTS_SQL } from '../../services/mail-worker/reminders.sweep';
 import { createDb, dropDatabase } from '../../shared/db/knex';
@@ -90,7 +89,7 @@ async function cursorAt(instant: Date): Promise<string> {
     .where('e.date_start', '>=', instant.toISOString())
     .orderBy([{ column: 'e.date_start' }, { column: 'e.id' }])
     .first('e.date_start', 'e.id');
-  return encodeCursor(gw.config.appKey, EVENTS_LISTING, [row.date_start, row.id]);
+  return EVENTS_LISTING.cursorAfter(gw.config.appKey, [row.date_start, row.id]);
 }
 
 describe(`list plans with ${EVENTS} events in one calendar`, () => {

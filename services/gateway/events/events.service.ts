@@ -1,7 +1,7 @@
 import { type CalendarRow, type EventRow, type EventWithCalendar } from '../../../shared/events/event-rows';
 import { toEventJson } from '../../../shared/events/event-json';
 import { DateTime } from 'luxon';
-import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
+import { isRowId, Listing } from '../http/cursor';
 import { LAST_INSTANT_MS, parseDateInput, resolveDay, resolveEpochMs } from '../../../shared/calendar/dates';
 import { plusMinutesIso, resolveEventTimes, type TimesInput } from '../calendar/event-times';
 import { sanitizeDescription } from '../../../shared/calendar/html';
@@ -355,11 +355,11 @@ interface EventPage {
 // Cursors are made from stored instants; a forged one must still be a timestamp Postgres reads.
 const storableInstant = (dt: DateTime) => dt.isValid && dt.year >= 1 && dt.toMillis() <= LAST_INSTANT_MS;
 
-export const EVENTS_LISTING = 'events';
-const isEventKey = (v: unknown[]): v is [string, number] => v.length === 2 && typeof v[0] === 'string' && isRowId(v[1]) && storableInstant(DateTime.fromSQL(v[0]));
+/** The events listing: by start, then id. */
+export const EVENTS = new Listing<[string, number]>('events', (v): v is [string, number] => v.length === 2 && typeof v[0] === 'string' && isRowId(v[1]) && storableInstant(DateTime.fromSQL(v[0])));
 
 function decodeEventCursor(appKey: string, cursor: string): { dateStart: string; id: number } {
-  const [dateStart, id] = decodeCursor(appKey, EVENTS_LISTING, cursor, isEventKey);
+  const [dateStart, id] = EVENTS.after(appKey, cursor) as [string, number];
   return { dateStart, id };
 }
 
@@ -400,10 +400,7 @@ export async function listEvents(deps: EventsDeps, teamId: number, query: ListEv
     invites: query.invites,
     status: query.status,
     after,
-    limit: query.per_page + 1,
+    limit: EVENTS.fetchLimit(query.per_page),
   });
-  const hasMore = rows.length > query.per_page;
-  const page = hasMore ? rows.slice(0, query.per_page) : rows;
-  const last = page[page.length - 1]?.event;
-  return { rows: page, nextCursor: hasMore ? encodeCursor(deps.config.appKey, EVENTS_LISTING, [last.date_start, last.id]) : null };
+  return EVENTS.page(deps.config.appKey, rows, query.per_page, ({ event }) => [event.date_start, event.id]);
 }

@@ -55,3 +55,41 @@ export function decodeCursor<T extends CursorValue[]>(appKey: string, listing: s
 
 /** A row id as a cursor holds it. */
 export const isRowId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
+
+/**
+ * One keyset-paged listing: its name (which its cursors carry) and the check of the key a
+ * cursor holds. Every listing fetches one row more than the page (`fetchLimit`), and `page`
+ * tells from that row whether there is a next page and makes its cursor from the last row
+ * shown.
+ */
+export class Listing<K extends CursorValue[]> {
+  constructor(
+    readonly name: string,
+    private readonly check: (values: unknown[]) => values is K,
+  ) {}
+
+  /** The key the requested page starts after: none for the first page, else the cursor's (a 422 if it is not one of this listing's). */
+  after(appKey: string, cursor: string | undefined): K | undefined {
+    return cursor ? decodeCursor(appKey, this.name, cursor, this.check) : undefined;
+  }
+
+  /** How many rows to fetch for a page of `perPage`: one more, to know whether another page follows. */
+  fetchLimit(perPage: number): number {
+    return perPage + 1;
+  }
+
+  /** The page out of rows fetched with `fetchLimit(perPage)`, and the next page's cursor (null on the last page). */
+  page<R>(appKey: string, rows: R[], perPage: number, keyOf: (last: R) => K): { rows: R[]; nextCursor: string | null } {
+    if (rows.length <= perPage) return { rows, nextCursor: null };
+    const shown = rows.slice(0, perPage);
+    return { rows: shown, nextCursor: this.cursorAfter(appKey, keyOf(shown[shown.length - 1])) };
+  }
+
+  /** The cursor of the page that starts after this key. */
+  cursorAfter(appKey: string, key: K): string {
+    return encodeCursor(appKey, this.name, key);
+  }
+}
+
+/** A listing keyed by row id alone (newest or oldest first). */
+export const idListing = (name: string) => new Listing<[number]>(name, (v): v is [number] => v.length === 1 && isRowId(v[0]));

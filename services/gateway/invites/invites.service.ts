@@ -1,6 +1,6 @@
 import { type InviteeRow, type InviteeWithDelivery, inviteesWithLastDelivery } from '../../../shared/invites/invitee-json';
 import { conflict, notFound } from '../../../shared/errors/app-error';
-import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
+import { idListing } from '../http/cursor';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { AppContext } from '../context';
 import { requireEvent } from '../events/events.service';
@@ -103,16 +103,13 @@ interface InviteePage {
   nextCursor: string | null;
 }
 
-const INVITEES_LISTING = 'invitees';
-const isIdKey = (v: unknown[]): v is [number] => v.length === 1 && isRowId(v[0]);
+const INVITEES = idListing('invitees');
 
 export async function listEventInvitees(deps: InvitesDeps, t: Target, query: ListInvitesQuery): Promise<InviteePage> {
-  const afterId = query.cursor ? decodeCursor(deps.config.appKey, INVITEES_LISTING, query.cursor, isIdKey)[0] : undefined;
+  const afterId = INVITEES.after(deps.config.appKey, query.cursor)?.[0];
   const { event } = await requireEvent(deps.db, t.teamId, t.evtPublicId, { calPublicId: t.calPublicId });
-  const rows = await listInvitees(deps.db, event.id, { afterId, limit: query.per_page + 1 });
-  const hasMore = rows.length > query.per_page;
-  const page = hasMore ? rows.slice(0, query.per_page) : rows;
-  return { rows: page, nextCursor: hasMore ? encodeCursor(deps.config.appKey, INVITEES_LISTING, [page[page.length - 1].id]) : null };
+  const rows = await listInvitees(deps.db, event.id, { afterId, limit: INVITEES.fetchLimit(query.per_page) });
+  return INVITEES.page(deps.config.appKey, rows, query.per_page, (last) => [last.id]);
 }
 
 /**

@@ -2,7 +2,7 @@ import { type EventWithCalendar } from '../../../shared/events/event-rows';
 import { recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
 import { applyMailQuota } from '../../../shared/mail/mail-quota';
-import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
+import { idListing } from '../http/cursor';
 import { conflict, notFound } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import type { Knex } from '../../../shared/db/knex';
@@ -34,8 +34,7 @@ import type { RsvpAnswer, RsvpInput } from './rsvps.schemas';
 
 type Deps = Pick<AppContext, 'db' | 'caches' | 'config'>;
 
-const RSVPS_LISTING = 'rsvps';
-const isIdKey = (v: unknown[]): v is [number] => v.length === 1 && isRowId(v[0]);
+const RSVPS = idListing('rsvps');
 /** What a change that may email the person needs. */
 type MailingDeps = Deps & MailDeps;
 
@@ -199,11 +198,9 @@ export async function submitRsvp(
 
 export async function listRsvps(deps: Deps, teamId: number, calPublicId: string, evtPublicId: string, q: { answer?: string; per_page: number; cursor?: string }) {
   const found = await requireEvent(deps.db, teamId, evtPublicId, { calPublicId });
-  const afterId = q.cursor ? decodeCursor(deps.config.appKey, RSVPS_LISTING, q.cursor, isIdKey)[0] : undefined;
-  const rows = await listRows(deps.db, found.event.id, { answer: q.answer, afterId, limit: q.per_page + 1 });
-  const more = rows.length > q.per_page;
-  const page = more ? rows.slice(0, q.per_page) : rows;
-  return { found, rows: page, nextCursor: more ? encodeCursor(deps.config.appKey, RSVPS_LISTING, [page[page.length - 1].id]) : null };
+  const afterId = RSVPS.after(deps.config.appKey, q.cursor)?.[0];
+  const rows = await listRows(deps.db, found.event.id, { answer: q.answer, afterId, limit: RSVPS.fetchLimit(q.per_page) });
+  return { found, ...RSVPS.page(deps.config.appKey, rows, q.per_page, (last) => [last.id]) };
 }
 
 /**

@@ -8,6 +8,7 @@ import { SubmissionQueue, type Queued } from './ingest/submission-queue';
 import type { IngestLink } from './smart-links.repository';
 import { submissionFields, type SubmissionFields } from './smart-links.schemas';
 import { derivedUid } from './secrets';
+import { newUid } from '../../../shared/ids/ids';
 
 /**
  * The one owner of "a submission to a smart link becomes a queued job": it checks the
@@ -57,12 +58,13 @@ export function acceptSubmission(ctx: AppContext): AcceptSubmission {
     event.uid = derivedUid(appKey, `evt:${link.id}:${JSON.stringify(event)}`);
     // A repeated delivery (same webhook-id or Idempotency-Key) gets the same id, and so the
     // same job id: it is taken, and nothing new is queued. Scoped by the link's random uid,
-    // never its row id, so no link of another database can share it.
-    const uid = opts.deliveryKey ? derivedUid(appKey, `sls:${link.uid}:${opts.deliveryKey}`) : undefined;
+    // never its row id, so no link of another database can share it. One awaited (a
+    // platform redirect) is a job of its own too; any other gets its id in its group's.
+    const uid = opts.deliveryKey ? derivedUid(appKey, `sls:${link.uid}:${opts.deliveryKey}`) : opts.awaited ? newUid() : undefined;
     const queued = queue.add(
       { id: link.id, teamId: link.team_id, calendarId: link.calendar_id },
       { receivedAt: new Date(opts.nowMs).toISOString(), event, meta: { requestId: opts.requestId } },
-      { uid, alone: opts.awaited, bytes: opts.bytes },
+      { uid, bytes: opts.bytes },
     );
     await queued.stored;
     return queued;

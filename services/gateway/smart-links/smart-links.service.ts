@@ -1,6 +1,6 @@
 import { toSubmissionJson } from '../../../shared/smart-links/submission-json';
 import { pgTimestampToIsoMicrosOrNull } from '../../../shared/calendar/dates';
-import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
+import { isRowId, Listing } from '../http/cursor';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { findCalendar } from '../calendars/calendars.repository';
@@ -125,12 +125,10 @@ type SubmissionsQuery = { status?: string; per_page: number; cursor?: string };
 export async function listSubmissions(deps: Deps, teamId: number, publicId: string, query: SubmissionsQuery) {
   const link = await requireSmartLink(deps, teamId, publicId);
   if (query.status === 'queued') return listQueuedSubmissions(deps, link.id, query);
-  const before = query.cursor ? decodeCursor(deps.config.appKey, RECORDED_LISTING, query.cursor, isRecordedKey) : undefined;
-  const rows = await listSubmissionRows(deps.db, link.id, { status: query.status, before, limit: query.per_page + 1 });
-  const more = rows.length > query.per_page;
-  const page = more ? rows.slice(0, query.per_page) : rows;
-  const last = page[page.length - 1];
-  return { data: page.map(toSubmissionJson), nextCursor: more ? encodeCursor(deps.config.appKey, RECORDED_LISTING, [last.received_key, last.id]) : null };
+  const before = RECORDED.after(deps.config.appKey, query.cursor);
+  const rows = await listSubmissionRows(deps.db, link.id, { status: query.status, before, limit: RECORDED.fetchLimit(query.per_page) });
+  const page = RECORDED.page(deps.config.appKey, rows, query.per_page, (last) => [last.received_key, last.id]);
+  return { data: page.rows.map(toSubmissionJson), nextCursor: page.nextCursor };
 }
 
 /**
@@ -139,7 +137,7 @@ export async function listSubmissions(deps: Deps, teamId: number, publicId: stri
  * the records.
  */
 async function listQueuedSubmissions(deps: Deps, linkId: number, query: SubmissionsQuery) {
-  const after = query.cursor ? decodeCursor(deps.config.appKey, QUEUED_LISTING, query.cursor, isQueuedKey) : undefined;
+  const after = QUEUED.after(deps.config.appKey, query.cursor);
   const { page, more } = await queuedSubmissionsPage(deps.redis, deps.config.queuePrefix, linkId, {
     after,
     limit: query.per_page,
@@ -148,18 +146,18 @@ async function listQueuedSubmissions(deps: Deps, linkId: number, query: Submissi
   const last = page[page.length - 1];
   return {
     data: page.map(([at, uid]) => unrecordedSubmissionJson(uid, new Date(at).toISOString())),
-    nextCursor: more ? encodeCursor(deps.config.appKey, QUEUED_LISTING, last) : null,
+    nextCursor: more ? QUEUED.cursorAfter(deps.config.appKey, last) : null,
   };
 }
 
-/** A link's recorded and queued submissions page separately: one's cursor is not the other's. */
-const RECORDED_LISTING = 'submissions';
-const QUEUED_LISTING = 'queued-submissions';
-
 /** A timestamptz as Postgres writes it (`2026-11-21 05:58:59.123+00`). */
 const PG_TIMESTAMPTZ = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/;
-const isRecordedKey = (v: unknown[]): v is SubmissionKey => v.length === 2 && typeof v[0] === 'string' && PG_TIMESTAMPTZ.test(v[0]) && isRowId(v[1]);
-const isQueuedKey = (v: unknown[]): v is QueuedKey => v.length === 2 && Number.isSafeInteger(v[0]) && (v[0] as number) >= 0 && typeof v[1] === 'string' && /^[0-9A-Za-z]{16}$/.test(v[1]);
+/** A link's recorded and queued submissions page separately: one's cursor is not the other's. */
+const RECORDED = new Listing<SubmissionKey>('submissions', (v): v is SubmissionKey => v.length === 2 && typeof v[0] === 'string' && PG_TIMESTAMPTZ.test(v[0]) && isRowId(v[1]));
+const QUEUED = new Listing<QueuedKey>(
+  'queued-submissions',
+  (v): v is QueuedKey => v.length === 2 && Number.isSafeInteger(v[0]) && (v[0] as number) >= 0 && typeof v[1] === 'string' && /^[0-9A-Za-z]{16}$/.test(v[1]),
+);
 
 /**
  * A submission by id: its outcome once the worker recorded it, `queued` while its job is

@@ -2,7 +2,7 @@ import { type CalendarRow } from '../../../shared/events/event-rows';
 import { calendarPublicUrl } from '../../../shared/events/event-json';
 import { recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
-import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
+import { idListing } from '../http/cursor';
 import { subscribeUrls } from '../calendar/platform-urls';
 import { notFound } from '../../../shared/errors/app-error';
 import { sameDigest } from '../../../shared/accounts/tokens';
@@ -22,8 +22,7 @@ import {
 
 type Deps = Pick<AppContext, 'db' | 'caches' | 'config' | 'counters' | 'clock'>;
 
-const SUBSCRIBERS_LISTING = 'subscribers';
-const isIdKey = (v: unknown[]): v is [number] => v.length === 1 && isRowId(v[0]);
+const SUBSCRIBERS = idListing('subscribers');
 
 /** A subscriber's own feed address: the calendar's feed, counted per fetch, blockable. */
 const personalFeedUrl = (baseUrl: string, calendarUid: string, token: string) => `${calendarPublicUrl(baseUrl, calendarUid)}/feeds/${token}.ics`;
@@ -105,11 +104,9 @@ async function requireSubscriber(deps: Deps, teamId: number, calPublicId: string
 
 export async function listSubscribers(deps: Deps, teamId: number, calPublicId: string, q: { status?: string; platform?: string; per_page: number; cursor?: string }) {
   const calendar = await requireCalendar(deps.db, teamId, calPublicId);
-  const afterId = q.cursor ? decodeCursor(deps.config.appKey, SUBSCRIBERS_LISTING, q.cursor, isIdKey)[0] : undefined;
-  const rows = await listRows(deps.db, calendar.id, { status: q.status, platform: q.platform, afterId, limit: q.per_page + 1 });
-  const more = rows.length > q.per_page;
-  const page = more ? rows.slice(0, q.per_page) : rows;
-  return { calendar, rows: page, nextCursor: more ? encodeCursor(deps.config.appKey, SUBSCRIBERS_LISTING, [page[page.length - 1].id]) : null };
+  const afterId = SUBSCRIBERS.after(deps.config.appKey, q.cursor)?.[0];
+  const rows = await listRows(deps.db, calendar.id, { status: q.status, platform: q.platform, afterId, limit: SUBSCRIBERS.fetchLimit(q.per_page) });
+  return { calendar, ...SUBSCRIBERS.page(deps.config.appKey, rows, q.per_page, (last) => [last.id]) };
 }
 
 export async function updateSubscriber(deps: Deps, teamId: number, calPublicId: string, subPublicId: string, status: 'active' | 'blocked') {

@@ -6,7 +6,7 @@ import { isAllowedAddress, parseNetworks } from '../../../shared/net/networks';
 import { onItsWay, recordWebhookEvent } from '../../../shared/webhooks/outbox';
 import { newSigningSecret, sealSecret } from '../../../shared/webhooks/secrets';
 import type { AppContext } from '../context';
-import { decodeCursor, encodeCursor, isRowId } from '../http/cursor';
+import { idListing } from '../http/cursor';
 
 type Deps = Pick<AppContext, 'db' | 'config' | 'clock'>;
 
@@ -185,38 +185,36 @@ export interface AttemptRow {
   created_at: string;
 }
 
-const DELIVERIES_LISTING = 'webhook-deliveries';
-const isIdKey = (v: unknown[]): v is [number] => v.length === 1 && isRowId(v[0]);
+const DELIVERIES = idListing('webhook-deliveries');
 
 /** A page of a webhook's deliveries, newest first, each with its attempts. */
 export async function listDeliveries(deps: Deps, teamId: number, publicId: string, q: { per_page: number; cursor?: string; status?: string }) {
   const hook = await requireWebhook(deps.db, teamId, publicId);
-  const beforeId = q.cursor ? decodeCursor(deps.config.appKey, DELIVERIES_LISTING, q.cursor, isIdKey)[0] : undefined;
+  const beforeId = DELIVERIES.after(deps.config.appKey, q.cursor)?.[0];
   // One snapshot for both reads: a delivery and its attempts as one moment left them (the
   // worker records an attempt and the next one's time together).
-  const { page, more, attempts } = await deps.db.transaction(
+  const { page, attempts } = await deps.db.transaction(
     async (trx) => {
       const query = trx('webhook_deliveries as d')
         .join('webhook_messages as m', 'm.id', 'd.message_id')
         .select('d.*', 'm.type', 'm.uid as message_uid')
         .where('d.webhook_id', hook.id)
         .orderBy('d.id', 'desc')
-        .limit(q.per_page + 1);
+        .limit(DELIVERIES.fetchLimit(q.per_page));
       if (beforeId !== undefined) query.where('d.id', '<', beforeId);
       if (q.status) query.where('d.status', q.status);
       const rows: DeliveryRow[] = await query;
-      const found = rows.length > q.per_page;
-      const shown = found ? rows.slice(0, q.per_page) : rows;
-      const tries: AttemptRow[] = shown.length
-        ? await trx('webhook_attempts').whereIn('delivery_id', shown.map((r) => r.id)).orderBy(['delivery_id', 'attempt'])
+      const shown = DELIVERIES.page(deps.config.appKey, rows, q.per_page, (last) => [last.id]);
+      const tries: AttemptRow[] = shown.rows.length
+        ? await trx('webhook_attempts').whereIn('delivery_id', shown.rows.map((r) => r.id)).orderBy(['delivery_id', 'attempt'])
         : [];
-      return { page: shown, more: found, attempts: tries };
+      return { page: shown, attempts: tries };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
   return {
-    rows: page.map((row) => ({ row, attempts: attempts.filter((a) => a.delivery_id === row.id) })),
-    nextCursor: more ? encodeCursor(deps.config.appKey, DELIVERIES_LISTING, [page[page.length - 1].id]) : null,
+    rows: page.rows.map((row) => ({ row, attempts: attempts.filter((a) => a.delivery_id === row.id) })),
+    nextCursor: page.nextCursor,
   };
 }
 

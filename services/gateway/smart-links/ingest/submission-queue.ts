@@ -1,10 +1,8 @@
 import type { JobsOptions } from 'bullmq';
-import { unavailable } from '../../../../shared/errors/app-error';
-import { newUid, randomBase62, UID_LENGTH } from '../../../../shared/ids/ids';
 import type { Logger } from '../../../../shared/logging/logger';
 import type { Producer } from '../../../../shared/queues/queues';
-import type { Redis } from '../../../../shared/queues/redis';
-import { GROUP_PREFIX_LENGTH, groupJobId, type SmartLinkJob, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../../../shared/queues/smart-link.job';
+import { type Redis, requireReady } from '../../../../shared/queues/redis';
+import { newGroupJobId, newMemberUid, type SmartLinkJob, SUBMISSIONS_PER_JOB, type SubmissionLink } from '../../../../shared/queues/smart-link.job';
 import { indexQueued } from '../../../../shared/queues/submission-index';
 
 type Entry = SmartLinkJob['submissions'][number];
@@ -66,28 +64,27 @@ export class SubmissionQueue {
   ) {}
 
   /**
-   * Queues one submission. `uid` (a delivery key's) or `alone` (its outcome is awaited) make
-   * it a job of its own, named by its id; otherwise it joins its link's group of this turn
-   * and its id is made here, under the group's prefix. `bytes`: its payload's size, roughly.
+   * Queues one submission. With a `uid` (a delivery key's, or one awaited alone) it is a job
+   * of its own, named by that id; otherwise it joins its link's group of this turn, under
+   * an id of that group (see newMemberUid). `bytes`: its payload's size, roughly.
    */
-  add(link: SubmissionLink, entry: Omit<Entry, 'submission'>, opts: { uid?: string; alone?: boolean; bytes: number }): Queued {
-    // A connection that is not ready would hold the batch until it is; answer now instead.
-    if (this.connection.status !== 'ready') throw unavailable();
+  add(link: SubmissionLink, entry: Omit<Entry, 'submission'>, opts: { uid?: string; bytes: number }): Queued {
+    requireReady(this.connection);
     let group: Group;
     let uid: string;
-    if (opts.uid !== undefined || opts.alone) {
-      uid = opts.uid ?? newUid();
+    if (opts.uid !== undefined) {
+      uid = opts.uid;
       group = { jobId: uid, link, entries: [], members: [], bytes: 0, opts: {} };
       this.closed.push(group);
     } else {
       let current = this.open.get(link.id);
       if (!current || current.entries.length >= SUBMISSIONS_PER_JOB || current.bytes + opts.bytes > GROUP_BYTES) {
         if (current) this.closed.push(current);
-        current = { jobId: groupJobId(randomBase62(GROUP_PREFIX_LENGTH)), link, entries: [], members: [], bytes: 0, opts: GROUP_JOB };
+        current = { jobId: newGroupJobId(), link, entries: [], members: [], bytes: 0, opts: GROUP_JOB };
         this.open.set(link.id, current);
       }
       group = current;
-      uid = group.jobId.slice(-GROUP_PREFIX_LENGTH) + randomBase62(UID_LENGTH - GROUP_PREFIX_LENGTH);
+      uid = newMemberUid(group.jobId);
     }
     group.entries.push({ submission: uid, ...entry });
     group.bytes += opts.bytes;
