@@ -107,6 +107,8 @@ export function systemRoutes(db: Knex, redis: Redis, queuePrefix: string, isShut
         'HTTP requests and latency by route and status, queue depth, event-limit rejections and process figures, in the Prometheus text format. Needs `Authorization: Bearer <METRICS_TOKEN>`; not served while METRICS_TOKEN is unset. Workers serve their own (job durations, failures, retries, email deliveries) on their PORT.',
       tags,
       auth: false,
+      // Answered as JSON alone, also to a browser: Prometheus and people with curl read it.
+      page: false,
       responses: {
         200: { description: 'The metrics', contentType: 'text/plain' },
         401: { description: 'Missing or wrong token', body: messageSchema },
@@ -114,7 +116,7 @@ export function systemRoutes(db: Knex, redis: Redis, queuePrefix: string, isShut
       },
       handler: async (_input, req, res) => {
         const answer = await metricsAnswer(metrics, metricsToken, req.headers.authorization);
-        res.status(answer.status).set(answer.headers).send(answer.body);
+        res.status(200).set(answer.headers).send(answer.body);
       },
     }),
   ];

@@ -10,6 +10,7 @@ type ErrorCode =
   | 'unauthenticated'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'event_limit_exceeded'
   | 'payload_too_large'
@@ -60,6 +61,17 @@ const CODE_OF_STATUS = {
   429: 'rate_limited',
   503: 'unavailable',
 } as const satisfies Record<number, ErrorCode>;
+
+/**
+ * What an error is answered with as JSON, wherever it is answered (the gateway, its ingest
+ * path, a worker's ops server): an AppError's status, headers and `{"message"}` (or the
+ * contract's `{"error"}`) with its extra fields; anything not raised on purpose is a 500
+ * that says nothing of its cause. Never cached: a cache must not keep a refusal.
+ */
+export function errorJson(err: unknown): { status: number; headers: Record<string, string>; json: Record<string, unknown>; code: string } {
+  if (!(err instanceof AppError)) return { status: 500, headers: { 'Cache-Control': 'no-store' }, json: { message: 'Server Error' }, code: 'server_error' };
+  return { status: err.status, headers: { ...err.headers, 'Cache-Control': 'no-store' }, json: { [err.messageKey]: err.message, ...err.body }, code: err.code };
+}
 
 /** An error of a given status and message, its code the status's own. */
 export const httpError = (status: keyof typeof CODE_OF_STATUS, message: string) => new AppError(CODE_OF_STATUS[status], status, message);

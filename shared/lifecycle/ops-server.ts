@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from '../db/knex';
+import { AppError, errorJson, httpError } from '../errors/app-error';
 import { type Metrics, metricsAnswer } from '../metrics/metrics';
 import type { Redis } from '../queues/redis';
 import { readiness } from './health';
@@ -30,9 +31,15 @@ export async function startOpsServer(o: {
     res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
     res.end(JSON.stringify(body));
   };
+  /** Errors as every service answers them (see errorJson). */
+  const refuse = (res: http.ServerResponse, err: unknown) => {
+    const answer = errorJson(err);
+    res.writeHead(answer.status, { ...answer.headers, 'Content-Type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(answer.json));
+  };
   const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
     const path = (req.url ?? '').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { message: 'Method not allowed.' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, new AppError('method_not_allowed', 405, `This address does not take ${req.method}: use GET, HEAD.`, {}, { Allow: 'GET, HEAD' }));
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') {
       readiness(o.db, o.redis, o.queuePrefix, () => o.isShuttingDown() || !o.isRunning()).then(
@@ -44,14 +51,14 @@ export async function startOpsServer(o: {
     if (path === '/metrics') {
       metricsAnswer(o.metrics, o.metricsToken, req.headers.authorization).then(
         (a) => {
-          res.writeHead(a.status, a.headers);
+          res.writeHead(200, a.headers);
           res.end(a.body);
         },
-        () => json(res, 500, { message: 'Server Error' }),
+        (err: unknown) => refuse(res, err),
       );
       return;
     }
-    json(res, 404, { message: 'Not found.' });
+    refuse(res, httpError(404, 'Not found.'));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

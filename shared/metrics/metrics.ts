@@ -1,5 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AppError, httpError } from '../errors/app-error';
 
 /** Seconds: from a fast answer on the ingest path to a slow feed build or a waited extraction. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -91,19 +92,16 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /**
- * GET /metrics for any service: 404 while METRICS_TOKEN is unset (metrics are off), 401
- * without the token, else the exposition.
+ * GET /metrics for any service: the exposition; an AppError (answered by the service's
+ * error mapping) of 404 while METRICS_TOKEN is unset (metrics are off), 401 without the token.
  */
 export async function metricsAnswer(
   metrics: Metrics,
   token: string | null,
   authorization: string | undefined,
-): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-  const json = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
-  if (!token) return { status: 404, headers: json, body: JSON.stringify({ message: 'Metrics are off: set METRICS_TOKEN to serve them.' }) };
-  if (!bearerMatches(authorization, token)) {
-    return { status: 401, headers: { ...json, 'WWW-Authenticate': 'Bearer realm="metrics"' }, body: JSON.stringify({ message: 'Unauthenticated.' }) };
-  }
+): Promise<{ headers: Record<string, string>; body: string }> {
+  if (!token) throw httpError(404, 'Metrics are off: set METRICS_TOKEN to serve them.');
+  if (!bearerMatches(authorization, token)) throw new AppError('unauthenticated', 401, 'Unauthenticated.', {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
   const { contentType, body } = await metrics.exposition();
-  return { status: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' }, body };
+  return { headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' }, body };
 }

@@ -24,7 +24,12 @@ describe('/metrics', () => {
   it('needs the token: 401 without it or with another one', async () => {
     const none = await gw.anon.get('/metrics');
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toContain('Bearer');
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+    expect(none.headers.get('cache-control')).toBe('no-store');
+    expect(none.body).toEqual({ message: 'Unauthenticated.' });
+    // JSON for a browser too: not a page, Prometheus and curl read it.
+    const browser = await gw.anon.get('/metrics', { headers: { Accept: 'text/html,*/*;q=0.8' } });
+    expect([browser.status, browser.headers.get('content-type')]).toEqual([401, 'application/json; charset=utf-8']);
     expect((await gw.anon.get('/metrics', { headers: { Authorization: `Bearer ${TOKEN}x` } })).status).toBe(401);
     expect((await gw.anon.get('/metrics', { headers: { Authorization: TOKEN } })).status).toBe(401);
   });

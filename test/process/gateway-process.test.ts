@@ -171,16 +171,24 @@ describe('the extraction worker process', () => {
     const ready = await fetch(`${base}/readyz`);
     expect([ready.status, await ready.json()]).toEqual([200, { status: 'ok', checks: { postgres: 'ok', redis: 'ok' } }]);
     const anonymous = await fetch(`${base}/metrics`);
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toContain('Bearer');
+    // Refusals are answered as the gateway answers them: JSON {"message"}, never cached.
+    expect([anonymous.status, anonymous.headers.get('www-authenticate'), anonymous.headers.get('cache-control'), await anonymous.json()]).toEqual([
+      401,
+      'Bearer realm="metrics"',
+      'no-store',
+      { message: 'Unauthenticated.' },
+    ]);
     expect((await fetch(`${base}/metrics`, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    const post = await fetch(`${base}/healthz`, { method: 'POST' });
+    expect([post.status, post.headers.get('allow'), await post.json()]).toEqual([405, 'GET, HEAD', { message: 'This address does not take POST: use GET, HEAD.' }]);
     const metrics = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     const text = await metrics.text();
     expect(text).toMatch(/^calendar_queue_jobs\{queue="extractions",state="waiting",service="extraction-worker"\} \d+$/m);
     expect(text).toContain('calendar_job_failures_total{queue="extractions",service="extraction-worker"} 0');
     expect(text).toContain('calendar_process_cpu_seconds_total');
-    expect((await fetch(`${base}/other`)).status).toBe(404);
+    const other = await fetch(`${base}/other`);
+    expect([other.status, other.headers.get('content-type'), await other.json()]).toEqual([404, 'application/json; charset=utf-8', { message: 'Not found.' }]);
     worker.proc.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
     // Its extraction threads are stopped before it exits (after its jobs).

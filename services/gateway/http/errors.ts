@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError, badRequest, httpError, payloadTooLarge, unavailable, unsupportedMediaType } from '../../../shared/errors/app-error';
+import { AppError, badRequest, errorJson, httpError, payloadTooLarge, unavailable, unsupportedMediaType } from '../../../shared/errors/app-error';
 import { isDbUnavailableError } from '../../../shared/db/knex';
 import { isRedisUnavailableError } from '../../../shared/queues/redis';
 import { errorPage, messagePage, pageCsp } from '../public/views';
@@ -54,26 +54,25 @@ export interface ErrorAnswer {
 
 /**
  * The one mapping from an error to its answer, used by the Express app and by the smart-link
- * ingest path that runs beside it. Every error answer is `no-store`: a cache (or a CDN in
- * front of the public pages) must never keep a refusal.
+ * ingest path that runs beside it: what the gateway knows of body-parser failures and
+ * outages, then errorJson's answer, and the page a browser gets instead of the JSON.
  */
 export function errorAnswer(err: unknown): ErrorAnswer {
   const mapped = toAppError(err);
-  const status = mapped?.status ?? 500;
-  const message = mapped?.message ?? 'Server Error';
-  const json = mapped ? { [mapped.messageKey]: message, ...mapped.body } : { message };
+  const { status, headers, json, code } = errorJson(mapped ?? err);
+  const message = String(json[mapped?.messageKey ?? 'message']);
   const fieldErrors = mapped?.body.errors as Record<string, string[]> | undefined;
   return {
     status,
-    headers: { ...mapped?.headers, 'Cache-Control': 'no-store' },
+    headers,
     json,
+    code,
     page: (locale) => {
       const page = mapped?.page;
       if (typeof page === 'function') return page(locale);
       if (page !== undefined) return page;
       return errorPage(locale, status, status >= 500 ? translator(locale)('error_server_text') : message, fieldErrors);
     },
-    code: mapped?.code ?? 'server_error',
     unexpected: !mapped,
   };
 }
@@ -158,17 +157,11 @@ const allowHeader = (allowed: Set<string>) => [...allowed].sort().join(', ');
  */
 export function methodNotAllowed(routes: Array<{ method: string; path: string }>): RequestHandler {
   const allowedOn = allowedMethods(routes);
-  return (req, res, next) => {
+  return (req, _res, next) => {
     const allowed = allowedOn(req.path);
     if (!allowed.size || allowed.has(req.method)) return next();
     const allow = allowHeader(allowed);
-    const message = `This address does not take ${req.method}: use ${allow}.`;
-    res.status(405).set('Allow', allow);
-    if (!req.path.startsWith('/api') && wantsPage(req)) {
-      res.set('Content-Security-Policy', pageCsp()).type('html').send(errorPage(pageLocale(req), 405, message));
-      return;
-    }
-    res.json({ message });
+    next(new AppError('method_not_allowed', 405, `This address does not take ${req.method}: use ${allow}.`, {}, { Allow: allow }));
   };
 }
 
