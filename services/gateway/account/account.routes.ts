@@ -1,16 +1,12 @@
 import { serialize } from 'cookie';
 import Joi from 'joi';
-import { mailQuotaOf, mailUsage } from '../../../shared/mail/mail-quota';
-import { insertToken, revokeTokens } from '../../../shared/accounts/accounts.repository';
 import { sessionCookie } from '../../../shared/accounts/sessions';
-import { type Invalidation } from '../../../shared/cache/invalidation';
-import { notFound, validationFailed } from '../../../shared/errors/app-error';
-import { periodOf, usageSnapshot } from '../../../shared/usage/event-limit';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataOf, errors } from '../http/responses';
 import { accepted, defineRoute, ok, type RouteSpec } from '../http/route';
-import { closeTeam, findAccount } from './account.repository';
+import { toAccountJson } from './account.presenter';
+import { accountOf, createExtensionToken, deleteTeam, revokeExtensionTokens } from './account.service';
 
 const accountSchema = Joi.object({
   user: Joi.object({ id: Joi.string().required(), name: Joi.string().required(), email: Joi.string().required() }).required(),
@@ -39,9 +35,9 @@ const accountSchema = Joi.object({
     .description("The team's outgoing email and its plan's quotas"),
 }).meta({ title: 'Account' });
 
-export function accountRoutes({ db, clock, caches, counters, config }: AppContext): RouteSpec[] {
+export function accountRoutes(ctx: AppContext): RouteSpec[] {
   const tags = ['Account'];
-  const cookie = sessionCookie(config);
+  const cookie = sessionCookie(ctx.config);
   return [
     defineRoute({
       method: 'get',
@@ -53,23 +49,7 @@ export function accountRoutes({ db, clock, caches, counters, config }: AppContex
       auth: true,
       responses: { 200: { description: 'The account', body: dataOf(accountSchema) }, ...errors(401, 503) },
       handler: async (_input, req) => {
-        const auth = authOf(req);
-        const account = await findAccount(db, auth.userId);
-        if (!account) throw notFound('Account');
-        const now = clock.now();
-        // Events this gateway counted but has not written yet are part of the answer.
-        await counters.eventsCreated.flush();
-        const usage = await usageSnapshot(db, auth.teamId, now);
-        const [quota, mail] = await Promise.all([mailQuotaOf(db, auth.teamId), mailUsage(db, auth.teamId, now)]);
-        return ok({
-          data: {
-            user: { id: `usr_${account.user_uid}`, name: account.user_name, email: account.user_email },
-            team: { id: `team_${account.team_uid}`, name: account.team_name },
-            plan: { id: account.plan_id, name: account.plan_name, monthly_event_limit: usage.limit },
-            usage: { period: periodOf(now), ...usage, limit_type: 'monthly' },
-            email: { sent_today: mail.day, per_day: quota.perDay, sent_this_month: mail.month, per_month: quota.perMonth, per_recipient_per_day: quota.perRecipientPerDay },
-          },
-        });
+        return ok({ data: toAccountJson(await accountOf(ctx, authOf(req))) });
       },
     }),
     defineRoute<Record<string, never>, Record<string, unknown>, { confirm: string }>({
@@ -94,22 +74,9 @@ export function accountRoutes({ db, clock, caches, counters, config }: AppContex
       },
       handler: async ({ body }, req, res) => {
         const auth = authOf(req);
-        const team = await db('teams').first('uid', 'name').where({ id: auth.teamId });
-        if (!team) throw notFound('Team');
-        if (body.confirm !== team.name) throw validationFailed({ confirm: ['Type the team’s name exactly, as it is, to delete it.'] });
-        const closed = await db.transaction((trx) => closeTeam(trx, auth.teamId));
-        // Another request closed it meanwhile: it is as asked either way.
-        if (closed) {
-          const gone: Invalidation[] = [
-            ...closed.userIds.map((id): Invalidation => ({ kind: 'user', id })),
-            ...closed.calendarIds.map((id): Invalidation => ({ kind: 'calendar', id })),
-            ...closed.dynamicLinkUids.map((uid): Invalidation => ({ kind: 'dynamic-link', uid })),
-          ];
-          await caches.invalidate(...gone);
-        }
+        const { teamUid, purgeAfter } = await deleteTeam(ctx, auth.teamId, body.confirm);
         if (auth.tokenKind === 'session') res.append('Set-Cookie', serialize(cookie.name, '', { httpOnly: true, secure: cookie.secure, sameSite: 'lax', path: '/', maxAge: 0 }));
-        const purgeAfter = new Date(clock.now().getTime() + config.teamPurgeDelayMinutes * 60_000);
-        return accepted({ data: { id: `team_${team.uid}`, deleted: true, purge_after: purgeAfter.toISOString() } });
+        return accepted({ data: { id: `team_${teamUid}`, deleted: true, purge_after: purgeAfter.toISOString() } });
       },
     }),
     defineRoute({
@@ -128,8 +95,7 @@ export function accountRoutes({ db, clock, caches, counters, config }: AppContex
         ...errors(401, 503),
       },
       handler: async (_input, req) => {
-        const auth = authOf(req);
-        const token = await insertToken(db, { userId: auth.userId, teamId: auth.teamId, kind: 'extension', name: 'browser extension' });
+        const token = await createExtensionToken(ctx, authOf(req));
         return ok({ data: { token, kind: 'extension' } });
       },
     }),
@@ -146,9 +112,7 @@ export function accountRoutes({ db, clock, caches, counters, config }: AppContex
         ...errors(401, 503),
       },
       handler: async (_input, req) => {
-        const { userId } = authOf(req);
-        const revoked = await revokeTokens(db, userId, 'extension');
-        await caches.invalidate({ kind: 'user', id: userId });
+        const revoked = await revokeExtensionTokens(ctx, authOf(req).userId);
         return ok({ data: { revoked } });
       },
     }),

@@ -1,5 +1,5 @@
 import { type EventWithCalendar } from '../../../shared/events/event-rows';
-import type { Request } from 'express';
+import type { Visitor } from '../http/visitor';
 import { isbot } from 'isbot';
 import type { Knex } from '../../../shared/db/knex';
 import type { Clock } from '../../../shared/lifecycle/clock';
@@ -7,6 +7,8 @@ import type { Logger } from '../../../shared/logging/logger';
 import { BatchedCounter } from '../counters';
 
 type Metric = 'view' | 'add' | 'feed_fetch' | 'rsvp';
+/** What a count keeps of the visitor: whether it is a bot, and for a view where it came from. */
+type Who = Pick<Visitor, 'userAgent' | 'referrer' | 'query'>;
 
 /** What a count is about: a calendar, or one of its events. */
 interface Target {
@@ -63,29 +65,29 @@ export class Analytics {
   }
 
   /** A page view: its referrer's host and UTM parameters are kept with it. */
-  view(req: Request, target: Target): void {
+  view(visitor: Who, target: Target): void {
     if (!this.enabled) return;
-    const host = referrerHost(req.headers.referer);
+    const host = referrerHost(visitor.referrer);
     const referrer = host === this.ownHost ? '' : dimension(host);
-    const q = req.query as Record<string, unknown>;
+    const q = visitor.query;
     let dims = [referrer, dimension(q.utm_source), dimension(q.utm_medium), dimension(q.utm_campaign)];
     if (dims.some(Boolean)) dims = this.bounded(dims);
-    this.add(req, target, 'view', '', dims);
+    this.add(visitor, target, 'view', '', dims);
   }
 
   /** An add to a calendar (`platform` as chosen, `auto` resolved), a feed fetch (its platform) or an RSVP (its answer). */
-  count(req: Request, target: Target, metric: Exclude<Metric, 'view'>, detail: string): void {
+  count(visitor: Who, target: Target, metric: Exclude<Metric, 'view'>, detail: string): void {
     if (!this.enabled) return;
-    this.add(req, target, metric, detail, ['', '', '', '']);
+    this.add(visitor, target, metric, detail, ['', '', '', '']);
   }
 
   flush(): Promise<void> {
     return this.counts.flush();
   }
 
-  private add(req: Request, target: Target, metric: Metric, detail: string, dims: string[]): void {
+  private add(visitor: Who, target: Target, metric: Metric, detail: string, dims: string[]): void {
     const day = this.clock.now().toISOString().slice(0, 10);
-    const bot = this.isBot(req.headers['user-agent'] ?? '');
+    const bot = this.isBot(visitor.userAgent);
     this.counts.add(JSON.stringify([day, target.teamId, target.calendarId, target.eventId ?? 0, metric, detail, bot, ...dims]));
   }
 

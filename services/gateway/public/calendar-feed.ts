@@ -8,7 +8,8 @@ import type { Request, Response } from 'express';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import { ICS_END, icsEvents, icsHead, type IcsOptions } from '../../../shared/calendar/ics';
 import { toIcsEvent } from '../../../shared/calendar/event-view';
-import { descriptionsOf, feedWindow, type FeedEvent, lastOffFeedChange } from '../events/events.repository';
+import { descriptionsOf, feedWindow, type FeedEvent, findEventTrace, lastOffFeedChange } from '../events/events.repository';
+import { UID_PATTERN } from '../../../shared/ids/ids';
 import { contentDisposition, type FileNames, titleFileNames } from '../http/content-disposition';
 import type { AppContext } from '../context';
 import { eventView, type PublicDeps, viewOf } from './public.service';
@@ -228,4 +229,15 @@ async function streamed(sending: Promise<void>): Promise<void> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
   }
+}
+
+/**
+ * The feed of an event that is no longer published (deleted, back to draft, rejected): a
+ * feed without it, so that every app that mirrors the event's feed drops it. Undefined for
+ * a uid no event ever had.
+ */
+export async function goneEventFeed(deps: Pick<PublicDeps, 'db' | 'config'>, uid: string): Promise<Feed | undefined> {
+  const trace = UID_PATTERN.test(uid) ? await findEventTrace(deps.db, uid) : undefined;
+  if (!trace) return undefined;
+  return eventFeed(deps, { calendarId: trace.calendar_id, title: trace.title, updatedMs: pgTimestampToMillis(trace.updated_at) });
 }

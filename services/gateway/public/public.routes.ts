@@ -1,24 +1,20 @@
 import type { Request } from 'express';
 import type { EventWithCalendar } from '../../../shared/events/event-rows';
-import { type CalendarRow } from '../../../shared/events/event-rows';
 import { calendarPublicUrl } from '../../../shared/events/event-json';
 import Joi from 'joi';
-import { findPublicCalendar } from '../calendars/calendars.repository';
 import type { AppContext } from '../context';
-import { verifyAccessCode } from '../events/access-code';
-import { findEventTrace, listUpcomingPublishedEvents } from '../events/events.repository';
+import { visitorOf } from '../http/visitor';
 import { formOrJsonBody } from '../http/body';
 import { messageSchema, validationErrorSchema } from '../http/responses';
 import { verdictHeaders } from '../http/rate-limits';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { uidParam, validatePart } from '../http/validation';
-import { calendarFeed, eventFeed, FEED_WINDOW, sendFeed } from './calendar-feed';
+import { calendarFeed, eventFeed, FEED_WINDOW, goneEventFeed, sendFeed } from './calendar-feed';
 import { eventTarget } from '../analytics/analytics';
 import { autoKey, cacheControl, deliver, isPlatformKey, PLATFORM_KEYS } from './deliver';
 import { forbidden, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
-import { accessTo, eventCard, PROTECTED_MESSAGE, eventCookie, eventView, findPublishedEvent, linksWithAccess, viewOf, webUrlOf } from './public.service';
-import { findShortLink } from './short-links.repository';
-import { UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
+import { accessTo, eventCard, eventCookie, findCalendar, findPublishedEvent, linksWithAccess, PROTECTED_MESSAGE, shortLinkTarget, tryAccessCode, upcomingCards, viewOf, webUrlOf } from './public.service';
+import { UNLOCK_COOKIE_SECONDS, unlockCookieName } from '../../../shared/links/signatures';
 import { UNLOCK_ATTEMPTS, UNLOCK_EVENT_ATTEMPTS, UNLOCK_EVENT_DAILY_ATTEMPTS, UNLOCK_WINDOW_SECONDS, UnlockLimits } from './unlock-limits';
 import { eventPageHtml } from './event-page';
 import { PublicReadLimits } from './read-limits';
@@ -27,10 +23,7 @@ import { wantsJson } from '../http/errors';
 import { calendarEmbedPage, calendarPage, embedPage, type LockProblem, lockedPage } from './views';
 import { likelyPlatform } from './add-to-calendar';
 import { CATALOGS, langParam, PAGE_VARY, pageLocale, translator } from './i18n';
-import { UID_PATTERN } from '../../../shared/ids/ids';
-import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 
-const SHORT_LINK_PATTERN = /^[A-Za-z0-9-]{1,50}$/;
 /** Upcoming events per page of the calendar page, and how many pages it has at most. */
 const CALENDAR_PAGE_EVENTS = 50;
 const CALENDAR_PAGES = 20;
@@ -77,16 +70,6 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
     'Too many reads from this address (PUBLIC_READ_RATE_PER_MINUTE, across calendars) or of this calendar from all addresses (PUBLIC_CALENDAR_READ_RATE_PER_MINUTE): `Retry-After`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`',
   );
 
-  /** A calendar's next events as cards, for its page and its embed. */
-  const upcomingCards = async (calendar: CalendarRow, limit: number, offset = 0) => {
-    const rows = await listUpcomingPublishedEvents(ctx.db, calendar, { now: ctx.clock.now().toISOString(), limit: offset + limit });
-    const cards = rows.slice(offset).map((event) => {
-      const view = eventView({ event, calendar }, base);
-      return eventCard(view, linksWithAccess(view.pageUrl, ''));
-    });
-    return cards;
-  };
-
   return [
     defineRoute<{ uid: string }>({
       method: 'get',
@@ -109,17 +92,16 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
         if (found) {
-          const access = accessTo(ctx, req, found.event);
+          const access = accessTo(ctx, visitorOf(req), found.event);
           if (!access.granted) throw locked(req, found);
           await readLimits.take(req, res, found.calendar.uid);
           await sendFeed(req, res, await eventFeed(ctx, found), access.personal ? 'private, no-store' : 'public, max-age=300');
-          ctx.analytics.count(req, eventTarget(found), 'feed_fetch', 'event');
+          ctx.analytics.count(visitorOf(req), eventTarget(found), 'feed_fetch', 'event');
           return;
         }
         await readLimits.take(req, res, null);
-        const trace = UID_PATTERN.test(params.uid) ? await findEventTrace(ctx.db, params.uid) : undefined;
-        if (!trace) throw missing('Event');
-        const feed = await eventFeed(ctx, { calendarId: trace.calendar_id, title: trace.title, updatedMs: pgTimestampToMillis(trace.updated_at) });
+        const feed = await goneEventFeed(ctx, params.uid);
+        if (!feed) throw missing('Event');
         await sendFeed(req, res, feed, 'public, max-age=300');
       },
     }),
@@ -139,13 +121,13 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       handler: async ({ params }, req, res) => {
         const found = await findPublishedEvent(ctx, params.uid);
         if (!found) throw missing('Event');
-        const access = accessTo(ctx, req, found.event);
+        const access = accessTo(ctx, visitorOf(req), found.event);
         if (!access.granted) throw locked(req, found);
-        const page = await eventPageHtml(ctx, req, found, access);
+        const page = await eventPageHtml(ctx, visitorOf(req), found, access);
         // The visitor's likely platform comes first in the page's control, in the visitor's language.
         res.set('Vary', PAGE_VARY);
         sendHtml(res, 200, page.html, { personal: page.personal });
-        ctx.analytics.view(req, eventTarget(found));
+        ctx.analytics.view(visitorOf(req), eventTarget(found));
       },
     }),
     defineRoute<{ uid: string; key: string }>({
@@ -173,7 +155,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           if (ICS_KEYS.includes(params.key)) await readLimits.take(req, res, null);
           throw missing('Event');
         }
-        const access = accessTo(ctx, req, found.event);
+        const access = accessTo(ctx, visitorOf(req), found.event);
         if (!access.granted) throw locked(req, found);
         const view = viewOf(found, base);
         if (params.key === 'embed') {
@@ -191,7 +173,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         if (ICS_KEYS.includes(key)) await readLimits.take(req, res, found.calendar.uid);
         const locale = pageLocale(req, found.calendar.locale);
         deliver(res, key, view, { uidHost, personal: access.personal, locale, webUrl: (platform) => webUrlOf(found, base, platform, locale) });
-        ctx.analytics.count(req, eventTarget(found), 'add', key);
+        ctx.analytics.count(visitorOf(req), eventTarget(found), 'add', key);
       },
     }),
     defineRoute<{ uid: string }, Record<string, never>, { access_code?: string }>({
@@ -230,19 +212,13 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         if (Object.keys(input.errors).length) {
           throw validationFailed(input.errors).withPage(lockedPage(pageLocale(req, found.calendar.locale), params.uid, 'field_access_code'));
         }
-        // Counted before the (slow) check, so a burst of guesses cannot all get through.
-        const event = { uid: found.event.uid, access_code_hash: hash };
-        const attempt = await unlockLimits.take(event, req.ip);
-        if (attempt.verdict.over) {
-          verdictHeaders(res, attempt.verdict);
-          throw tooManyRequests().withPage(lockedPage(pageLocale(req, found.calendar.locale), params.uid, 'lock_too_many'));
-        }
-        if (!(await verifyAccessCode(input.value.access_code, hash))) {
-          verdictHeaders(res, attempt.verdict);
+        const tried = await tryAccessCode(ctx, unlockLimits, { uid: found.event.uid, access_code_hash: hash }, input.value.access_code, req.ip);
+        if (tried.kind !== 'unlocked') {
+          verdictHeaders(res, tried.verdict);
+          if (tried.kind === 'too_many') throw tooManyRequests().withPage(lockedPage(pageLocale(req, found.calendar.locale), params.uid, 'lock_too_many'));
           throw locked(req, found, 'lock_wrong_code');
         }
-        await attempt.giveBack();
-        res.set('Set-Cookie', eventCookie(base, params.uid, unlockCookieName(params.uid), unlockCookieValue(ctx.config.appKey, event, ctx.clock.now().getTime()), UNLOCK_COOKIE_SECONDS));
+        res.set('Set-Cookie', eventCookie(base, params.uid, unlockCookieName(params.uid), tried.cookieValue, UNLOCK_COOKIE_SECONDS));
         res.set('Cache-Control', 'no-store');
         if (wantsJson(req)) res.status(200).json({ data: { unlocked: true } });
         else res.redirect(303, `/e/${params.uid}`);
@@ -265,19 +241,15 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         404: pageError('Unknown short link, or one of an event or calendar that is not public'),
       },
       handler: async ({ params }, req, res) => {
-        // Only what a short link can be reaches the database (the pattern of short_link).
-        const target = SHORT_LINK_PATTERN.test(params.slug) ? await findShortLink(ctx.db, params.slug) : null;
-        if (target?.calendarUid) {
-          const calendar = await findPublicCalendar(ctx.db, target.calendarUid);
-          if (!calendar) throw missing('Link');
-          res.set('Cache-Control', 'public, max-age=60').redirect(302, calendarPublicUrl(base, calendar.uid));
+        const target = await shortLinkTarget(ctx, params.slug);
+        if (!target) throw missing('Link');
+        if ('calendar' in target) {
+          res.set('Cache-Control', 'public, max-age=60').redirect(302, calendarPublicUrl(base, target.calendar.uid));
           return;
         }
-        // A hidden event's link must not tell its uid, nor that it exists: as an unknown link.
-        const found = target?.eventUid ? await findPublishedEvent(ctx, target.eventUid) : null;
-        if (!found) throw missing('Link');
+        const found = target.event;
         // The unlock cookie is scoped to /e/{uid}, so only a signed pair opens a protected event here.
-        const access = accessTo(ctx, req, found.event);
+        const access = accessTo(ctx, visitorOf(req), found.event);
         if (!access.granted) throw locked(req, found);
         res.set('Cache-Control', cacheControl(access.personal)).redirect(302, `${base}/e/${found.event.uid}${access.query}`);
       },
@@ -298,7 +270,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
         await readLimits.take(req, res, params.uid);
         let feed = ctx.caches.feeds.get(params.uid);
         if (!feed) {
-          const calendar = await findPublicCalendar(ctx.db, params.uid);
+          const calendar = await findCalendar(ctx, params.uid);
           if (!calendar) throw missing('Calendar');
           feed = await calendarFeed(ctx, calendar);
         }
@@ -323,12 +295,12 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       responses: { 200: html('The calendar page'), 404: pageError('Unknown calendar'), 422: { description: 'A page number out of range, or a lang that is not one word', contentType: 'text/html', body: validationErrorSchema }, 429: readsLimited },
       handler: async ({ params, query }, req, res) => {
         await readLimits.take(req, res, params.uid);
-        const calendar = await findPublicCalendar(ctx.db, params.uid);
+        const calendar = await findCalendar(ctx, params.uid);
         if (!calendar) throw missing('Calendar');
         const pageNumber = query.page ?? 1;
         // One more than the page holds: whether there is a next page.
-        const cards = await upcomingCards(calendar, CALENDAR_PAGE_EVENTS + 1, (pageNumber - 1) * CALENDAR_PAGE_EVENTS);
-        ctx.analytics.view(req, { teamId: calendar.team_id, calendarId: calendar.id });
+        const cards = await upcomingCards(ctx, calendar, CALENDAR_PAGE_EVENTS + 1, (pageNumber - 1) * CALENDAR_PAGE_EVENTS);
+        ctx.analytics.view(visitorOf(req), { teamId: calendar.team_id, calendarId: calendar.id });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
         const feedUrl = `${pageUrl}.ics`;
         // Each button records a subscriber with a personal feed, then goes to the platform.
@@ -377,10 +349,10 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       responses: { 200: html('The widget'), 404: pageError('Unknown calendar'), 429: readsLimited },
       handler: async ({ params }, req, res) => {
         await readLimits.take(req, res, params.uid);
-        const calendar = await findPublicCalendar(ctx.db, params.uid);
+        const calendar = await findCalendar(ctx, params.uid);
         if (!calendar) throw missing('Calendar');
-        const events = await upcomingCards(calendar, CALENDAR_EMBED_EVENTS);
-        ctx.analytics.view(req, { teamId: calendar.team_id, calendarId: calendar.id });
+        const events = await upcomingCards(ctx, calendar, CALENDAR_EMBED_EVENTS);
+        ctx.analytics.view(visitorOf(req), { teamId: calendar.team_id, calendarId: calendar.id });
         const pageUrl = calendarPublicUrl(base, calendar.uid);
         res.set('Vary', PAGE_VARY);
         sendHtml(res, 200, calendarEmbedPage({ name: calendar.name, pageUrl, subscribeUrl: pageUrl, events, first: likelyPlatform(req.headers['user-agent']), locale: pageLocale(req, calendar.locale) }), { frameable: true });

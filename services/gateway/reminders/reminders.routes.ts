@@ -1,9 +1,8 @@
 import Joi from 'joi';
-import { forbidden } from '../../../shared/errors/app-error';
-import { UID_PATTERN } from '../../../shared/ids/ids';
-import { type OptOut, verifyUnsubscribe } from '../../../shared/links/signatures';
+import { AppError } from '../../../shared/errors/app-error';
+import type { OptOut } from '../../../shared/links/signatures';
 import type { AppContext } from '../context';
-import { findEventTrace } from '../events/events.repository';
+import { invalidOptOut, optOut, optOutEvent } from './reminders.service';
 import { messageSchema, validationErrorSchema } from '../http/responses';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { uidParam } from '../http/validation';
@@ -16,7 +15,7 @@ const optOutQuery = Joi.object({
   signature: Joi.string().max(100).required().description('HMAC of what is stopped, the event and the address (made by the service)'),
 }).unknown(true);
 
-const refused = () => forbidden('This unsubscribe link is not valid.').withPage((locale) => errorPage(locale, 403, translator(locale)('optout_invalid')));
+const refused = () => invalidOptOut().withPage((locale) => errorPage(locale, 403, translator(locale)('optout_invalid')));
 
 /** What each opt-out's page and POST say and do (its URL and signature: shared/links/signatures.ts). */
 const OPT_OUT_ROUTES: Record<OptOut, { path: string; operationId: string; getSummary: string; getDescription: string; postSummary: string; postDescription: string }> = {
@@ -60,10 +59,13 @@ export function unsubscribeRoutes(ctx: AppContext): RouteSpec[] {
    * event is gone), its signature checked.
    */
   const eventOf = async (what: OptOut, uid: string, query: { email: string; signature: string }) => {
-    const found = UID_PATTERN.test(uid) ? await findEventTrace(ctx.db, uid) : undefined;
-    if (!found) throw missing('Event');
-    if (!verifyUnsubscribe(ctx.config.appKey, what, uid, query.email, query.signature)) throw refused();
-    return found;
+    try {
+      const found = await optOutEvent(ctx, what, uid, query);
+      if (!found) throw missing('Event');
+      return found;
+    } catch (err) {
+      throw err instanceof AppError && err.status === 403 ? refused() : err;
+    }
   };
   const params = Joi.object({ uid: uidParam('event') });
   const routes = (what: OptOut): RouteSpec[] => {
@@ -102,12 +104,7 @@ export function unsubscribeRoutes(ctx: AppContext): RouteSpec[] {
         responses: responses('Unsubscribed'),
         handler: async ({ params: p, query }, req, res) => {
           const event = await eventOf(what, p.uid, query);
-          if (what === 'reminders') {
-            await ctx.db.raw('INSERT INTO reminder_optouts (event_id, email) VALUES (?, lower(?)) ON CONFLICT DO NOTHING', [event.id, query.email]);
-          } else {
-            // An earlier hard bounce keeps its reason: either way the address gets nothing more.
-            await ctx.db.raw("INSERT INTO mail_suppressions (team_id, email, reason) VALUES (?, lower(?), 'unsubscribed') ON CONFLICT DO NOTHING", [event.team_id, query.email]);
-          }
+          await optOut(ctx, what, event, query.email);
           sendHtml(res, 200, optOutPage(pageLocale(req, event.locale), what, { title: event.title, email: query.email, action: '', done: true }), { personal: true });
         },
       }),

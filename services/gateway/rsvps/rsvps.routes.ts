@@ -4,6 +4,7 @@ import Joi from 'joi';
 import { eventTarget } from '../analytics/analytics';
 import { AppError, conflict, forbidden, httpError, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
+import { visitorOf } from '../http/visitor';
 import { authOf } from '../http/auth';
 import { formOrJsonBody } from '../http/body';
 import { contentDisposition } from '../http/content-disposition';
@@ -12,17 +13,16 @@ import { dataOf, errors, messageSchema, validationErrorSchema } from '../http/re
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam, toFieldErrors, uidParam } from '../http/validation';
-import { accessTo, cookiesOf, PROTECTED_MESSAGE, eventCard, eventCookie, eventView, findPublishedEvent } from '../public/public.service';
+import { accessTo, PROTECTED_MESSAGE, eventCard, eventCookie, eventView, findPublishedEvent } from '../public/public.service';
 import { sendHtml } from '../public/page-response';
-import { findByEmail } from './rsvps.repository';
-import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName, unlockCookieValue } from '../../../shared/links/signatures';
+import { ANSWER_COOKIE_SECONDS, answerCookieName, UNLOCK_COOKIE_SECONDS, unlockCookieName } from '../../../shared/links/signatures';
 import { eventPageHtml } from '../public/event-page';
 import { wantsJson } from '../http/errors';
 import { answerPage, cardWhen, errorPage, formProblems, lockedPage, type RsvpNotice } from '../public/views';
 import { langParam, type Locale, type MessageKey, pageLocale, translator } from '../public/i18n';
 import { missing } from '../public/page-response';
 import { answerSchema, countsSchema, listRsvpsQuery, rsvpBody, type RsvpAnswer, type RsvpInput, rsvpParams, rsvpSchema } from './rsvps.schemas';
-import { allRsvps, answerFromEmail, answerKeyOf, answerKeyOpens, csvLine, deleteRsvp, type EmailAnswerer, findAnswerByKey, findEmailAnswerer, listRsvps, submitRsvp, toRsvpJson } from './rsvps.service';
+import { allRsvps, answerFromEmail, answerKeyOf, csvLine, deleteRsvp, type EmailAnswerer, findAnswerByKey, findEmailAnswerer, fullFor, listRsvps, unlockByAnswerKey, submitRsvp, toRsvpJson } from './rsvps.service';
 
 const RSVP_WINDOW_SECONDS = 10 * 60;
 /** The answer to an answer without its key, the same whether or not the address had answered. */
@@ -58,9 +58,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
     more: { saved?: boolean; error?: MessageKey } = {},
   ) => {
     const view = eventView(found, ctx.config.publicBaseUrl);
-    // Whether a yes can still be given, now: every place taken, and none of them this person's.
-    const counts = await ctx.db('events').first('rsvp_yes', 'rsvp_limit').where({ id: found.event.id });
-    const full = counts !== undefined && counts.rsvp_limit !== null && counts.rsvp_yes >= counts.rsvp_limit && (await findByEmail(ctx.db, found.event.id, who.email))?.answer !== 'yes';
+    const full = await fullFor(ctx, found.event.id, who.email);
     return answerPage(locale, {
       title: view.title,
       when: cardWhen(eventCard(view, {}), locale),
@@ -122,7 +120,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         const found = await findPublishedEvent(ctx, params.uid);
         if (!found) throw missing('Event');
         const locale = pageLocale(req, found.calendar.locale);
-        const access = accessTo(ctx, req, found.event);
+        const access = accessTo(ctx, visitorOf(req), found.event);
         if (!access.granted) throw forbidden(PROTECTED_MESSAGE).withPage(lockedPage(locale, params.uid));
         // The event exists and its page is open: what it refuses is the answer, not the address.
         if (!found.event.has_rsvp) throw conflict(NO_RSVPS);
@@ -132,7 +130,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         const formAgain = async (errors: Record<string, string[]>) => {
           const entered = (req.body ?? {}) as Record<string, unknown>;
           const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 255) : undefined);
-          return (await eventPageHtml(ctx, req, found, access, { entered: { name: text(entered.name), email: text(entered.email), answer: text(entered.answer) }, errors })).html;
+          return (await eventPageHtml(ctx, visitorOf(req), found, access, { entered: { name: text(entered.name), email: text(entered.email), answer: text(entered.answer) }, errors })).html;
         };
         const { value, error } = rsvpBody.validate(req.body ?? {}, { abortEarly: false });
         if (error) {
@@ -140,11 +138,11 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
           throw validationFailed(fieldErrors).withPage(await formAgain(formProblems(locale, fieldErrors)));
         }
         const input = value as RsvpInput;
-        input.key ??= cookiesOf(req)[answerCookieName(params.uid)];
+        input.key ??= visitorOf(req).cookies[answerCookieName(params.uid)];
         try {
           // Its emails are in the language the page was shown in (the person chose it): see pageLocale.
           const { row, held, proven } = await submitRsvp(ctx, found, input, req.id, { locale });
-          if (!held) ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
+          if (!held) ctx.analytics.count(visitorOf(req), eventTarget(found), 'rsvp', row.answer);
           res.set('Cache-Control', 'no-store');
           const lang = langParam(req);
           const back = (notice: RsvpNotice) => `/e/${params.uid}${access.query ? `${access.query}&` : '?'}rsvp=${notice}${lang ? `&${lang}` : ''}`;
@@ -197,13 +195,8 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         }
         const base = ctx.config.publicBaseUrl;
         const cookies = [eventCookie(base, params.uid, answerCookieName(params.uid), query.key, ANSWER_COOKIE_SECONDS)];
-        const { event } = found;
-        // Only a key made under the event's current code opens it: a new code, or an event
-        // that stopped taking RSVPs, leaves the key able to change the answer and no more.
-        if (event.access_code_hash && answerKeyOpens(ctx, event, valid, query.key)) {
-          const value = unlockCookieValue(ctx.config.appKey, { uid: event.uid, access_code_hash: event.access_code_hash }, ctx.clock.now().getTime());
-          cookies.push(eventCookie(base, params.uid, unlockCookieName(params.uid), value, UNLOCK_COOKIE_SECONDS));
-        }
+        const unlock = unlockByAnswerKey(ctx, found.event, valid, query.key);
+        if (unlock) cookies.push(eventCookie(base, params.uid, unlockCookieName(params.uid), unlock, UNLOCK_COOKIE_SECONDS));
         res.set('Set-Cookie', cookies).redirect(303, `/e/${params.uid}#rsvp-title`);
       },
     }),
@@ -263,7 +256,7 @@ export function rsvpRoutes(ctx: AppContext): RouteSpec[] {
         await takeAnswerPoint(req, res);
         try {
           const { row } = await answerFromEmail(ctx, found, who, input.answer, req.id, locale);
-          ctx.analytics.count(req, eventTarget(found), 'rsvp', row.answer);
+          ctx.analytics.count(visitorOf(req), eventTarget(found), 'rsvp', row.answer);
           sendHtml(res, 200, await answerPageFor(locale, found, who, input.key, input.answer, { saved: true }), { personal: true });
         } catch (err) {
           if (err instanceof AppError && err.status === 409) {

@@ -12,7 +12,7 @@ import type { AppContext } from '../context';
 import { findEvent } from '../events/events.repository';
 import { requireEvent } from '../events/events.service';
 import { type MailDeps, queueDeliveries } from '../../../shared/mail/queue-mail';
-import { type AnswerEvent, type AnswerHolder, answerKey, answerKeyRsvpUid, answerKeyUnlocks, inviteeKeyUid, verifyAnswerKey, verifyInviteeAnswerKey } from '../../../shared/links/signatures';
+import { type AnswerEvent, type AnswerHolder, answerKey, answerKeyRsvpUid, answerKeyUnlocks, unlockCookieValue, inviteeKeyUid, verifyAnswerKey, verifyInviteeAnswerKey } from '../../../shared/links/signatures';
 import { findInvitee, findInviteesByEmail, raiseSequence } from '../invites/invites.repository';
 import { RESPONSE_OF_ANSWER, recordInviteeResponse } from '../../../shared/invites/responses';
 import {
@@ -73,9 +73,16 @@ const holderOf = (eventUid: string, rsvp: RsvpRow): AnswerHolder => ({ eventUid,
 /** The answer's key, which changes it (and, for a protected event, opens it under its current code: see answerKey). */
 export const answerKeyOf = (deps: Pick<MailDeps, 'config'>, event: AnswerEvent, rsvp: RsvpRow) => answerKey(deps.config.appKey, holderOf(event.uid, rsvp), event);
 
-/** Whether the key also opens the protected event now (made under its current code, RSVPs still taken). */
-export const answerKeyOpens = (deps: Pick<MailDeps, 'config'>, event: AnswerEvent, rsvp: RsvpRow, key: unknown) =>
-  answerKeyUnlocks(deps.config.appKey, holderOf(event.uid, rsvp), event, key);
+/**
+ * The unlock cookie's value an answer's link earns for a protected event, or null: only a
+ * key made under the event's current code, while it takes RSVPs, opens it. A new code, or
+ * an event that stopped taking answers, leaves the key able to change the answer and no more.
+ */
+export function unlockByAnswerKey(deps: Pick<MailDeps, 'config'> & Pick<AppContext, 'clock'>, event: AnswerEvent & { access_code_hash: string | null }, rsvp: RsvpRow, key: unknown): string | null {
+  const hash = event.access_code_hash;
+  if (!hash || !answerKeyUnlocks(deps.config.appKey, holderOf(event.uid, rsvp), event, key)) return null;
+  return unlockCookieValue(deps.config.appKey, { uid: event.uid, access_code_hash: hash }, deps.clock.now().getTime());
+}
 
 /** The answer a key opens (one of this event's, key verified), or undefined. */
 export async function findAnswerByKey(deps: Pick<AppContext, 'db' | 'config'>, event: { id: number; uid: string }, key: unknown): Promise<RsvpRow | undefined> {
@@ -256,6 +263,16 @@ export const csvLine = (cells: string[]) => `${cells.map(csvCell).join(',')}\r\n
 export interface EmailAnswerer {
   email: string;
   name: string | null;
+}
+
+/**
+ * Whether a yes can no longer be given by this address, now: every place is taken (read
+ * from the event's row, not a cached copy), and none of them is this address's.
+ */
+export async function fullFor(deps: Pick<AppContext, 'db'>, eventId: number, email: string): Promise<boolean> {
+  const counts: { rsvp_yes: number; rsvp_limit: number | null } | undefined = await deps.db('events').first('rsvp_yes', 'rsvp_limit').where({ id: eventId });
+  if (counts === undefined || counts.rsvp_limit === null || counts.rsvp_yes < counts.rsvp_limit) return false;
+  return (await findByEmail(deps.db, eventId, email))?.answer !== 'yes';
 }
 
 /** The person an email button's key speaks for (verified), or undefined. */

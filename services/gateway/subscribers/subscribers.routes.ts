@@ -3,8 +3,9 @@ import type { Request, Response } from 'express';
 import { isbot } from 'isbot';
 import Joi from 'joi';
 import { httpError, notFound, validationFailed } from '../../../shared/errors/app-error';
-import { findPublicCalendar } from '../calendars/calendars.repository';
+import { findCalendar } from '../public/public.service';
 import type { AppContext } from '../context';
+import { visitorOf } from '../http/visitor';
 import { authOf } from '../http/auth';
 import { formOrJsonBody } from '../http/body';
 import { limitAddress } from '../http/client-address';
@@ -75,7 +76,7 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
     platformSubscribeUrl(platform, `${calendarPublicUrl(base, calendar.uid)}.ics`, calendar.name);
 
   async function calendarFor(uid: string, platform: string) {
-    const calendar = (SUBSCRIBE_PLATFORMS as readonly string[]).includes(platform) ? await findPublicCalendar(ctx.db, uid) : undefined;
+    const calendar = (SUBSCRIBE_PLATFORMS as readonly string[]).includes(platform) ? await findCalendar(ctx, uid) : undefined;
     if (!calendar) throw missing('Calendar');
     return calendar;
   }
@@ -227,14 +228,14 @@ export function subscriberRoutes(ctx: AppContext): RouteSpec[] {
       handler: async ({ params }, req, res) => {
         const subscriber = await subscriberByToken(ctx, params.token);
         let feed = subscriber ? ctx.caches.feeds.get(params.uid) : undefined;
-        const calendar = subscriber && !feed ? await findPublicCalendar(ctx.db, params.uid) : undefined;
+        const calendar = subscriber && !feed ? await findCalendar(ctx, params.uid) : undefined;
         if (!subscriber || (!feed && (!calendar || calendar.id !== subscriber.calendar_id)) || (feed && feed.calendarId !== subscriber.calendar_id)) {
           throw notFound('Feed');
         }
         if (subscriber.status === 'blocked') throw httpError(410, 'This subscription was blocked by the calendar owner.');
         feed ??= await calendarFeed(ctx, calendar as NonNullable<typeof calendar>);
         countSync(ctx, subscriber);
-        ctx.analytics.count(req, { teamId: subscriber.team_id, calendarId: subscriber.calendar_id }, 'feed_fetch', subscriber.platform);
+        ctx.analytics.count(visitorOf(req), { teamId: subscriber.team_id, calendarId: subscriber.calendar_id }, 'feed_fetch', subscriber.platform);
         await sendFeed(req, res, feed, 'private, max-age=300');
       },
     }),
