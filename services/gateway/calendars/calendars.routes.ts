@@ -4,9 +4,8 @@ import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { listCalendars } from './calendars.repository';
 import { calendarParams, calendarSchema, createCalendarBody, updateCalendarBody, type CalendarInput } from './calendars.schemas';
-import { createCalendar, deleteCalendar, requireCalendar, updateCalendar } from './calendars.service';
+import { createCalendar, deleteCalendar, requireCalendar, teamCalendars, updateCalendar } from './calendars.service';
 
 type CalParams = { cal: string };
 
@@ -24,7 +23,7 @@ export function calendarRoutes(ctx: AppContext): RouteSpec[] {
       tags,
       auth: true,
       responses: { 200: { description: 'The calendars, oldest first', body: dataListOf(calendarSchema) }, ...errors(401, 503) },
-      handler: async (_input, req) => ok({ data: (await listCalendars(db, authOf(req).teamId)).map(json) }),
+      handler: async (_input, req) => ok({ data: (await teamCalendars(ctx, authOf(req).teamId)).map(json) }),
     }),
     defineRoute<Record<string, never>, Record<string, never>, CalendarInput>({
       method: 'post',

@@ -5,7 +5,7 @@ import type { Knex } from '../../../shared/db/knex';
 import { conflict, notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { claimShortLink, replaceShortLink, retireShortLink } from '../public/short-links.repository';
-import { findCalendar, hasLiveEvents, insertCalendar, softDeleteCalendar, updateCalendar as updateCalendarRow } from './calendars.repository';
+import { findCalendar, hasLiveEvents, insertCalendar, listCalendars, softDeleteCalendar, updateCalendar as updateCalendarRow } from './calendars.repository';
 import type { AppContext } from '../context';
 import type { CalendarInput } from './calendars.schemas';
 
@@ -91,3 +91,6 @@ export async function deleteCalendar({ db, caches }: CalendarsDeps, teamId: numb
   await caches.invalidate({ kind: 'calendar', id: deleted.id });
   return deleted;
 }
+
+/** The team's calendars, oldest first. */
+export const teamCalendars = (deps: Pick<AppContext, 'db'>, teamId: number) => listCalendars(deps.db, teamId);

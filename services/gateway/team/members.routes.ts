@@ -1,16 +1,12 @@
 import Joi from 'joi';
-import { atLeast, ROLES, type Role } from '../../../shared/accounts/roles';
-import { createSignInLink } from '../../../shared/accounts/sign-in-links';
-import { conflict, forbidden, notFound } from '../../../shared/errors/app-error';
-import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
-import { accountMailJob, newAccountMailJobId } from '../../../shared/queues/account-mail.job';
+import { ROLES, type Role } from '../../../shared/accounts/roles';
 import type { AppContext } from '../context';
-import { type AuthContext, authOf } from '../http/auth';
+import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam } from '../http/validation';
-import { findUserByEmail } from '../../../shared/accounts/accounts.repository';
-import { findMember, listMembers, type MemberRow, otherOwners } from './team.repository';
+import { toMember } from './members.presenter';
+import { changeRole, inviteMember, removeMember, teamMembers } from './members.service';
 
 const memberSchema = Joi.object({
   id: Joi.string().required(),
@@ -24,34 +20,13 @@ const memberSchema = Joi.object({
   last_sign_in_at: Joi.string().isoDate().allow(null).required(),
 }).meta({ title: 'Member' });
 
-const toMember = (m: MemberRow) => ({
-  id: `usr_${m.uid}`,
-  name: m.name,
-  email: m.email,
-  role: m.role,
-  status: m.invited_by !== null && m.last_sign_in_at === null ? 'invited' : 'active',
-  created_at: new Date(m.created_at).toISOString(),
-  last_sign_in_at: m.last_sign_in_at ? new Date(m.last_sign_in_at).toISOString() : null,
-});
 
 const roleField = Joi.string().valid(...ROLES);
 
-/** Only an owner makes, changes or removes an owner. */
-function checkOwnerRule(auth: AuthContext, ...roles: Role[]): void {
-  if (roles.includes('owner') && !atLeast(auth.role, 'owner')) throw forbidden('Only an owner can make, change or remove an owner.');
-}
-
 /** The team's people and their roles. Anyone in the team reads the list; admins and owners change it. */
 export function memberRoutes(ctx: AppContext): RouteSpec[] {
-  const { db, config, clock, queues } = ctx;
   const tags = ['Members'];
   const params = Joi.object({ usr: idParam('usr_') });
-  const requireMember = async (teamId: number, publicId: string) => {
-    const uid = uidFromPublicId('usr_', publicId);
-    const found = uid ? await findMember(db, teamId, uid) : undefined;
-    if (!found) throw notFound('Member');
-    return found;
-  };
   return [
     defineRoute({
       method: 'get',
@@ -62,7 +37,7 @@ export function memberRoutes(ctx: AppContext): RouteSpec[] {
       tags,
       auth: true,
       responses: { 200: { description: 'The members', body: dataListOf(memberSchema) }, ...errors(401, 503) },
-      handler: async (_input, req) => ok({ data: (await listMembers(db, authOf(req).teamId)).map(toMember) }),
+      handler: async (_input, req) => ok({ data: (await teamMembers(ctx, authOf(req).teamId)).map(toMember) }),
     }),
     defineRoute<Record<string, string>, Record<string, unknown>, { email: string; name?: string; role: Role }>({
       method: 'post',
@@ -81,24 +56,7 @@ export function memberRoutes(ctx: AppContext): RouteSpec[] {
       }),
       responses: { 200: { description: 'Invited', body: dataOf(memberSchema) }, ...errors(400, 401, 409, 413, 415, 422, 503) },
       handler: async ({ body }, req) => {
-        const auth = authOf(req);
-        if (config.signup === 'closed') throw forbidden('Invitations are turned off here (SIGNUP=closed): the operator adds people.');
-        checkOwnerRule(auth, body.role);
-        if (await findUserByEmail(db, body.email)) throw conflict('This address already has an account.');
-        const uid = newUid();
-        try {
-          await db.transaction(async (trx) => {
-            const [user] = await trx('users')
-              .insert({ uid, team_id: auth.teamId, name: body.name ?? body.email.split('@')[0], email: body.email, role: body.role, invited_by: auth.userId })
-              .returning(['id']);
-            const linkUid = await createSignInLink(trx, config.appKey, { purpose: 'invite', email: body.email, userId: user.id }, clock.now());
-            await queues.producer(accountMailJob).add('invitation', { linkUid, meta: { requestId: req.id } }, { jobId: newAccountMailJobId() });
-          });
-        } catch (err) {
-          if ((err as { code?: string }).code === '23505') throw conflict('This address already has an account.');
-          throw err;
-        }
-        return ok({ data: toMember(await requireMember(auth.teamId, `usr_${uid}`)) });
+        return ok({ data: toMember(await inviteMember(ctx, authOf(req), body, req.id)) });
       },
     }),
     defineRoute<{ usr: string }, Record<string, unknown>, { role: Role }>({
@@ -114,15 +72,7 @@ export function memberRoutes(ctx: AppContext): RouteSpec[] {
       body: Joi.object({ role: roleField.required() }),
       responses: { 200: { description: 'Changed', body: dataOf(memberSchema) }, ...errors(400, 401, 404, 409, 413, 415, 422, 503) },
       handler: async ({ params: p, body }, req) => {
-        const auth = authOf(req);
-        const member = await requireMember(auth.teamId, p.usr);
-        checkOwnerRule(auth, member.role, body.role);
-        await db.transaction(async (trx) => {
-          if (member.role === 'owner' && body.role !== 'owner' && (await otherOwners(trx, auth.teamId, member.id)) === 0) throw conflict('The team needs an owner: make someone else owner first.');
-          await trx('users').where({ id: member.id }).update({ role: body.role, updated_at: trx.fn.now() });
-        });
-        await ctx.caches.invalidate({ kind: 'user', id: member.id });
-        return ok({ data: toMember({ ...member, role: body.role }) });
+        return ok({ data: toMember(await changeRole(ctx, authOf(req), p.usr, body.role)) });
       },
     }),
     defineRoute<{ usr: string }>({
@@ -138,14 +88,7 @@ export function memberRoutes(ctx: AppContext): RouteSpec[] {
       params,
       responses: { 200: { description: 'Removed', body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() })) }, ...errors(401, 404, 409, 503) },
       handler: async ({ params: p }, req) => {
-        const auth = authOf(req);
-        const member = await requireMember(auth.teamId, p.usr);
-        checkOwnerRule(auth, member.role);
-        await db.transaction(async (trx) => {
-          if (member.role === 'owner' && (await otherOwners(trx, auth.teamId, member.id)) === 0) throw conflict('The team needs an owner: make someone else owner first.');
-          await trx('users').where({ id: member.id }).delete();
-        });
-        await ctx.caches.invalidate({ kind: 'user', id: member.id });
+        await removeMember(ctx, authOf(req), p.usr);
         return ok({ data: { id: p.usr, deleted: true } });
       },
     }),

@@ -1,21 +1,27 @@
-import { Algorithm, hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Request, Response } from 'express';
 import { parse as parseCookies, serialize } from 'cookie';
 import Joi from 'joi';
-import { createTeamWithOwner, findUserByEmail } from '../../../shared/accounts/accounts.repository';
-import { createSignInLink, type SignUpDetails, useSignInLink } from '../../../shared/accounts/sign-in-links';
-import { createSession, csrfTokenOf, revokeSession, revokeUserSessions, SESSION_MAX_MS, SESSION_SECRET, sessionCookie } from '../../../shared/accounts/sessions';
-import { hashToken } from '../../../shared/accounts/tokens';
-import type { Knex } from '../../../shared/db/knex';
-import { conflict, type FieldErrors, forbidden, httpError, notFound, tooManyRequests, validationFailed } from '../../../shared/errors/app-error';
-import { accountMailJob, newAccountMailJobId } from '../../../shared/queues/account-mail.job';
+import { csrfTokenOf, SESSION_MAX_MS, sessionCookie } from '../../../shared/accounts/sessions';
+import { type FieldErrors, tooManyRequests } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { limitAddress } from '../http/client-address';
 import { consumePoint, rateLimitHeaders, sharedLimiter } from '../http/rate-limits';
 import { dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
-import { findUserById } from './team.repository';
+import { toSessionJson } from './sessions.presenter';
+import {
+  type Client,
+  requestSignInLink,
+  requestSignUp,
+  sessionEnd,
+  sessionOf,
+  setPassword,
+  signInWithLink,
+  signInWithPassword,
+  signOut,
+  signOutEverywhere,
+} from './sessions.service';
 
 const SIGN_IN_WINDOW_SECONDS = 600;
 const email = Joi.string().trim().lowercase().email({ tlds: false }).max(254);
@@ -37,20 +43,8 @@ const sessionSchema = Joi.object({
 
 const sent = dataOf(Joi.object({ sent: Joi.boolean().valid(true).required() }));
 
-/** argon2id with the library's defaults (19 MiB, 2 passes: OWASP's recommendation). */
-const hashPassword = (plain: string) => argon2Hash(plain, { algorithm: Algorithm.Argon2id });
-let dummy: Promise<string> | undefined;
-
-/** Whether `plain` is the password; an address without one costs the same time (a hash of something else is checked). */
-async function passwordMatches(stored: string | null, plain: string): Promise<boolean> {
-  dummy ??= hashPassword('not anyone’s password, only spends the time');
-  const hashed = stored ?? (await dummy);
-  const matches = await argon2Verify(hashed, plain).catch(() => false);
-  return stored !== null && matches;
-}
-
 export function sessionRoutes(ctx: AppContext): RouteSpec[] {
-  const { db, config, clock, queues } = ctx;
+  const { config } = ctx;
   const tags = ['Sessions'];
   const cookie = sessionCookie(config);
   const perAddress = sharedLimiter(ctx.redis, { keyPrefix: `${config.queuePrefix}:rl:sign-in`, points: config.signInRatePer10Minutes, durationSeconds: SIGN_IN_WINDOW_SECONDS });
@@ -71,39 +65,19 @@ export function sessionRoutes(ctx: AppContext): RouteSpec[] {
     }
   };
 
-  /** Makes the link and queues its email in one transaction: both happen, or neither (a 503). */
-  const sendLink = (input: Parameters<typeof createSignInLink>[2], requestId: string) =>
-    db.transaction(async (trx) => {
-      const linkUid = await createSignInLink(trx, config.appKey, input, clock.now());
-      await queues.producer(accountMailJob).add('sign-in-link', { linkUid, meta: { requestId } }, { jobId: newAccountMailJobId() });
-    });
-
   const setCookie = (res: Response, secret: string, maxAgeSeconds: number) =>
     res.append('Set-Cookie', serialize(cookie.name, secret, { httpOnly: true, secure: cookie.secure, sameSite: 'lax', path: '/', maxAge: maxAgeSeconds }));
 
-  const sessionView = async (userId: number, secret: string | undefined, expiresAt: Date | null) => {
-    const user = await findUserById(db, userId);
-    if (!user) throw notFound('User');
-    const team = await db('teams').first('uid', 'name').where({ id: user.team_id });
-    return {
-      user: { id: `usr_${user.uid}`, name: user.name, email: user.email, role: user.role, has_password: Boolean(user.has_password) },
-      team: { id: `team_${team.uid}`, name: team.name },
-      csrf_token: secret ? csrfTokenOf(config.appKey, secret) : null,
-      expires_at: expiresAt ? expiresAt.toISOString() : null,
-    };
-  };
-
-  /** Signs the user in: a new session (never one the browser brought), and the one it brought ends. */
-  const signIn = async (trx: Knex, req: Request, res: Response, user: { id: number; team_id: number }) => {
-    const brought = req.headers.cookie ? parseCookies(req.headers.cookie)[cookie.name] : undefined;
-    if (brought && SESSION_SECRET.test(brought)) {
-      const old = await trx('sessions').first('id').where({ secret_hash: hashToken(brought) });
-      if (old) await revokeSession(trx, old.id);
-    }
-    const session = await createSession(trx, { userId: user.id, teamId: user.team_id, userAgent: req.get('user-agent') }, clock.now());
+  /** What a sign-in needs of the request. */
+  const clientOf = (req: Request): Client => ({
+    broughtSecret: req.headers.cookie ? parseCookies(req.headers.cookie)[cookie.name] : undefined,
+    userAgent: req.get('user-agent'),
+  });
+  /** The new session's cookie, and its answer (never cached). */
+  const signedIn = async (res: Response, { userId, session }: Awaited<ReturnType<typeof signInWithLink>>) => {
     setCookie(res, session.secret, SESSION_MAX_MS / 1000);
     res.set('Cache-Control', 'no-store');
-    return session;
+    return ok({ data: toSessionJson(await sessionOf(ctx, userId, session.expiresAt), csrfTokenOf(config.appKey, session.secret)) });
   };
 
   return [
@@ -135,8 +109,7 @@ export function sessionRoutes(ctx: AppContext): RouteSpec[] {
       responses: { 202: { description: 'Sent, if the address has an account', body: sent }, ...errors(400, 413, 415, 422, 429, 503) },
       handler: async ({ body }, req, res) => {
         await takeAttempt(req, res, body.email);
-        const user = await findUserByEmail(db, body.email);
-        if (user) await sendLink({ purpose: 'sign_in', email: user.email, userId: user.id }, req.id);
+        await requestSignInLink(ctx, body.email, req.id);
         return { status: 202, body: { data: { sent: true } } };
       },
     }),
@@ -152,11 +125,8 @@ export function sessionRoutes(ctx: AppContext): RouteSpec[] {
       body: Joi.object({ email: email.required(), name: Joi.string().trim().min(1).max(255).required(), team_name: Joi.string().trim().min(1).max(255).required() }),
       responses: { 202: { description: 'Sent', body: sent }, ...errors(400, 403, 413, 415, 422, 429, 503) },
       handler: async ({ body }, req, res) => {
-        if (config.signup !== 'open') throw forbidden('Sign-up is closed here: ask a team’s admin to invite you.');
         await takeAttempt(req, res, body.email);
-        const user = await findUserByEmail(db, body.email);
-        const signUp: SignUpDetails = { name: body.name, team_name: body.team_name };
-        await sendLink(user ? { purpose: 'sign_in', email: user.email, userId: user.id } : { purpose: 'sign_up', email: body.email, signUp }, req.id);
+        await requestSignUp(ctx, body, req.id);
         return { status: 202, body: { data: { sent: true } } };
       },
     }),
@@ -184,29 +154,8 @@ export function sessionRoutes(ctx: AppContext): RouteSpec[] {
       responses: { 200: { description: 'Signed in', body: dataOf(sessionSchema) }, ...errors(400, 401, 409, 413, 415, 422, 429, 503) },
       handler: async ({ body }, req, res) => {
         await takeAttempt(req, res, body.email);
-        if (body.token) {
-          const token = body.token;
-          const signedIn = await db.transaction(async (trx) => {
-            const link = await useSignInLink(trx, token, clock.now());
-            if (!link) return null;
-            let user: { id: number; team_id: number };
-            if (link.purpose === 'sign_up') {
-              const details = link.sign_up as SignUpDetails;
-              if (await findUserByEmail(trx, link.email)) throw conflict('This address already has an account: ask for a sign-in link instead.');
-              const team = await createTeamWithOwner(trx, { name: details.team_name, email: link.email, userName: details.name, plan: 'free', withToken: false });
-              user = { id: team.userId, team_id: team.teamId };
-            } else {
-              user = (await findUserById(trx, link.user_id as number)) as { id: number; team_id: number };
-            }
-            return { user, session: await signIn(trx, req, res, user) };
-          });
-          if (!signedIn) throw httpError(401, 'This sign-in link has expired or was already used: ask for a new one.');
-          return ok({ data: await sessionView(signedIn.user.id, signedIn.session.secret, signedIn.session.expiresAt) });
-        }
-        const user = await findUserByEmail(db, body.email as string);
-        if (!(await passwordMatches(user?.password_hash ?? null, body.password as string)) || !user) throw httpError(401, 'Wrong email or password.');
-        const session = await db.transaction((trx) => signIn(trx, req, res, user));
-        return ok({ data: await sessionView(user.id, session.secret, session.expiresAt) });
+        const client = clientOf(req);
+        return signedIn(res, body.token ? await signInWithLink(ctx, body.token, client) : await signInWithPassword(ctx, body.email as string, body.password as string, client));
       },
     }),
     defineRoute({
@@ -221,8 +170,8 @@ export function sessionRoutes(ctx: AppContext): RouteSpec[] {
       handler: async (_input, req, res) => {
         const auth = authOf(req);
         res.set('Cache-Control', 'no-store');
-        const expires = auth.tokenKind === 'session' ? await db('sessions').first('expires_at').where({ id: auth.tokenId }) : null;
-        return ok({ data: await sessionView(auth.userId, auth.sessionSecret, expires ? new Date(expires.expires_at) : null) });
+        const view = await sessionOf(ctx, auth.userId, await sessionEnd(ctx, auth));
+        return ok({ data: toSessionJson(view, auth.sessionSecret ? csrfTokenOf(config.appKey, auth.sessionSecret) : null) });
       },
     }),
     defineRoute({
@@ -236,9 +185,7 @@ export function sessionRoutes(ctx: AppContext): RouteSpec[] {
       responses: { 200: { description: 'Signed out', body: dataOf(Joi.object({ signed_out: Joi.boolean().valid(true).required() })) }, ...errors(401, 409, 503) },
       handler: async (_input, req, res) => {
         const auth = authOf(req);
-        if (auth.tokenKind !== 'session') throw conflict('This is a token, not a session: revoke it on the tokens page (DELETE /api/tokens/{tok}).');
-        await revokeSession(db, auth.tokenId);
-        await ctx.caches.invalidate({ kind: 'user', id: auth.userId });
+        await signOut(ctx, auth);
         setCookie(res, '', 0);
         return ok({ data: { signed_out: true } });
       },
@@ -254,8 +201,7 @@ export function sessionRoutes(ctx: AppContext): RouteSpec[] {
       responses: { 200: { description: 'How many sessions ended', body: dataOf(Joi.object({ revoked: Joi.number().integer().min(0).required() })) }, ...errors(401, 503) },
       handler: async (_input, req, res) => {
         const auth = authOf(req);
-        const revoked = await revokeUserSessions(db, auth.userId);
-        await ctx.caches.invalidate({ kind: 'user', id: auth.userId });
+        const revoked = await signOutEverywhere(ctx, auth.userId);
         if (auth.tokenKind === 'session') setCookie(res, '', 0);
         return ok({ data: { revoked } });
       },
@@ -273,18 +219,7 @@ export function sessionRoutes(ctx: AppContext): RouteSpec[] {
       responses: { 200: { description: 'Set', body: dataOf(Joi.object({ has_password: Joi.boolean().valid(true).required() })) }, ...errors(400, 401, 403, 413, 415, 422, 429, 503) },
       handler: async ({ body }, req, res) => {
         const auth = authOf(req);
-        const user = await db('users').first('password_hash').where({ id: auth.userId });
-        if (user?.password_hash) {
-          await takeAttempt(req, res);
-          if (!body.current_password) throw validationFailed({ current_password: ['the current password is needed to change it'] });
-          if (!(await passwordMatches(user.password_hash, body.current_password))) throw validationFailed({ current_password: ['is not the current password'] });
-        }
-        const hashed = await hashPassword(body.password);
-        await db.transaction(async (trx) => {
-          await trx('users').where({ id: auth.userId }).update({ password_hash: hashed, updated_at: trx.fn.now() });
-          await trx('sessions').where({ user_id: auth.userId }).whereNull('revoked_at').whereNot({ id: auth.tokenKind === 'session' ? auth.tokenId : 0 }).update({ revoked_at: trx.fn.now() });
-        });
-        await ctx.caches.invalidate({ kind: 'user', id: auth.userId });
+        await setPassword(ctx, auth, body, () => takeAttempt(req, res));
         return ok({ data: { has_password: true } });
       },
     }),

@@ -34,13 +34,23 @@ export async function otherOwners(trx: Knex, teamId: number, userId: number): Pr
 }
 
 /** A team's live tokens (API and extension), newest first, with whose they are. */
+export interface TokenRow {
+  uid: string;
+  kind: string;
+  name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  user_uid: string;
+  user_name: string;
+}
+
 export const listLiveTokens = (db: Knex, teamId: number) =>
   db('api_tokens as k')
     .join('users as u', 'u.id', 'k.user_id')
     .where('k.team_id', teamId)
     .whereNull('k.revoked_at')
     .orderBy('k.id', 'desc')
-    .select<Array<{ uid: string; kind: string; name: string | null; created_at: string; last_used_at: string | null; user_uid: string; user_name: string }>>(
+    .select<TokenRow[]>(
       'k.uid',
       'k.kind',
       'k.name',

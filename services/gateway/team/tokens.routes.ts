@@ -1,13 +1,11 @@
 import Joi from 'joi';
-import { insertTokenRow, revokeToken } from '../../../shared/accounts/accounts.repository';
-import { notFound } from '../../../shared/errors/app-error';
-import { uidFromPublicId } from '../../../shared/ids/ids';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { idParam } from '../http/validation';
-import { listLiveTokens } from './team.repository';
+import { toTokenJson } from './tokens.presenter';
+import { createApiToken, liveTokens, revokeToken } from './tokens.service';
 
 const tokenSchema = Joi.object({
   id: Joi.string().required().description('tok_… public id (the token itself is shown only when made)'),
@@ -18,11 +16,8 @@ const tokenSchema = Joi.object({
   last_used_at: Joi.string().isoDate().allow(null).required().description('Recorded at most once a minute'),
 }).meta({ title: 'ApiToken' });
 
-const iso = (v: string | Date | null) => (v === null ? null : new Date(v).toISOString());
-
 /** The team's API and extension tokens (the API tokens page of the dashboard). Admins and owners. */
 export function tokenRoutes(ctx: AppContext): RouteSpec[] {
-  const { db } = ctx;
   const tags = ['API tokens'];
   return [
     defineRoute({
@@ -36,17 +31,7 @@ export function tokenRoutes(ctx: AppContext): RouteSpec[] {
       role: 'admin',
       responses: { 200: { description: 'The tokens', body: dataListOf(tokenSchema) }, ...errors(401, 503) },
       handler: async (_input, req) => {
-        const rows = await listLiveTokens(db, authOf(req).teamId);
-        return ok({
-          data: rows.map((t) => ({
-            id: `tok_${t.uid}`,
-            kind: t.kind,
-            name: t.name,
-            user: { id: `usr_${t.user_uid}`, name: t.user_name },
-            created_at: iso(t.created_at),
-            last_used_at: iso(t.last_used_at),
-          })),
-        });
+        return ok({ data: (await liveTokens(ctx, authOf(req).teamId)).map(toTokenJson) });
       },
     }),
     defineRoute<Record<string, string>, Record<string, unknown>, { name: string }>({
@@ -64,12 +49,8 @@ export function tokenRoutes(ctx: AppContext): RouteSpec[] {
         ...errors(400, 401, 413, 415, 422, 503),
       },
       handler: async ({ body }, req) => {
-        const auth = authOf(req);
-        const { token, uid } = await insertTokenRow(db, { userId: auth.userId, teamId: auth.teamId, kind: 'api', name: body.name });
-        const row = (await listLiveTokens(db, auth.teamId).where('k.uid', uid))[0];
-        return ok({
-          data: { id: `tok_${uid}`, kind: 'api', name: body.name, user: { id: `usr_${row.user_uid}`, name: row.user_name }, created_at: iso(row.created_at), last_used_at: null, token },
-        });
+        const { row, token } = await createApiToken(ctx, authOf(req), body.name);
+        return ok({ data: { ...toTokenJson(row), token } });
       },
     }),
     defineRoute<{ tok: string }>({
@@ -84,11 +65,7 @@ export function tokenRoutes(ctx: AppContext): RouteSpec[] {
       params: Joi.object({ tok: idParam('tok_') }),
       responses: { 200: { description: 'Revoked', body: dataOf(Joi.object({ id: Joi.string().required(), deleted: Joi.boolean().valid(true).required() })) }, ...errors(401, 404, 503) },
       handler: async ({ params }, req) => {
-        const uid = uidFromPublicId('tok_', params.tok);
-        if (!uid) throw notFound('Token');
-        const revoked = await revokeToken(db, { uid }, authOf(req).teamId);
-        if (!revoked) throw notFound('Token');
-        await ctx.caches.invalidate({ kind: 'user', id: revoked.userId });
+        await revokeToken(ctx, authOf(req).teamId, params.tok);
         return ok({ data: { id: params.tok, deleted: true } });
       },
     }),
