@@ -1,20 +1,16 @@
 import Joi from 'joi';
-import { pgTimestampToIsoMicros } from '../../../shared/calendar/dates';
-import { notFound } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataListOf, dataOf, errors } from '../http/responses';
 import { defineRoute, ok, type RouteSpec } from '../http/route';
 import { emailAddress } from '../http/validation';
+import { liftSuppression, LISTED_SUPPRESSIONS as LISTED, listSuppressions } from './suppressions.service';
 
 const suppressionSchema = Joi.object({
   email: Joi.string().required(),
   reason: Joi.string().required().description("The receiving server's refusal, or `unsubscribed` for an address that used a message's unsubscribe link"),
   created_at: Joi.string().required(),
 }).meta({ title: 'MailSuppression' });
-
-/** The most a listing answers (newest first): a team's hard bounces stay few. */
-const LISTED = 500;
 
 /**
  * Addresses the team's email no longer goes to (their server refused a message for good):
@@ -33,12 +29,7 @@ export function suppressionRoutes(ctx: AppContext): RouteSpec[] {
       auth: true,
       responses: { 200: { description: 'The suppressed addresses', body: dataListOf(suppressionSchema) }, ...errors(401, 503) },
       handler: async (_input, req) => {
-        const rows: Array<{ email: string; reason: string; created_at: string }> = await ctx.db('mail_suppressions')
-          .select('email', 'reason', 'created_at')
-          .where({ team_id: authOf(req).teamId })
-          .orderBy('created_at', 'desc')
-          .limit(LISTED);
-        return ok({ data: rows.map((r) => ({ ...r, created_at: pgTimestampToIsoMicros(r.created_at) })) });
+        return ok({ data: await listSuppressions(ctx, authOf(req).teamId) });
       },
     }),
     defineRoute<Record<string, never>, { email: string }>({
@@ -55,9 +46,7 @@ export function suppressionRoutes(ctx: AppContext): RouteSpec[] {
         ...errors(401, 404, 422, 503),
       },
       handler: async ({ query }, req) => {
-        const email = query.email.toLowerCase();
-        const removed = await ctx.db('mail_suppressions').where({ team_id: authOf(req).teamId, email }).delete();
-        if (!removed) throw notFound('Suppressed address');
+        const email = await liftSuppression(ctx, authOf(req).teamId, query.email);
         return ok({ data: { email, deleted: true } });
       },
     }),
