@@ -5,7 +5,7 @@ import { BENCH_CONNECTIONS, load, warm, type LoadOptions, type LoadResult } from
 import { DIST, serviceArgv, startProcess } from './lib/processes';
 import { row, type BenchRow } from './lib/report';
 import { benchEnv, benchTeam, freshDatabase, seedEvents } from './lib/setup';
-import { createSession, sessionCookie } from '../shared/accounts/sessions';
+import { createSession, sessionCookie } from '../services/gateway/http/sessions';
 
 const EVENTS = Number(process.env.BENCH_API_EVENTS ?? 200_000);
 

@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import { deploymentOf } from '../../shared/db/deployment';
-import { sessionCookie } from '../../shared/accounts/sessions';
+import { sessionCookie } from './http/sessions';
 import express, { type Express } from 'express';
 import { accountRoutes } from './account/account.routes';
 import { queueBoard } from './admin/queue-board';

@@ -1,7 +1,7 @@
 import { publishInvalidations } from '../../shared/cache/invalidation';
 import type { Knex } from '../../shared/db/knex';
 import { startRetention, SUBMISSION_RECORDS } from '../../shared/db/retention';
-import { startTeamPurge } from '../../shared/db/team-purge';
+import { startTeamPurge } from './team-purge';
 import type { Logger } from '../../shared/logging/logger';
 import { eventLimitRejections } from '../../shared/metrics/metrics';
 import {

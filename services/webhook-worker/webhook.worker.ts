@@ -2,7 +2,7 @@ import type { Knex } from '../../shared/db/knex';
 import { deploymentOf } from '../../shared/db/deployment';
 import { startRetention, WEBHOOK_RECORDS } from '../../shared/db/retention';
 import { parseNetworks } from '../../shared/net/networks';
-import { CONNECTIONS_PER_ORIGIN, postGuarded } from '../../shared/net/outbound';
+import { CONNECTIONS_PER_ORIGIN, postGuarded } from './outbound';
 import { Producer } from '../../shared/queues/queues';
 import { type WebhookJob, webhookJob, WEBHOOK_JOB_DELIVERIES } from '../../shared/queues/webhook.job';
 import type { WorkerContext, WorkerDefinition } from '../../shared/queues/worker';

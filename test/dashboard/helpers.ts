@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { createSession, sessionCookie } from '../../shared/accounts/sessions';
+import { createSession, sessionCookie } from '../../services/gateway/http/sessions';
 import type { TestGateway, TestTeam } from '../helpers/gateway';
 import { ROOT } from '../helpers/processes';
 import { waitFor } from '../helpers/wait';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createTeamWithOwner, type PlanId } from '../../shared/accounts/accounts.repository';
-import { createSession, csrfTokenOf, sessionCookie } from '../../shared/accounts/sessions';
+import { createSession, csrfTokenOf, sessionCookie } from '../../services/gateway/http/sessions';
 import { type Config, loadConfig } from '../../shared/config/config';
 import { createDb, type Knex } from '../../shared/db/knex';
 import type { Clock } from '../../shared/lifecycle/clock';

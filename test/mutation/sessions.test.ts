@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { findLiveSession, insertTokenRow, type TokenOwner } from '../../shared/accounts/accounts.repository';
 import { atLeast, ROLES } from '../../shared/accounts/roles';
-import { createSession, csrfTokenOf, revokeSession, revokeUserSessions, SESSION_IDLE_MS, SESSION_MAX_MS, SESSION_SECRET, sessionCookie, touchSession } from '../../shared/accounts/sessions';
+import { createSession, csrfTokenOf, revokeSession, revokeUserSessions, SESSION_IDLE_MS, SESSION_MAX_MS, SESSION_SECRET, sessionCookie, touchSession } from '../../services/gateway/http/sessions';
 import { createSignInLink, linkToken, signInUrl, useSignInLink } from '../../shared/accounts/sign-in-links';
 import { createTeamWithOwner } from '../../shared/accounts/accounts.repository';
 import { createDb, type Knex } from '../../shared/db/knex';

@@ -1,5 +1,5 @@
 import { insertTokenRow } from '../../shared/accounts/accounts.repository';
-import { createSession, csrfTokenOf, sessionCookie } from '../../shared/accounts/sessions';
+import { createSession, csrfTokenOf, sessionCookie } from '../../services/gateway/http/sessions';
 import { ApiClient } from '../helpers/api-client';
 import type { TestGateway } from '../helpers/gateway';
 import { dropPrefix, fillPath, type Operation, operations, securityPrefix, type Seeded, seedTeam, startSecurityGateway, teamDigest } from './fixtures';

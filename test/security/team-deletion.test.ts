@@ -1,6 +1,6 @@
-import { createSession, csrfTokenOf, sessionCookie } from '../../shared/accounts/sessions';
+import { createSession, csrfTokenOf, sessionCookie } from '../../services/gateway/http/sessions';
 import { insertTokenRow } from '../../shared/accounts/accounts.repository';
-import { purgeDeletedTeams } from '../../shared/db/team-purge';
+import { purgeDeletedTeams } from '../../services/smart-link-worker/team-purge';
 import type { ApiClient } from '../helpers/api-client';
 import type { TestGateway } from '../helpers/gateway';
 import { dropPrefix, securityPrefix, type Seeded, seedTeam, startSecurityGateway, teamCounts, teamDigest } from './fixtures';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { parseNetworks } from '../../shared/net/networks';
-import { BlockedAddressError, postGuarded } from '../../shared/net/outbound';
+import { BlockedAddressError, postGuarded } from '../../services/webhook-worker/outbound';
 import { extractionWorker } from '../../services/extraction-worker/extraction.worker';
 import { smartLinkWorker } from '../../services/smart-link-worker/smart-link.worker';
 import { mailWorker } from '../../services/mail-worker/mail.worker';

@@ -42,7 +42,7 @@ interface ClosedTeam {
  * commits: its people are deleted (with their sessions, tokens and sign-in links, which
  * frees their addresses), its calendars, smart links, webhooks and dynamic links are
  * deleted (pages, feeds, forms and deliveries stop), and its emails still queued are
- * skipped. Its events and records stay until the purge (shared/db/team-purge.ts) deletes
+ * skipped. Its events and records stay until the purge (services/smart-link-worker/team-purge.ts) deletes
  * them in batches. Null when the team is already closed.
  */
 export async function closeTeam(trx: Knex, teamId: number): Promise<ClosedTeam | null> {

@@ -1,6 +1,6 @@
 import { serialize } from 'cookie';
 import Joi from 'joi';
-import { sessionCookie } from '../../../shared/accounts/sessions';
+import { sessionCookie } from '../http/sessions';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';
 import { dataOf, errors } from '../http/responses';

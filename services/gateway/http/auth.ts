@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { parse as parseCookies } from 'cookie';
 import { findActiveToken, findLiveSession, type PlanLimits, type TokenOwner, touchToken } from '../../../shared/accounts/accounts.repository';
 import { atLeast, type Role } from '../../../shared/accounts/roles';
-import { csrfTokenOf, SESSION_IDLE_MS, SESSION_SECRET, touchSession } from '../../../shared/accounts/sessions';
+import { csrfTokenOf, SESSION_IDLE_MS, SESSION_SECRET, touchSession } from './sessions';
 import { hashToken, sameDigest, sameSecret, type TokenKind } from '../../../shared/accounts/tokens';
 import { pgTimestampToMillis } from '../../../shared/calendar/dates';
 import type { Knex } from '../../../shared/db/knex';

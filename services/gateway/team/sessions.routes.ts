@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { parse as parseCookies, serialize } from 'cookie';
 import Joi from 'joi';
-import { csrfTokenOf, SESSION_MAX_MS, sessionCookie } from '../../../shared/accounts/sessions';
+import { csrfTokenOf, SESSION_MAX_MS, sessionCookie } from '../http/sessions';
 import { type FieldErrors, tooManyRequests } from '../../../shared/errors/app-error';
 import type { AppContext } from '../context';
 import { authOf } from '../http/auth';

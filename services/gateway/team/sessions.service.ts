@@ -1,7 +1,7 @@
 import { Algorithm, hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { createTeamWithOwner, findUserByEmail } from '../../../shared/accounts/accounts.repository';
 import { createSignInLink, type SignUpDetails, useSignInLink } from '../../../shared/accounts/sign-in-links';
-import { createSession, revokeSession, revokeUserSessions, SESSION_SECRET } from '../../../shared/accounts/sessions';
+import { createSession, revokeSession, revokeUserSessions, SESSION_SECRET } from '../http/sessions';
 import { hashToken } from '../../../shared/accounts/tokens';
 import type { Knex } from '../../../shared/db/knex';
 import { conflict, forbidden, httpError, notFound, validationFailed } from '../../../shared/errors/app-error';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import type { Knex } from '../db/knex';
-import { newUid, randomBase62, sha256Hex } from '../ids/ids';
+import type { Knex } from '../../../shared/db/knex';
+import { newUid, randomBase62, sha256Hex } from '../../../shared/ids/ids';
 
 /**
  * Dashboard sessions. The browser holds a random secret in an HttpOnly cookie; the database

@@ -1,7 +1,7 @@
-import type { Knex } from './knex';
-import type { Clock } from '../lifecycle/clock';
-import type { Logger } from '../logging/logger';
-import { startSweep } from './retention';
+import type { Knex } from '../../shared/db/knex';
+import type { Clock } from '../../shared/lifecycle/clock';
+import type { Logger } from '../../shared/logging/logger';
+import { startSweep } from '../../shared/db/retention';
 
 /** Rows per statement: short transactions, no long hold on any table. */
 const BATCH = 5000;

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent } from 'undici';
-import { isAllowedAddress, type Network } from './networks';
+import { isAllowedAddress, type Network } from '../../shared/net/networks';
 
 /**
  * Requests to addresses a user chose (webhook endpoints). Only public unicast addresses are
