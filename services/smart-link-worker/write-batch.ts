@@ -1,3 +1,4 @@
+import { addCounts, type CountRow } from '../../shared/analytics/counts';
 import { sanitizeDescription } from '../../shared/calendar/html';
 import { toSubmissionJson } from '../../shared/smart-links/submission-json';
 import { recordWebhookEvents, teamsListening } from '../../shared/webhooks/outbox';
@@ -54,9 +55,44 @@ async function sanitizedDescriptions(batch: SmartLinkSubmission[]): Promise<Map<
  * - new events take slots of their team's monthly allowance, in the order received; those
  *   beyond it are removed again and their submissions `failed` with event_limit_exceeded;
  * - every submission gets its row, in the same transaction as its event;
+ * - every submission recorded is counted in analytics (day received, calendar, event, outcome),
+ *   in that transaction too, so a job run again counts nothing twice;
  * - the teams' webhooks hear of each new event (`event.created`, the event as the API shows
  *   it, links at `baseUrl`) and of each submission's outcome, in the same transaction.
  */
+/** The analytics counts of recorded submissions: per day received (UTC), calendar, event and outcome. */
+function submissionCounts(
+  recorded: Array<{ uid: string; team_id: number; status: string }>,
+  under: Map<string, { calendarId: number; eventId: number }>,
+  receivedAt: Map<string, string>,
+): CountRow[] {
+  const counts = new Map<string, CountRow>();
+  for (const row of recorded) {
+    const where = under.get(row.uid) as { calendarId: number; eventId: number };
+    const day = (receivedAt.get(row.uid) as string).slice(0, 10);
+    const key = `${day} ${where.calendarId} ${where.eventId} ${row.status}`;
+    const count = counts.get(key);
+    if (count) count.count++;
+    else {
+      counts.set(key, {
+        day,
+        team_id: row.team_id,
+        calendar_id: where.calendarId,
+        event_id: where.eventId,
+        metric: 'submission',
+        platform: row.status,
+        bot: false,
+        referrer_host: '',
+        utm_source: '',
+        utm_medium: '',
+        utm_campaign: '',
+        count: 1,
+      });
+    }
+  }
+  return [...counts.values()];
+}
+
 export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Date, baseUrl: string): Promise<BatchResult> {
   const descriptions = await sanitizedDescriptions(batch);
   return db.transaction(async (trx) => {
@@ -92,6 +128,8 @@ export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Da
 
     const existing = await eventIdsByUid(trx, [...byEventUid.keys()].filter((uid) => !inserted.has(uid)));
     const submissions: SubmissionInsert[] = [];
+    /** Where each submission is counted in analytics: its calendar, and its event when it has one. */
+    const countedUnder = new Map<string, { calendarId: number; eventId: number }>();
     const firstOf = new Set<string>();
     for (const j of fresh) {
       let outcome: SubmissionOutcome;
@@ -110,6 +148,7 @@ export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Da
         outcome = { status: 'duplicate', event: j.event.uid, error: null };
       }
       outcomes.set(j.submission, outcome);
+      countedUnder.set(j.submission, { calendarId: j.link.calendarId, eventId: eventId ?? 0 });
       submissions.push({
         uid: j.submission,
         smart_link_id: j.link.id,
@@ -121,6 +160,8 @@ export async function writeBatch(db: Knex, batch: SmartLinkSubmission[], now: Da
       });
     }
     const recorded = await insertSubmissions(trx, submissions);
+    // Counted with the records, so a submission is counted once, exactly when it is recorded.
+    await addCounts(trx, submissionCounts(recorded, countedUnder, new Map(fresh.map((j) => [j.submission, j.receivedAt]))));
     // The teams' webhooks hear of each new event, then of each outcome, in the same
     // transaction (see shared/webhooks/outbox.ts): an event's created message comes before
     // anything later done to it. Events are read back only for teams that listen.

@@ -1,6 +1,7 @@
 import { startGateway, type TestGateway, type TestTeam } from '../helpers/gateway';
 import { crash, isolatedPrefix, spawnGateway } from '../helpers/service-processes';
 import { waitFor } from '../helpers/wait';
+import { newLink, outcomeOf, startSmartLinkWorker, submitForm } from '../smart-links/helpers';
 
 /**
  * Analytics counts what people and bots did, exactly, whichever gateway served them: a known
@@ -71,9 +72,9 @@ it('counts views, adds by platform, RSVPs and bots exactly across two gateways, 
   await Promise.all([a.close(), b.close()]);
 
   const byDay = await read(`event=${event.public_id}`);
-  expect(byDay.data).toEqual([{ date: today(), views: 5, adds: 5, feed_fetches: 0, rsvps: 1 }]);
-  expect((await read(`calendar=${calendar.public_id}`)).meta.totals).toEqual({ views: 6, adds: 5, feed_fetches: 0, rsvps: 1 });
-  expect((await read(`event=${event.public_id}&bots=true`)).meta.totals).toEqual({ views: 1, adds: 0, feed_fetches: 0, rsvps: 0 });
+  expect(byDay.data).toEqual([{ date: today(), views: 5, adds: 5, feed_fetches: 0, rsvps: 1, submissions: 0 }]);
+  expect((await read(`calendar=${calendar.public_id}`)).meta.totals).toEqual({ views: 6, adds: 5, feed_fetches: 0, rsvps: 1, submissions: 0 });
+  expect((await read(`event=${event.public_id}&bots=true`)).meta.totals).toEqual({ views: 1, adds: 0, feed_fetches: 0, rsvps: 0, submissions: 0 });
 
   const byPlatform = await read(`event=${event.public_id}&group_by=platform`);
   expect(byPlatform.data.filter((r) => r.adds).map((r) => [r.platform, r.adds])).toEqual([
@@ -94,11 +95,53 @@ it('counts views, adds by platform, RSVPs and bots exactly across two gateways, 
   ]);
   // The event's own read carries the same figures when asked.
   const withStats = await team.api.get(`/api/calendars/${calendar.public_id}/events/${event.public_id}?with_stats=true`);
-  expect(withStats.body.stats).toEqual({ views: 5, adds: { apple: 2, google: 2, ics: 1 }, rsvps: { yes: 1 } });
+  expect(withStats.body.stats).toEqual({ views: 5, adds: { apple: 2, google: 2, ics: 1 }, rsvps: { yes: 1 }, submissions: {} });
   expect((await team.api.get(`/api/events/${event.public_id}`)).body.stats).toBeUndefined();
   // No address is stored: the table has none, only counts.
   const columns = (await reader.db.raw("SELECT column_name FROM information_schema.columns WHERE table_name = 'analytics_daily'")).rows.map((r: { column_name: string }) => r.column_name);
   expect(columns.filter((c: string) => /ip|address|cookie|agent/.test(c))).toEqual([]);
+});
+
+it('counts fetches of the public calendar feed as feed fetches of platform public, bots apart', async () => {
+  const own = await reader.newTeam();
+  const cal = (await own.api.post('/api/calendars', { name: 'Feed counted', timezone: 'UTC' })).body.data;
+  const gw = await startGateway(env);
+  // The first fetch builds the feed, the next two are served from the cache: each is counted.
+  for (let i = 0; i < 3; i++) expect(await visit(gw, `/c/${cal.uid}.ics`, { Accept: 'text/calendar' })).toBe(200);
+  expect(await visit(gw, `/c/${cal.uid}.ics`, { Accept: 'text/calendar', 'User-Agent': GOOGLEBOT })).toBe(200);
+  await gw.close();
+  const byPlatform = (await own.api.get(`/api/analytics?calendar=${cal.public_id}&group_by=platform`)).body;
+  expect(byPlatform.data.filter((r: Record<string, number>) => r.feed_fetches).map((r: Record<string, unknown>) => [r.platform, r.feed_fetches])).toEqual([['public', 3]]);
+  expect((await own.api.get(`/api/analytics?calendar=${cal.public_id}&bots=true`)).body.meta.totals.feed_fetches).toBe(1);
+});
+
+it('counts smart-link submissions by outcome, on the day they were received, under their event', async () => {
+  const worker = await startSmartLinkWorker(env);
+  try {
+    const limited = await reader.newTeam({ eventLimit: 1 });
+    const cal = (await limited.api.post('/api/calendars', { name: 'Form', timezone: 'UTC' })).body.data;
+    const { link } = await newLink(reader, limited, {}, cal);
+    const form = { title: 'Open day', start: '2031-06-01 10:00' };
+    // Processed, then the same content again (a duplicate of that event), then one past the plan's limit (failed).
+    const sent = [await submitForm(link.url, form)];
+    expect(sent[0].status).toBe(202);
+    const made = await outcomeOf(limited, sent[0].body.data.id);
+    sent.push(await submitForm(link.url, form), await submitForm(link.url, { title: 'Over the limit', start: '2031-06-02 10:00' }));
+    expect((await Promise.all(sent.map((s) => outcomeOf(limited, s.body.data.id)))).map((o) => o.status)).toEqual(['processed', 'duplicate', 'failed']);
+    const counted = (await limited.api.get(`/api/analytics?calendar=${cal.public_id}&group_by=platform`)).body;
+    expect(counted.data.filter((r: Record<string, number>) => r.submissions).map((r: Record<string, unknown>) => [r.platform, r.submissions])).toEqual([
+      ['duplicate', 1],
+      ['failed', 1],
+      ['processed', 1],
+    ]);
+    expect(counted.meta.totals).toEqual({ views: 0, adds: 0, feed_fetches: 0, rsvps: 0, submissions: 3 });
+    expect((await limited.api.get(`/api/analytics?calendar=${cal.public_id}`)).body.data).toEqual([{ date: today(), views: 0, adds: 0, feed_fetches: 0, rsvps: 0, submissions: 3 }]);
+    // The two that made or repeated the event are that event's; the failed one is the calendar's alone.
+    const stats = (await limited.api.get(`/api/events/${made.event_public_id}?with_stats=true`)).body.stats;
+    expect(stats).toEqual({ views: 0, adds: {}, rsvps: {}, submissions: { processed: 1, duplicate: 1 } });
+  } finally {
+    await worker.close();
+  }
 });
 
 it('writes what a gateway counted when it is stopped with SIGTERM', async () => {
@@ -130,6 +173,6 @@ it('refuses a span longer than a year and an unknown event, with the documented 
   expect((await other.api.get(`/api/analytics?calendar=${calendar.public_id}`)).status).toBe(404);
   // Another team reads its own counts only: none of this team's.
   const theirs = await other.api.get('/api/analytics');
-  expect(theirs.body.meta.totals).toEqual({ views: 0, adds: 0, feed_fetches: 0, rsvps: 0 });
+  expect(theirs.body.meta.totals).toEqual({ views: 0, adds: 0, feed_fetches: 0, rsvps: 0, submissions: 0 });
   expect((await read('')).meta.totals.views).toBeGreaterThan(0);
 });

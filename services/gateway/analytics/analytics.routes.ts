@@ -17,8 +17,9 @@ const MAX_DAYS = 366;
 const figures = {
   views: Joi.number().integer().required().description('Event and calendar page views'),
   adds: Joi.number().integer().required().description('Adds to a calendar: platform buttons and links, .ics downloads'),
-  feed_fetches: Joi.number().integer().required().description("Subscribers' feed fetches"),
-  rsvps: Joi.number().integer().required().description('RSVP answers given'),
+  feed_fetches: Joi.number().integer().required().description("Feed fetches: subscribers' personal feeds (platform: theirs), the public calendar feed (`public`), events' own feeds (`event`)"),
+  rsvps: Joi.number().integer().required().description('RSVP answers given (platform: the answer)'),
+  submissions: Joi.number().integer().required().description('Smart-link submissions recorded, by the day they were received (platform: the outcome, `processed`, `duplicate` or `failed`)'),
 };
 
 const GROUP_FIELD: Record<GroupBy, string> = { day: 'date', platform: 'platform', referrer: 'referrer', utm_source: 'utm_source' };
@@ -90,7 +91,7 @@ export function analyticsRoutes(ctx: AppContext): RouteSpec[] {
           eventId = found.event.id;
         }
         const rows = await readAnalytics(ctx.db, { teamId, from, to, groupBy: query.group_by, calendarId, eventId, bots: query.bots });
-        const totals: Figures = { views: 0, adds: 0, feed_fetches: 0, rsvps: 0 };
+        const totals: Figures = { views: 0, adds: 0, feed_fetches: 0, rsvps: 0, submissions: 0 };
         for (const r of rows) for (const k of Object.keys(totals) as Array<keyof Figures>) totals[k] += r[k];
         const field = GROUP_FIELD[query.group_by];
         return ok({

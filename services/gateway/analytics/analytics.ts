@@ -5,8 +5,8 @@ import type { Knex } from '../../../shared/db/knex';
 import type { Clock } from '../../../shared/lifecycle/clock';
 import type { Logger } from '../../../shared/logging/logger';
 import { BatchedCounter } from '../counters';
+import { addCounts, type CountRow, type Metric } from '../../../shared/analytics/counts';
 
-type Metric = 'view' | 'add' | 'feed_fetch' | 'rsvp';
 /** What a count keeps of the visitor: whether it is a bot, and for a view where it came from. */
 type Who = Pick<Visitor, 'userAgent' | 'referrer' | 'query'>;
 
@@ -116,23 +116,15 @@ export class Analytics {
   }
 }
 
-/** One statement for a batch: each count added to its row. */
-async function writeCounts(db: Knex, rows: Array<[key: string, by: number]>): Promise<void> {
+/** The gateway's batch: each key (see Analytics.add) with how many to add. */
+function writeCounts(db: Knex, rows: Array<[key: string, by: number]>): Promise<void> {
   const names = ['day', 'team_id', 'calendar_id', 'event_id', 'metric', 'platform', 'bot', 'referrer_host', 'utm_source', 'utm_medium', 'utm_campaign'];
-  const records = rows.map(([key, by]) => {
-    const values = JSON.parse(key) as unknown[];
-    return Object.fromEntries([...names.map((name, i) => [name, values[i]]), ['count', by]]);
-  });
-  await db.raw(
-    `INSERT INTO analytics_daily (day, team_id, calendar_id, event_id, metric, platform, bot, referrer_host, utm_source, utm_medium, utm_campaign, count)
-     SELECT day, team_id, calendar_id, event_id, metric, platform, bot, referrer_host, utm_source, utm_medium, utm_campaign, count
-       FROM json_to_recordset(?::json) AS r(day date, team_id bigint, calendar_id bigint, event_id bigint, metric text, platform text, bot boolean,
-                                            referrer_host text, utm_source text, utm_medium text, utm_campaign text, count bigint)
-      -- A team purged since it was counted: its counts go with it, not the batch.
-      WHERE EXISTS (SELECT 1 FROM teams t WHERE t.id = r.team_id)
-     ON CONFLICT (team_id, day, calendar_id, event_id, metric, platform, bot, referrer_host, utm_source, utm_medium, utm_campaign)
-     DO UPDATE SET count = analytics_daily.count + excluded.count`,
-    [JSON.stringify(records)],
+  return addCounts(
+    db,
+    rows.map(([key, by]) => {
+      const values = JSON.parse(key) as unknown[];
+      return Object.fromEntries([...names.map((name, i) => [name, values[i]]), ['count', by]]) as CountRow;
+    }),
   );
 }
 
@@ -145,6 +137,7 @@ export interface Figures {
   adds: number;
   feed_fetches: number;
   rsvps: number;
+  submissions: number;
 }
 
 /** The team's counts between two days (inclusive), grouped, for people or for bots. */
@@ -159,6 +152,7 @@ export async function readAnalytics(
       db.raw("coalesce(sum(count) FILTER (WHERE metric = 'add'), 0)::int AS adds"),
       db.raw("coalesce(sum(count) FILTER (WHERE metric = 'feed_fetch'), 0)::int AS feed_fetches"),
       db.raw("coalesce(sum(count) FILTER (WHERE metric = 'rsvp'), 0)::int AS rsvps"),
+      db.raw("coalesce(sum(count) FILTER (WHERE metric = 'submission'), 0)::int AS submissions"),
     )
     .where('team_id', q.teamId)
     .whereBetween('day', [q.from, q.to])
@@ -173,12 +167,12 @@ export async function readAnalytics(
 /** What an event's counts are kept under. */
 export const eventTarget = (found: EventWithCalendar): Target => ({ teamId: found.event.team_id, calendarId: found.calendar.id, eventId: found.event.id });
 
-/** An event's figures of all time, people only: views, adds by platform, RSVPs by answer. */
+/** An event's figures of all time, people only: views, adds by platform, RSVPs by answer, smart-link submissions by outcome. */
 export async function eventStats(db: Knex, teamId: number, eventId: number) {
   const rows: Array<{ metric: Metric; platform: string; n: number }> = await db('analytics_daily')
     .select('metric', 'platform', db.raw('sum(count)::int AS n'))
     .where({ event_id: eventId, team_id: teamId, bot: false })
     .groupBy('metric', 'platform');
   const of = (metric: Metric) => Object.fromEntries(rows.filter((r) => r.metric === metric).map((r) => [r.platform, r.n]));
-  return { views: rows.filter((r) => r.metric === 'view').reduce((n, r) => n + r.n, 0), adds: of('add'), rsvps: of('rsvp') };
+  return { views: rows.filter((r) => r.metric === 'view').reduce((n, r) => n + r.n, 0), adds: of('add'), rsvps: of('rsvp'), submissions: of('submission') };
 }

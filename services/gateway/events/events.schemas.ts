@@ -57,7 +57,7 @@ export const simpleEventBody = Joi.object({
 export const withHtmlQuery = Joi.object({ with_html: bool().description('Add html_snippets to the response') }).unknown(true);
 
 /** A single event's read: also `with_stats`. */
-export const eventReadQuery = withHtmlQuery.keys({ with_stats: bool().description('Add `stats`: page views, adds to calendars by platform and RSVPs by answer, of all time (people, not bots)') });
+export const eventReadQuery = withHtmlQuery.keys({ with_stats: bool().description('Add `stats`: page views, adds to calendars by platform, RSVPs by answer and smart-link submissions by outcome, of all time (people, not bots)') });
 
 const notifyInvitees = () =>
   bool().description('Email a cancellation to every invitee and to everyone whose RSVP is yes or maybe (default false)');
@@ -153,6 +153,7 @@ export const singleEventSchema = Joi.object({
     views: Joi.number().integer().required(),
     adds: counts(PLATFORM_KEYS).required().description('By platform (those with none left out)'),
     rsvps: counts(['yes', 'maybe', 'no']).required().description('By answer (those with none left out)'),
+    submissions: counts(['processed', 'duplicate']).required().description('Smart-link submissions that made this event (`processed`) or repeated it (`duplicate`); those with none left out'),
   }).description('With with_stats=true (see docs/analytics.md)'),
 });
 

@@ -38,6 +38,8 @@ const FEED_REFRESH_MINUTES = 60;
 const DAY_MS = 86_400_000;
 
 export interface Feed {
+  /** Whose it is: the team and calendar its fetches are counted under. */
+  teamId: number;
   calendarId: number;
   /** File names for Content-Disposition, from the calendar's name. */
   fileNames: FileNames;
@@ -135,7 +137,7 @@ async function buildFeed(deps: FeedDeps, calendar: CalendarRow): Promise<Feed> {
     ...events.map((r) => pgTimestampToMillis(r.updated_at)),
   );
   deps.httpMetrics.feedBuilt();
-  return { calendarId: calendar.id, fileNames: titleFileNames(calendar.name, 'ics'), ...body, lastModifiedMs: Math.floor(lastModifiedMs / 1000) * 1000 };
+  return { teamId: calendar.team_id, calendarId: calendar.id, fileNames: titleFileNames(calendar.name, 'ics'), ...body, lastModifiedMs: Math.floor(lastModifiedMs / 1000) * 1000 };
 }
 
 /**
@@ -145,13 +147,13 @@ async function buildFeed(deps: FeedDeps, calendar: CalendarRow): Promise<Feed> {
  * published): the feed is then empty, which makes every app that mirrors it drop the event
  * (a STATUS:CANCELLED copy would be kept and shown, struck through or not, by some).
  */
-export function eventFeed(deps: Pick<PublicDeps, 'config'>, found: EventWithCalendar | { calendarId: number; title: string; updatedMs: number }): Promise<Feed> {
+export function eventFeed(deps: Pick<PublicDeps, 'config'>, found: EventWithCalendar | { teamId: number; calendarId: number; title: string; updatedMs: number }): Promise<Feed> {
   if (!('event' in found)) return buildEventFeed(deps, { ...found, view: null });
   // Kept with the cached event object: a changed event is a new object, so a new feed.
   let feed = eventFeeds.get(found);
   if (!feed) {
     const view = viewOf(found, deps.config.publicBaseUrl);
-    feed = buildEventFeed(deps, { calendarId: found.calendar.id, title: view.title, updatedMs: view.updatedMs, view });
+    feed = buildEventFeed(deps, { teamId: found.calendar.team_id, calendarId: found.calendar.id, title: view.title, updatedMs: view.updatedMs, view });
     eventFeeds.set(found, feed);
     feed.catch(() => eventFeeds.delete(found));
   }
@@ -162,7 +164,7 @@ const eventFeeds = new WeakMap<EventWithCalendar, Promise<Feed>>();
 
 async function buildEventFeed(
   deps: Pick<PublicDeps, 'config'>,
-  found: { calendarId: number; title: string; updatedMs: number; view: EventView | null },
+  found: { teamId: number; calendarId: number; title: string; updatedMs: number; view: EventView | null },
 ): Promise<Feed> {
   const opts: IcsOptions = { uidHost: new URL(deps.config.publicBaseUrl).host, calendarName: found.title, refreshMinutes: FEED_REFRESH_MINUTES };
   const events = found.view ? [toIcsEvent(found.view)] : [];
@@ -171,7 +173,7 @@ async function buildEventFeed(
     await append(icsEvents(events, opts));
     await append(ICS_END);
   });
-  return { calendarId: found.calendarId, fileNames: titleFileNames(found.title, 'ics'), ...body, lastModifiedMs: Math.floor(found.updatedMs / 1000) * 1000 };
+  return { teamId: found.teamId, calendarId: found.calendarId, fileNames: titleFileNames(found.title, 'ics'), ...body, lastModifiedMs: Math.floor(found.updatedMs / 1000) * 1000 };
 }
 
 /**
@@ -239,5 +241,5 @@ async function streamed(sending: Promise<void>): Promise<void> {
 export async function goneEventFeed(deps: Pick<PublicDeps, 'db' | 'config'>, uid: string): Promise<Feed | undefined> {
   const trace = UID_PATTERN.test(uid) ? await findEventTrace(deps.db, uid) : undefined;
   if (!trace) return undefined;
-  return eventFeed(deps, { calendarId: trace.calendar_id, title: trace.title, updatedMs: pgTimestampToMillis(trace.updated_at) });
+  return eventFeed(deps, { teamId: trace.team_id, calendarId: trace.calendar_id, title: trace.title, updatedMs: pgTimestampToMillis(trace.updated_at) });
 }

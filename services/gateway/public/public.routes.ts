@@ -260,7 +260,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'calendarFeed',
       summary: "The calendar's ICS subscription feed",
       description:
-        `The published, unprotected events of the calendar that are going on or to come, and those that ended in the last \`feed_past_days\` days (default ${FEED_WINDOW.pastDays.default}), at most \`feed_max_events\` of them (default ${FEED_WINDOW.maxEvents.default}; upcoming ones first). The whole history is in the events API. Sent compressed (br or gzip) when the client accepts it. Conditional requests (\`If-None-Match\`, \`If-Modified-Since\`) answer 304. Each request counts as a read of the calendar, per address and per calendar (429 past either limit).`,
+        `The published, unprotected events of the calendar that are going on or to come, and those that ended in the last \`feed_past_days\` days (default ${FEED_WINDOW.pastDays.default}), at most \`feed_max_events\` of them (default ${FEED_WINDOW.maxEvents.default}; upcoming ones first). The whole history is in the events API. Sent compressed (br or gzip) when the client accepts it. Conditional requests (\`If-None-Match\`, \`If-Modified-Since\`) answer 304. Each request counts as a read of the calendar, per address and per calendar (429 past either limit), and in analytics as a feed fetch of platform \`public\`.`,
       tags,
       auth: false,
       page: true,
@@ -275,6 +275,7 @@ export function publicRoutes(ctx: AppContext): RouteSpec[] {
           feed = await calendarFeed(ctx, calendar);
         }
         await sendFeed(req, res, feed, 'public, max-age=300');
+        ctx.analytics.count(visitorOf(req), { teamId: feed.teamId, calendarId: feed.calendarId }, 'feed_fetch', 'public');
       },
     }),
     defineRoute<{ uid: string }, { page?: number }>({

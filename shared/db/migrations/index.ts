@@ -37,6 +37,7 @@ import * as webhookDisabledNotice from './0035_webhook_disabled_notice';
 import * as teamDeletion from './0036_team_deletion';
 import * as webhookDueIndex from './0037_webhook_due_index';
 import * as webhookMessageBody from './0038_webhook_message_body';
+import * as submissionAnalytics from './0039_submission_analytics';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -89,4 +90,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0036_team_deletion', teamDeletion],
   ['0037_webhook_due_index', webhookDueIndex],
   ['0038_webhook_message_body', webhookMessageBody],
+  ['0039_submission_analytics', submissionAnalytics],
 ];
