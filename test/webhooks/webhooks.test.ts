@@ -308,6 +308,31 @@ describe('deliveries', () => {
     expect(told[0].data.title).toBe('Made by the form');
   });
 
+  it("tells of an invitee's answer from the invitation's buttons, with the invitee as the API shows it", async () => {
+    const h = await hook({ event_types: ['invitee.replied', 'rsvp.created'] });
+    const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, { ...event('Tasting'), has_rsvp: true })).body.data;
+    const guest = `replies-hooks-${paths}@example.test`;
+    expect((await team.api.post(`/api/calendars/${calendar.public_id}/events/${e.public_id}/invites`, { invitees: [{ email: guest, name: 'Gus' }] })).status).toBe(200);
+    const invitation = await waitFor(() => sink.for(guest)[0], { what: 'the invitation' });
+    // The Maybe button's link, as the invitation's HTML carries it; its page POSTs the answer.
+    const maybe = [...String(invitation.parsed.html).matchAll(/href="([^"]{1,2000})"/g)]
+      .map((m) => new URL(m[1].replace(/&amp;/g, '&')))
+      .find((u) => u.pathname === `/e/${e.uid}/reply` && u.searchParams.get('answer') === 'maybe') as URL;
+    const answered = await fetch(`${gw.baseUrl}/e/${e.uid}/reply`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: new URLSearchParams({ key: maybe.searchParams.get('key') as string, answer: 'maybe' }),
+    });
+    expect(answered.status).toBe(200);
+    await waitFor(() => receiver.at(h.path).length >= 2, { what: 'the answer to be told of' });
+    const told = receiver.at(h.path).map((r) => verified(h.secret, r));
+    expect(told.map((b) => b.type).sort()).toEqual(['invitee.replied', 'rsvp.created']);
+    const replied = told.find((b) => b.type === 'invitee.replied') as { data: Record<string, unknown> };
+    const listed = (await team.api.get(`/api/calendars/${calendar.public_id}/events/${e.public_id}/invites`)).body.data.find((i: { email: string }) => i.email === guest);
+    expect(replied.data).toEqual({ ...listed, event_id: e.public_id });
+    expect(replied.data).toMatchObject({ response: 'tentative', response_stale: false });
+  });
+
   it("tells of an invitee's message refused for good, with the invitee as the API shows it", async () => {
     const h = await hook({ event_types: ['invitee.delivery_failed'] });
     const e = (await team.api.post(`/api/calendars/${calendar.public_id}/events`, event('Board dinner'))).body.data;
