@@ -5,8 +5,8 @@ import { newLink, outcomeOf, startSmartLinkWorker, submitForm } from '../smart-l
 
 /**
  * Analytics counts what people and bots did, exactly, whichever gateway served them: a known
- * sequence of visits through real HTTP to two gateways, their counts written when each
- * shuts down (as SIGTERM does), then read through the API of a third.
+ * sequence of visits through real HTTP to two gateway processes, their counts written when
+ * each is stopped with SIGTERM, then read through the API of a third.
  */
 jest.setTimeout(60_000);
 
@@ -49,9 +49,15 @@ const read = async (query: string) => {
   return res.body as { data: Array<Record<string, string | number>>; meta: { totals: Record<string, number> } };
 };
 
-it('counts views, adds by platform, RSVPs and bots exactly across two gateways, with referrer and UTM', async () => {
-  const a = await startGateway(env);
-  const b = await startGateway(env);
+it('counts views, adds by platform, RSVPs and bots exactly across two gateway processes stopped with SIGTERM, with referrer and UTM', async () => {
+  // Two gateways as `npm start` runs them, each its own process, stopped as an orchestrator stops them.
+  const a = await spawnGateway(env);
+  const b = await spawnGateway(env);
+  const stopped = async () => {
+    for (const gw of [a, b]) gw.proc.kill('SIGTERM');
+    expect((await Promise.all([a.exited, b.exited])).map((x) => x.code)).toEqual([0, 0]);
+  };
+  try {
   const e = `/e/${event.uid}`;
   // Views: 3 on A (one from a newsletter link), 2 on B, one by a bot; the calendar page once.
   expect(await visit(a, `${e}?utm_source=newsletter&utm_medium=email&utm_campaign=may`, { Referer: 'https://news.example.com/issue/12' })).toBe(200);
@@ -69,7 +75,10 @@ it('counts views, adds by platform, RSVPs and bots exactly across two gateways, 
   expect(await visit(a, `${e}/auto`, { 'User-Agent': IPHONE })).toBe(200);
   // An RSVP (received: its key goes to the address by email).
   expect(await visit(b, `${e}/rsvp`, { 'Content-Type': 'application/json', Accept: 'application/json' }, { method: 'POST', body: JSON.stringify({ name: 'Ada', email: 'ada-analytics@example.com', answer: 'yes' }) })).toBe(202);
-  await Promise.all([a.close(), b.close()]);
+  await stopped();
+  } finally {
+    await Promise.all([crash(a), crash(b)]);
+  }
 
   const byDay = await read(`event=${event.public_id}`);
   expect(byDay.data).toEqual([{ date: today(), views: 5, adds: 5, feed_fetches: 0, rsvps: 1, submissions: 0 }]);
