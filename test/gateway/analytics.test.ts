@@ -58,24 +58,24 @@ it('counts views, adds by platform, RSVPs and bots exactly across two gateway pr
     expect((await Promise.all([a.exited, b.exited])).map((x) => x.code)).toEqual([0, 0]);
   };
   try {
-  const e = `/e/${event.uid}`;
-  // Views: 3 on A (one from a newsletter link), 2 on B, one by a bot; the calendar page once.
-  expect(await visit(a, `${e}?utm_source=newsletter&utm_medium=email&utm_campaign=may`, { Referer: 'https://news.example.com/issue/12' })).toBe(200);
-  expect(await visit(a, e)).toBe(200);
-  expect(await visit(a, e)).toBe(200);
-  expect(await visit(b, e)).toBe(200);
-  expect(await visit(b, e)).toBe(200);
-  expect(await visit(a, e, { 'User-Agent': GOOGLEBOT })).toBe(200);
-  expect(await visit(b, `/c/${calendar.uid}`)).toBe(200);
-  // Adds: Google twice, an .ics download, Apple, and `auto` on an iPhone (counted as what it chose: Apple).
-  expect(await visit(a, `${e}/google`)).toBe(302);
-  expect(await visit(b, `${e}/google`)).toBe(302);
-  expect(await visit(a, `${e}/ics`)).toBe(200);
-  expect(await visit(b, `${e}/apple`)).toBe(200);
-  expect(await visit(a, `${e}/auto`, { 'User-Agent': IPHONE })).toBe(200);
-  // An RSVP (received: its key goes to the address by email).
-  expect(await visit(b, `${e}/rsvp`, { 'Content-Type': 'application/json', Accept: 'application/json' }, { method: 'POST', body: JSON.stringify({ name: 'Ada', email: 'ada-analytics@example.com', answer: 'yes' }) })).toBe(202);
-  await stopped();
+    const e = `/e/${event.uid}`;
+    // Views: 3 on A (one from a newsletter link), 2 on B, one by a bot; the calendar page once.
+    expect(await visit(a, `${e}?utm_source=newsletter&utm_medium=email&utm_campaign=may`, { Referer: 'https://news.example.com/issue/12' })).toBe(200);
+    expect(await visit(a, e)).toBe(200);
+    expect(await visit(a, e)).toBe(200);
+    expect(await visit(b, e)).toBe(200);
+    expect(await visit(b, e)).toBe(200);
+    expect(await visit(a, e, { 'User-Agent': GOOGLEBOT })).toBe(200);
+    expect(await visit(b, `/c/${calendar.uid}`)).toBe(200);
+    // Adds: Google twice, an .ics download, Apple, and `auto` on an iPhone (counted as what it chose: Apple).
+    expect(await visit(a, `${e}/google`)).toBe(302);
+    expect(await visit(b, `${e}/google`)).toBe(302);
+    expect(await visit(a, `${e}/ics`)).toBe(200);
+    expect(await visit(b, `${e}/apple`)).toBe(200);
+    expect(await visit(a, `${e}/auto`, { 'User-Agent': IPHONE })).toBe(200);
+    // An RSVP (received: its key goes to the address by email).
+    expect(await visit(b, `${e}/rsvp`, { 'Content-Type': 'application/json', Accept: 'application/json' }, { method: 'POST', body: JSON.stringify({ name: 'Ada', email: 'ada-analytics@example.com', answer: 'yes' }) })).toBe(202);
+    await stopped();
   } finally {
     await Promise.all([crash(a), crash(b)]);
   }
