@@ -238,10 +238,14 @@ describe('what the inbound server refuses', () => {
 });
 
 describe('bounces', () => {
-  it("mark the invitee's message failed with the reason, and stop the team's mail to that address", async () => {
+  it.each([
+    ['a Postfix report', 'bounce-dsn.eml'],
+    // It returns the invitation itself, with its METHOD:REQUEST calendar part: a bounce, not an answer.
+    ['a report that returns the invitation (Symantec Mail Security)', 'bounce-dsn-invitation.eml'],
+  ])("mark the invitee's message failed with the reason, and stop the team's mail to that address: %s", async (_kind, file) => {
     const inv = await invite();
     await waitFor(async () => ((await inviteesOf(inv.evt))[0].last_delivery as { status: string }).status === 'sent' || undefined, { what: 'the invitation sent' });
-    const raw = fixture('bounce-dsn.eml', { REPLY_ADDRESS: inv.replyAddress, ATTENDEE_EMAIL: inv.email, ATTENDEE_NAME: 'Robin Guest', UID: `evt_${inv.evt.uid}@h`, SEQUENCE: '0' });
+    const raw = fixture(file, { REPLY_ADDRESS: inv.replyAddress, ATTENDEE_EMAIL: inv.email, ATTENDEE_NAME: 'Robin Guest', UID: `evt_${inv.evt.uid}@h`, SEQUENCE: '0' });
     expect((await deliver(inv.replyAddress, raw, '')).ok).toBe(true);
     const failed = await waitFor(async () => {
       const [i] = await inviteesOf(inv.evt);
@@ -251,5 +255,6 @@ describe('bounces', () => {
     const suppressed = await team.api.get(`/api/mail-suppressions?email=${encodeURIComponent(inv.email)}`);
     expect(suppressed.status).toBe(200);
     expect(JSON.stringify(suppressed.body)).toContain('5.1.1');
+    expect(failed.response).toBeNull();
   });
 });
