@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { parse as parseCookies } from 'cookie';
-import { langParam, type Locale, pageLocale } from '../public/i18n';
+import type { Locale } from '../../../shared/i18n/translations';
+import { langOf, pageLocale } from '../public/i18n';
 
 /**
  * What the services behind the public pages need of a request, read at the HTTP edge so
@@ -14,35 +15,45 @@ export interface Visitor {
   readonly userAgent: string;
   /** The Referer header, as sent. */
   readonly referrer: string | undefined;
-  /** `lang=…` when the address asked for one of our languages, else empty (see langParam). */
+  /** `lang=…` when the address asked for one of our languages, else empty (as langParam). */
   readonly lang: string;
   /** The pages' language for a calendar whose own is this: `?lang=`, Accept-Language, the calendar's, English. */
   locale(calendarLocale?: string | null): Locale;
 }
 
-/** One per request, however many times a handler asks. */
-const visitors = new WeakMap<Request, Visitor>();
+/** Where a request keeps its Visitor: one per request, however many times a handler asks. */
+const VISITOR = Symbol('visitor');
 
 export function visitorOf(req: Request): Visitor {
-  let visitor = visitors.get(req);
-  if (!visitor) {
-    visitor = readVisitor(req);
-    visitors.set(req, visitor);
-  }
-  return visitor;
+  const holder = req as Request & { [VISITOR]?: Visitor };
+  return (holder[VISITOR] ??= new RequestVisitor(req));
 }
 
-function readVisitor(req: Request): Visitor {
-  let cookies: Record<string, string | undefined> | undefined;
-  return {
-    query: req.query as Record<string, unknown>,
-    get cookies() {
-      cookies ??= req.headers.cookie ? parseCookies(req.headers.cookie) : {};
-      return cookies;
-    },
-    userAgent: req.headers['user-agent'] ?? '',
-    referrer: req.headers.referer,
-    lang: langParam(req),
-    locale: (calendarLocale) => pageLocale(req, calendarLocale),
-  };
+/** A plain class (no closures, no WeakMap): made on the hot path of every public page. */
+class RequestVisitor implements Visitor {
+  readonly query: Readonly<Record<string, unknown>>;
+  readonly userAgent: string;
+  readonly referrer: string | undefined;
+  private parsedCookies: Record<string, string | undefined> | undefined;
+
+  constructor(private readonly req: Request) {
+    // Express parses the query string at each read of req.query: once here.
+    this.query = req.query as Record<string, unknown>;
+    this.userAgent = req.headers['user-agent'] ?? '';
+    this.referrer = req.headers.referer;
+  }
+
+  get cookies(): Readonly<Record<string, string | undefined>> {
+    const header = this.req.headers.cookie;
+    this.parsedCookies ??= header ? parseCookies(header) : {};
+    return this.parsedCookies;
+  }
+
+  get lang(): string {
+    return langOf(this.query);
+  }
+
+  locale(calendarLocale?: string | null): Locale {
+    return pageLocale(this.req, calendarLocale);
+  }
 }

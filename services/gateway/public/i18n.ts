@@ -40,7 +40,10 @@ export function pageLocale(req: Request, calendarLocale?: string | null): Locale
  * links and form, so that what follows (the next page, the answer and its emails) keeps the
  * language the visitor chose.
  */
-export const langParam = (req: Request): string => (isLocale(req.query.lang) ? `lang=${req.query.lang}` : '');
+export const langParam = (req: Request): string => langOf(req.query);
+
+/** langParam of a query already read. */
+export const langOf = (query: Readonly<Record<string, unknown>>): string => (isLocale(query.lang) ? `lang=${query.lang}` : '');
 
 /** A query (`?…` or empty) with `param` (`name=value`, or empty for none) added. */
 export const withParam = (query: string, param: string): string => (param ? `${query}${query ? '&' : '?'}${param}` : query);
