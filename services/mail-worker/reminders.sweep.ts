@@ -8,18 +8,25 @@ import { unsubscribeUrl } from '../../shared/links/signatures';
 import type { Logger } from '../../shared/logging/logger';
 import { applyMailQuota } from '../../shared/mail/mail-quota';
 import { isPublished, type MailCalendarRow, type MailEventRow, type NewDelivery, type Producers, queueDeliveries } from '../../shared/mail/queue-mail';
-import { dueReminders, nextReminder, type Occurrence, type ReminderEvent, storeNextReminder } from '../../shared/mail/reminders';
+import { dueReminders, nextReminder, type Occurrence, type ReminderEvent, reminderColumns, storeNextReminder } from '../../shared/mail/reminders';
+import { queueReminder, type ReminderJob, reminderJob } from '../../shared/queues/reminder.job';
+import { closeRedis, createRedis } from '../../shared/queues/redis';
+import { createWorker, type WorkerDefinition } from '../../shared/queues/worker';
 import { mailJob } from '../../shared/queues/mail.job';
 import { type JobContract, Producer } from '../../shared/queues/queues';
 import { isRedisUnavailableError } from '../../shared/queues/redis';
 import type { WorkerContext } from '../../shared/queues/worker';
 
 /**
- * The reminder sweep: every REMINDER_SWEEP_MS each mail worker reads the events whose next
- * reminder is due (events.next_reminder_at, through its partial index: the cost is the due
- * rows', not the table's), and handles each in one transaction of its own, holding the
- * event row (SKIP LOCKED: workers sweeping at once share the rows, and an event being
- * changed is left for the next sweep):
+ * Email reminders. An event's next reminder is stored on its row (events.next_reminder_at)
+ * and queued as a BullMQ job delayed until it is due (reminder.job.ts), by the gateway when
+ * the event is made or changed and here after each reminder. When the job comes due, the
+ * reminders queue's worker handles that event; every REMINDER_SWEEP_MS each mail worker
+ * also sweeps the events whose next reminder is due (through the partial index on
+ * next_reminder_at: the cost is the due rows', not the table's), which sends any reminder
+ * whose job never came (it could not be queued, or was lost with Redis). Either way an
+ * event is handled in one transaction of its own, holding the event row (SKIP LOCKED:
+ * workers at once share the rows, and an event being changed is left for later):
  *
  * - one delivery row per recipient for (event, address, occurrence, offset), unique, so a
  *   sweep run again (a worker killed before its commit, two workers) makes none twice;
@@ -27,8 +34,9 @@ import type { WorkerContext } from '../../shared/queues/worker';
  *   commit: Redis away → nothing stored, the event stays due);
  * - the event's next reminder, stored in its place.
  *
- * The schedule lives in Postgres alone, so Redis losing everything loses no reminder not
- * yet queued, and any worker's next sweep takes over from one that died.
+ * The row is the schedule and the job only the alarm: a job whose event moved, was deleted
+ * or was already reminded finds nothing due and does nothing; Redis losing everything loses
+ * no reminder not yet queued, and any worker's next sweep takes over from one that died.
  */
 
 interface DueRow extends MailEventRow, ReminderEvent {
@@ -54,6 +62,15 @@ interface SweepDeps {
   clock: Clock;
   queues: Producers;
   logger: Logger;
+  /** Where each event's next reminder is queued as a delayed job. */
+  reminders: Pick<Producer<ReminderJob>, 'add'>;
+}
+
+/** One event's due reminders in a transaction of its own, then its next one queued as a job; null when not due (or held). */
+async function remindEvent(deps: SweepDeps, id: number, now: Date): Promise<Reminded | null> {
+  const done = await deps.db.transaction((trx) => remindOne(trx, deps, id, now));
+  if (done) await queueReminder(deps.reminders, done.event, deps.clock.now().getTime(), deps.logger);
+  return done;
 }
 
 interface SweepResult {
@@ -96,8 +113,14 @@ async function insertReminderDeliveries(trx: Knex, e: DueRow, occurrenceMs: numb
   return rows as NewDelivery[];
 }
 
+/** What remindOne did: messages queued, and the event's next reminder now stored. */
+interface Reminded {
+  queued: number;
+  event: { uid: string; next_reminder_at: string | null };
+}
+
 /** One due event, in the caller's transaction; null when another worker holds it or it is no longer due. */
-async function remindOne(trx: Knex, deps: SweepDeps, id: number, now: Date): Promise<number | null> {
+async function remindOne(trx: Knex, deps: SweepDeps, id: number, now: Date): Promise<Reminded | null> {
   const { rows } = await trx.raw(
     `SELECT ${EVENT_FIELDS.join(', ')}, c.team_id AS c_team_id, c.name AS c_name, c.organizer_name AS c_organizer_name, c.organizer_email AS c_organizer_email, c.locale AS c_locale, c.deleted_at AS c_deleted_at
        FROM events e JOIN calendars c ON c.id = e.calendar_id
@@ -110,15 +133,16 @@ async function remindOne(trx: Knex, deps: SweepDeps, id: number, now: Date): Pro
   // Gone, or in a calendar that went with its team: no more reminders.
   if (e.deleted_at !== null || e.c_deleted_at !== null) {
     await storeNextReminder(trx, e.id, null);
-    return 0;
+    return { queued: 0, event: { uid: e.uid, next_reminder_at: null } };
   }
   let queued = 0;
   // A draft, pending or rejected event has no page to remind anyone of: its reminders pass.
   const due = isPublished(e) ? dueReminders(e, pgTimestampToMillis(e.next_reminder_at), now.getTime()) : [];
   const calendar: MailCalendarRow = { team_id: e.c_team_id, name: e.c_name, organizer_name: e.c_organizer_name, organizer_email: e.c_organizer_email, locale: e.c_locale };
   for (const { occurrence, minutes } of due) queued += await remind(trx, deps, { event: e, calendar }, occurrence, minutes, now);
-  await storeNextReminder(trx, e.id, nextReminder(e, now.getTime()));
-  return queued;
+  const next = nextReminder(e, now.getTime());
+  await storeNextReminder(trx, e.id, next);
+  return { queued, event: { uid: e.uid, next_reminder_at: reminderColumns(next).next_reminder_at } };
 }
 
 async function remind(trx: Knex, deps: SweepDeps, found: { event: DueRow; calendar: MailCalendarRow }, occurrence: Occurrence, minutes: number, now: Date): Promise<number> {
@@ -147,10 +171,10 @@ async function sweepReminders(deps: SweepDeps): Promise<SweepResult> {
   const result: SweepResult = { events: 0, messages: 0 };
   for (const { id } of rows as Array<{ id: number }>) {
     try {
-      const queued = await deps.db.transaction((trx) => remindOne(trx, deps, id, now));
-      if (queued === null) continue;
+      const done = await remindEvent(deps, id, now);
+      if (done === null) continue;
       result.events++;
-      result.messages += queued;
+      result.messages += done.queued;
     } catch (err) {
       // Redis or Postgres away: the rest waits for the next sweep too (nothing was stored).
       if (isDbUnavailableError(err) || isRedisUnavailableError(err) || (err instanceof AppError && err.status === 503)) throw err;
@@ -160,13 +184,37 @@ async function sweepReminders(deps: SweepDeps): Promise<SweepResult> {
   return result;
 }
 
+/**
+ * The reminders queue's worker: each job is one event's next reminder, due now. It runs
+ * that event as the sweep does (remindOne, in a transaction holding the row), so a job
+ * whose event has moved, been deleted or been reminded by the sweep already finds nothing
+ * due and does nothing; it then queues the event's next reminder.
+ */
+function reminderWorker(deps: SweepDeps): WorkerDefinition<ReminderJob, { event: string; messages: number } | null> {
+  return {
+    contract: reminderJob,
+    concurrency: 4,
+    process: async (job) => {
+      const row: { id: number } | undefined = await deps.db('events').first('id').where({ uid: job.data.event });
+      if (!row) return null;
+      const done = await remindEvent(deps, row.id, deps.clock.now());
+      return done && { event: job.data.event, messages: done.queued };
+    },
+  };
+}
+
 interface ReminderSweeper {
   /** One sweep now (tests; the timer's runs never overlap with it). */
   sweep(): Promise<SweepResult>;
   stop(): Promise<void>;
 }
 
-/** The sweep on its timer (REMINDER_SWEEP_MS; 0: none in this process), with its own producer of mail jobs. */
+/**
+ * Reminders in this process: the reminders queue's worker, which sends each event's reminder
+ * when its delayed job comes due, and the sweep on its timer (REMINDER_SWEEP_MS; 0: none in
+ * this process), the safety net that sends what no job did (one that could not be queued,
+ * or lost with Redis). Each has its own producers.
+ */
 export function startReminderSweeper(ctx: WorkerContext): ReminderSweeper {
   const { config, logger } = ctx;
   const producer = new Producer(mailJob, ctx.redis, config.queuePrefix, logger, deploymentOf(ctx.db));
@@ -176,7 +224,12 @@ export function startReminderSweeper(ctx: WorkerContext): ReminderSweeper {
       return producer as unknown as Producer<T>;
     },
   };
-  const deps: SweepDeps = { db: ctx.db, config, clock: ctx.clock, queues, logger };
+  const reminders = new Producer(reminderJob, ctx.redis, config.queuePrefix, logger, deploymentOf(ctx.db));
+  const deps: SweepDeps = { db: ctx.db, config, clock: ctx.clock, queues, logger, reminders };
+  // The jobs of reminders due now, on a connection of their own (a worker's blocks).
+  const connection = createRedis(config.redis, 'worker');
+  connection.on('error', (err) => logger.debug({ err: err.message }, 'redis (reminders) connection error'));
+  const worker = createWorker(reminderWorker(deps), ctx, connection);
   let running: Promise<SweepResult> | null = null;
   const sweep = (): Promise<SweepResult> => {
     running ??= sweepReminders(deps).finally(() => {
@@ -197,8 +250,10 @@ export function startReminderSweeper(ctx: WorkerContext): ReminderSweeper {
     sweep,
     async stop() {
       if (timer) clearInterval(timer);
+      await worker.close();
       await running?.catch(() => undefined);
-      await producer.close();
+      await Promise.all([producer.close(), reminders.close()]);
+      await closeRedis(connection);
     },
   };
 }

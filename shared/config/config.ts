@@ -191,7 +191,7 @@ const schema = Joi.object({
   TEAM_PURGE_DELAY_MINUTES: Joi.number().integer().min(0).max(43_200).default(60),
   EXTRACTION_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(30),
   DELIVERY_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(365),
-  REMINDER_SWEEP_MS: Joi.number().integer().min(0).max(3_600_000).default(15_000),
+  REMINDER_SWEEP_MS: Joi.number().integer().min(0).max(3_600_000).default(60_000),
   REMINDER_SWEEP_BATCH: Joi.number().integer().min(1).max(10_000).default(200),
   EXTRACT_LLM_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   EXTRACT_LLM_MODEL: Joi.string().max(200).default('gpt-4o-mini'),

@@ -17,6 +17,7 @@ export const QUEUES = {
   webhooks: 'webhooks',
   inboundReplies: 'inbound-replies',
   accountEmails: 'account-emails',
+  reminders: 'reminders',
 } as const;
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

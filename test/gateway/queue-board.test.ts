@@ -27,7 +27,7 @@ describe('the queue dashboard', () => {
     const api = await fetch(`${gw.baseUrl}/admin/queues/api/queues`, { headers: { Authorization: `Bearer ${ADMIN}` } });
     expect(api.status).toBe(200);
     const names = ((await api.json()) as { queues: Array<{ name: string }> }).queues.map((q) => q.name).sort();
-    expect(names).toEqual(['account-emails', 'emails', 'extractions', 'inbound-replies', 'smart-link-submissions', 'webhooks']);
+    expect(names).toEqual(['account-emails', 'emails', 'extractions', 'inbound-replies', 'reminders', 'smart-link-submissions', 'webhooks']);
   });
 
   it('is not there without ADMIN_TOKEN', async () => {

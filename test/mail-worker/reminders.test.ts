@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import type { MailJob } from '../../shared/queues/mail.job';
+import type { ReminderJob } from '../../shared/queues/reminder.job';
 import { closeRedis, createRedis } from '../../shared/queues/redis';
 import type { MailOutcome } from '../../services/mail-worker/mail.processor';
 import { mailWorker } from '../../services/mail-worker/mail.worker';
@@ -32,6 +33,7 @@ let cal: { public_id: string };
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 const queueRedis = createRedis(process.env.TEST_REDIS_URL as string, 'worker');
 const queue = new Queue<MailJob>('emails', { connection: queueRedis, prefix });
+const reminderQueue = new Queue<ReminderJob>('reminders', { connection: queueRedis, prefix });
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -54,6 +56,8 @@ afterAll(async () => {
   await worker.close();
   await queue.obliterate({ force: true });
   await queue.close();
+  await reminderQueue.obliterate({ force: true });
+  await reminderQueue.close();
   await closeRedis(queueRedis);
   await gw.close();
   await sink.close();
@@ -187,6 +191,43 @@ describe('email reminders', () => {
     at(MINUTE + 5000);
     await sweepAndDeliver(early, 1);
     await waitFor(() => remindersTo('early.r2@example.test').length === 1, { what: 'the reminder of the event moved earlier' });
+  });
+
+  it("is sent when its delayed job comes due, with no sweep; a moved event's old job and a deleted event's do nothing", async () => {
+    // The job the gateway queued for the event's reminder due at T0 + ms (named by uid and time).
+    const jobAt = (evt: Evt, ms: number) => waitFor(() => reminderQueue.getJob(`reminder-${evt.uid}-${T0 + ms}`), { what: `the reminder job due at T0 + ${ms} ms` });
+    /** Promotes the delayed job (it comes due now, as BullMQ would at its time) and waits until it is done with. */
+    const due = async (evt: Evt, ms: number) => {
+      const job = await jobAt(evt, ms);
+      expect(await job.getState()).toBe('delayed');
+      await job.promote();
+      await waitFor(async () => (await reminderQueue.getJob(job.id as string)) === undefined, { what: 'the job to be done with' });
+    };
+    at(0);
+    const evt = await newEvent({ title: 'By job', email_reminders: [60] });
+    await invite(evt, ['job.r7@example.test']);
+    // Moved two hours later: a job for the new time beside the old one.
+    expect((await team.api.put(`${eventsPath()}/${evt.public_id}`, { title: 'By job', timezone: 'UTC', date_start: iso(3 * HOUR), date_end: iso(4 * HOUR) })).status).toBe(200);
+    at(MINUTE + 5000);
+    await due(evt, MINUTE);
+    expect(await reminderRows(evt)).toEqual([]);
+    at(2 * HOUR + 5000);
+    await due(evt, 2 * HOUR);
+    await waitFor(() => remindersTo('job.r7@example.test').length === 1, { what: 'the reminder, sent by its job' });
+    const rows = await reminderRows(evt);
+    expect(rows.map((r) => [r.email, new Date(r.occurrence_at).getTime()])).toEqual([['job.r7@example.test', T0 + 3 * HOUR]]);
+    // A sweep after the job finds nothing more to send.
+    await sweeper.sweep();
+    expect(await reminderRows(evt)).toHaveLength(1);
+
+    // Deleted before its reminder: its job, come due, sends nothing.
+    at(0);
+    const gone = await newEvent({ title: 'Gone', email_reminders: [60] });
+    await invite(gone, ['gone.r7@example.test']);
+    expect((await team.api.delete(`${eventsPath()}/${gone.public_id}`)).status).toBe(200);
+    at(MINUTE + 5000);
+    await due(gone, MINUTE);
+    expect(await reminderRows(gone)).toEqual([]);
   });
 
   it('a deleted event reminds no one', async () => {

@@ -10,6 +10,7 @@ import type { Knex } from '../../../shared/db/knex';
 import { notFound, validationFailed } from '../../../shared/errors/app-error';
 import { newUid, uidFromPublicId } from '../../../shared/ids/ids';
 import { nextReminder, normalizeReminders, reminderColumns, scheduleFrom, storeNextReminder } from '../../../shared/mail/reminders';
+import { queueReminder, reminderJob } from '../../../shared/queues/reminder.job';
 import { eventLimitErrorFrom, periodOf, usageKey } from '../../../shared/usage/event-limit';
 import { findCalendar, insertCalendar, oldestCalendar } from '../calendars/calendars.repository';
 import { shortLinkTaken } from '../calendars/calendars.service';
@@ -23,7 +24,7 @@ import { hashAccessCode, verifyAccessCode } from './access-code';
 import { findEvent, insertEventTakingSlot, listEvents as listEventRows, softDeleteEvent, updateEvent as updateEventRow } from './events.repository';
 import type { EventInput, ListEventsQuery, SimpleEventInput } from './events.schemas';
 
-type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches' | 'config' | 'queues' | 'counters'>;
+type EventsDeps = Pick<AppContext, 'db' | 'clock' | 'caches' | 'config' | 'queues' | 'counters' | 'logger'>;
 
 const OPTIONAL_TEXT = ['internal_name', 'location', 'series_title', 'location_url', 'image_url', 'recurrence_rule'] as const;
 
@@ -144,6 +145,7 @@ async function insertNewEvent(
     const { counted, listening: _listening, ...created } = inserted;
     if (!counted) deps.counters.eventsCreated.add(usageKey(teamId, period));
     await deps.caches.invalidate({ kind: 'calendar-events', id: created.calendar.id });
+    await planReminder(deps, created.event);
     return created;
   } catch (err) {
     if (isShortLinkConflict(err)) throw shortLinkTaken();
@@ -298,8 +300,13 @@ export async function updateEvent(
     return found;
   });
   await deps.caches.invalidate({ kind: 'event', uid: updated.event.uid }, { kind: 'calendar-events', id: updated.calendar.id });
+  await planReminder(deps, updated.event);
   return updated;
 }
+
+/** The event's next reminder (if it has one) as a job due when it is, once the change is committed (see queueReminder). */
+const planReminder = (deps: EventsDeps, event: { uid: string; next_reminder_at: string | null }) =>
+  queueReminder(deps.queues.producer(reminderJob), event, deps.clock.now().getTime(), deps.logger);
 
 /**
  * Approval of events from smart links that require it: pending (and rejected) events stay

@@ -281,6 +281,7 @@ function Analytics({ evt }: { evt: string }) {
         <>
           <p class="totals">
             {data.data.meta.totals.views} views · {data.data.meta.totals.adds} adds to calendars · {data.data.meta.totals.feed_fetches} feed fetches · {data.data.meta.totals.rsvps} RSVPs
+            {data.data.meta.totals.submissions ? ` · ${data.data.meta.totals.submissions} smart-link submissions` : null}
           </p>
           <Chart rows={data.data.data} range={data.data.meta} />
           <ByPlatform evt={evt} />
