@@ -270,6 +270,10 @@ describe('email reminders', () => {
     await sweepAndDeliver(evt, 2);
     await waitFor(() => remindersTo('una.r5@example.test').length === 1, { what: 'the first reminder' });
     expect(await gw.db('events').where({ uid: evt.uid }).first('next_reminder_at')).toEqual({ next_reminder_at: expect.anything() });
+    // Only the next occurrence's reminder is scheduled, as a job delayed until it is due.
+    const nextJob = await reminderQueue.getJob(`reminder-${evt.uid}-${T0 + DAY + MINUTE}`);
+    expect([await nextJob?.getState(), nextJob?.data.event]).toEqual(['delayed', evt.uid]);
+    expect(await reminderQueue.getJob(`reminder-${evt.uid}-${T0 + 2 * DAY + MINUTE}`)).toBeUndefined();
 
     at(DAY + MINUTE + 5000);
     await sweepAndDeliver(evt, 4);
