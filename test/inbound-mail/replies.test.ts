@@ -137,7 +137,8 @@ describe('answers from calendar apps', () => {
     { what: 'Thunderbird says maybe', file: 'thunderbird-tentative.eml', expected: 'tentative' },
     { what: 'Apple Calendar accepts (METHOD only in the body, no method= parameter)', file: 'apple-accept.eml', expected: 'accepted' },
     { what: 'Google Calendar accepts', file: 'gmail-reply.eml', values: { PARTSTAT: 'ACCEPTED' }, expected: 'accepted' },
-    { what: 'Outlook declines (base64, no ORGANIZER line)', file: 'outlook-reply.eml', values: { PARTSTAT: 'DECLINED' }, expected: 'declined' },
+    { what: 'Outlook accepts (base64, no ORGANIZER line)', file: 'outlook-reply.eml', values: { PARTSTAT: 'ACCEPTED' }, expected: 'accepted' },
+    { what: 'Outlook declines', file: 'outlook-reply.eml', values: { PARTSTAT: 'DECLINED' }, expected: 'declined' },
     { what: 'a reply with METHOD only in the Content-Type', file: 'method-in-content-type-only.eml', expected: 'accepted' },
     {
       what: "a delegation: the delegate's answer stands for the invitee",
