@@ -27,6 +27,7 @@ const DIMENSION_CHARS = 100;
  */
 const DISTINCT_PER_HOUR = 5000;
 const OTHER = '(other)';
+const DAY_MS = 86_400_000;
 /** User-Agents whose bot test is remembered. */
 const KNOWN_AGENTS = 2000;
 
@@ -52,6 +53,8 @@ export class Analytics {
   private readonly counts: BatchedCounter<string>;
   private readonly seen = new Set<string>();
   private readonly bots = new Map<string, boolean>();
+  private dayStart = Number.NEGATIVE_INFINITY;
+  private day = '';
   private seenHour = -1;
 
   constructor(
@@ -86,9 +89,19 @@ export class Analytics {
   }
 
   private add(visitor: Who, target: Target, metric: Metric, detail: string, dims: string[]): void {
-    const day = this.clock.now().toISOString().slice(0, 10);
+    const day = this.today();
     const bot = this.isBot(visitor.userAgent);
     this.counts.add(JSON.stringify([day, target.teamId, target.calendarId, target.eventId ?? 0, metric, detail, bot, ...dims]));
+  }
+
+  /** The UTC day (YYYY-MM-DD) counts go under, made once a day rather than on every request. */
+  private today(): string {
+    const now = this.clock.now().getTime();
+    if (now < this.dayStart || now >= this.dayStart + DAY_MS) {
+      this.dayStart = now - (now % DAY_MS);
+      this.day = new Date(this.dayStart).toISOString().slice(0, 10);
+    }
+    return this.day;
   }
 
   /** isbot's answer, remembered per User-Agent (a few hundred browsers send most requests; its pattern is long). */
