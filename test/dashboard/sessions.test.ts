@@ -308,6 +308,8 @@ describe('with SIGNUP=closed', () => {
     expect((await closed.anon.get('/api/auth/options')).body.data).toEqual({ signup: 'closed', password_sign_in: true });
     const signUp = await closed.anon.post('/api/auth/sign-up', { email: address('new'), name: 'New', team_name: 'New team' });
     expect([signUp.status, signUp.body.message]).toEqual([403, 'Sign-up is closed here: ask a team’s admin to invite you.']);
+    // Refused before the sign-in limits count it: the client spent no attempt.
+    expect(signUp.headers.get('x-ratelimit-remaining')).toBeNull();
     const owner = await closed.newTeam();
     const invite = await owner.api.post('/api/members', { email: address('invitee'), name: 'Ivy', role: 'member' });
     expect([invite.status, invite.body.message]).toEqual([403, 'Invitations are turned off here (SIGNUP=closed): the operator adds people.']);

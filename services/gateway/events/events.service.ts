@@ -305,8 +305,9 @@ export async function updateEvent(
 }
 
 /** The event's next reminder (if it has one) as a job due when it is, once the change is committed (see queueReminder). */
-const planReminder = (deps: EventsDeps, event: { uid: string; next_reminder_at: string | null }) =>
-  queueReminder(deps.queues.producer(reminderJob), event, deps.clock.now().getTime(), deps.logger);
+const planReminder = async (deps: EventsDeps, event: { uid: string; next_reminder_at: string | null }) => {
+  if (event.next_reminder_at !== null) await queueReminder(deps.queues.producer(reminderJob), event, deps.clock.now().getTime(), deps.logger);
+};
 
 /**
  * Approval of events from smart links that require it: pending (and rejected) events stay
@@ -365,11 +366,6 @@ const storableInstant = (dt: DateTime) => dt.isValid && dt.year >= 1 && dt.toMil
 /** The events listing: by start, then id. */
 export const EVENTS = new Listing<[string, number]>('events', (v): v is [string, number] => v.length === 2 && typeof v[0] === 'string' && isRowId(v[1]) && storableInstant(DateTime.fromSQL(v[0])));
 
-function decodeEventCursor(appKey: string, cursor: string): { dateStart: string; id: number } {
-  const [dateStart, id] = EVENTS.after(appKey, cursor) as [string, number];
-  return { dateStart, id };
-}
-
 const filterInstant = (value: string | undefined) => {
   if (value === undefined) return undefined;
   const parsed = parseDateInput(value);
@@ -378,7 +374,8 @@ const filterInstant = (value: string | undefined) => {
 };
 
 export async function listEvents(deps: EventsDeps, teamId: number, query: ListEventsQuery, calPublicId?: string): Promise<EventPage> {
-  const after = query.cursor ? decodeEventCursor(deps.config.appKey, query.cursor) : undefined;
+  const key = EVENTS.after(deps.config.appKey, query.cursor);
+  const after = key && { dateStart: key[0], id: key[1] };
   let calendarId: number | undefined;
   const calendarRef = calPublicId ?? query.calendar;
   if (calendarRef !== undefined) {

@@ -125,8 +125,7 @@ export function sessionRoutes(ctx: AppContext): RouteSpec[] {
       body: Joi.object({ email: email.required(), name: Joi.string().trim().min(1).max(255).required(), team_name: Joi.string().trim().min(1).max(255).required() }),
       responses: { 202: { description: 'Sent', body: sent }, ...errors(400, 403, 413, 415, 422, 429, 503) },
       handler: async ({ body }, req, res) => {
-        await takeAttempt(req, res, body.email);
-        await requestSignUp(ctx, body, req.id);
+        await requestSignUp(ctx, body, req.id, () => takeAttempt(req, res, body.email));
         return { status: 202, body: { data: { sent: true } } };
       },
     }),

@@ -48,10 +48,17 @@ export async function requestSignInLink(deps: Deps, email: string, requestId: st
 /**
  * Emails a link that makes the team and its owner when used (so nobody takes an address
  * they cannot read); an address with an account gets a sign-in link instead, alike to the
- * caller. Only while SIGNUP is open.
+ * caller. Only while SIGNUP is open: a closed sign-up is refused before `beforeSend` (the
+ * caller's attempt limit) runs, so it costs the client no attempt.
  */
-export async function requestSignUp(deps: Deps, input: { email: string; name: string; team_name: string }, requestId: string): Promise<void> {
+export async function requestSignUp(
+  deps: Deps,
+  input: { email: string; name: string; team_name: string },
+  requestId: string,
+  beforeSend: () => Promise<void>,
+): Promise<void> {
   if (deps.config.signup !== 'open') throw forbidden('Sign-up is closed here: ask a team’s admin to invite you.');
+  await beforeSend();
   const user = await findUserByEmail(deps.db, input.email);
   const signUp: SignUpDetails = { name: input.name, team_name: input.team_name };
   await sendLink(deps, user ? { purpose: 'sign_in', email: user.email, userId: user.id } : { purpose: 'sign_up', email: input.email, signUp }, requestId);
