@@ -13,8 +13,11 @@ interface ServiceSpec {
 export const SERVICES: ServiceSpec[] = [
   // A larger young generation: the gateway makes many short-lived objects per request, and
   // fewer scavenges raise submissions/s and lower p99 at /s/{key} (`npm run bench -- ingest`;
-  // 64 MB doubles the young generation for little more).
-  { name: 'gateway', entry: 'gateway/main.js', nodeFlags: ['--max-semi-space-size=32'] },
+  // 64 MB doubles the young generation for little more). The old generation is collected
+  // once it doubles since the last full collection, instead of letting it grow up to four
+  // times: under load, requests promoted while in flight otherwise pile up as garbage
+  // (docs/operations.md, "Gateway memory").
+  { name: 'gateway', entry: 'gateway/main.js', nodeFlags: ['--max-semi-space-size=32', '--heap-growing-percent=100'] },
   { name: 'smart-link-worker', entry: 'smart-link-worker/main.js', nodeFlags: [] },
   { name: 'extraction-worker', entry: 'extraction-worker/main.js', nodeFlags: [] },
   { name: 'mail-worker', entry: 'mail-worker/main.js', nodeFlags: [] },
