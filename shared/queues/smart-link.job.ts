@@ -87,11 +87,22 @@ export function submissionsOf(data: SmartLinkJob): SmartLinkSubmission[] {
  * same wall time. A value Postgres would refuse must fail its own job here, not the batch
  * it would be written with.
  */
-const INSTANT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d{1,3})?Z$/;
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,3})?Z$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+/**
+ * Checked field by field (every job's four instants, on the busiest queue): the same
+ * answer as reading it with Date and back, without making two Dates and a string.
+ */
 const isInstant = (value: string) => {
   const m = INSTANT.exec(value);
-  const ms = m ? Date.parse(value) : NaN;
-  return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith((m as RegExpExecArray)[1]);
+  if (!m) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  if (day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1])) return false;
+  return Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60;
 };
 
 /** Text the gateway has checked against its limits in characters (code points, as JSON Schema counts them). */
