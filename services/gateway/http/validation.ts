@@ -4,6 +4,7 @@ import { checkRrule } from '../../../shared/calendar/recurrence';
 import { canonicalTimeZone } from '../../../shared/calendar/time-zones';
 import { type FieldErrors, mergeFieldErrors, validationFailed } from '../../../shared/errors/app-error';
 import { type IdPrefix, UID_PATTERN } from '../../../shared/ids/ids';
+import { compileFastPath, DEFER } from './joi-fast-path';
 import { label, text } from './text';
 
 /**
@@ -241,6 +242,18 @@ function withOptions(schema: Joi.Schema): Joi.Schema {
   return ready;
 }
 
+// Each object schema's fast path for input it accepts (null: joi alone; see joi-fast-path.ts).
+const fastPaths = new WeakMap<Joi.Schema, ReturnType<typeof compileFastPath>>();
+
+function fastPathOf(schema: Joi.Schema): ReturnType<typeof compileFastPath> {
+  let fast = fastPaths.get(schema);
+  if (fast === undefined) {
+    fast = compileFastPath(schema, OPTIONS);
+    fastPaths.set(schema, fast);
+  }
+  return fast;
+}
+
 export function validatePart<T>(schema: Joi.Schema | undefined, input: unknown): Validated<T> {
   if (!schema) return { value: input as T, errors: {} };
   if (isEmptyObject(input)) {
@@ -254,6 +267,11 @@ export function validatePart<T>(schema: Joi.Schema | undefined, input: unknown):
   }
   const oversized = oversizedArrays(schema, input);
   if (Object.keys(oversized).length) return { value: input as T, errors: oversized };
+  const fast = fastPathOf(schema)?.(input) ?? DEFER;
+  if (fast !== DEFER) {
+    const nulls = nullCharacterErrors(schema, input);
+    if (!Object.keys(nulls).length) return { value: fast as T, errors: nulls };
+  }
   const { value, error } = withOptions(schema).validate(input);
   return { value: value as T, errors: mergeFieldErrors(toFieldErrors(error, schema), nullCharacterErrors(schema, input)) };
 }
