@@ -56,11 +56,13 @@ interface Measured {
 }
 
 /**
- * 100 connections posting forms for DURATION seconds. `ours`: the pids of what is measured
+ * 100 connections posting forms for DURATION seconds, reading the submission id from every
+ * answer (the baselines answer one too): the load generator shares the two cores with what
+ * it measures, so it does the same work per answer in every run. `ours`: the pids of what is measured
  * (server processes, their Postgres backends…); with this process they are told apart from
  * the rest of the machine's load.
  */
-async function flood(url: string, collectIds: boolean, ours: () => Promise<number[]> = async () => []): Promise<Measured> {
+async function flood(url: string, ours: () => Promise<number[]> = async () => []): Promise<Measured> {
   const others = othersMeter(async () => [process.pid, ...(await ours())]);
   await others.start();
   const ids: string[] = [];
@@ -72,13 +74,11 @@ async function flood(url: string, collectIds: boolean, ours: () => Promise<numbe
     duration: DURATION,
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     requests: [{ setupRequest: (req: { body?: string }) => ({ ...req, body: formBody(formsSent++) }) } as never],
-    setupClient: collectIds
-      ? (client: { on(event: 'body', fn: (body: Buffer) => void): void }) =>
-          client.on('body', (body: Buffer) => {
-            const id = /"id":"(sls_[0-9A-Za-z]+)"/.exec(body.toString())?.[1];
-            if (id) ids.push(id);
-          })
-      : undefined,
+    setupClient: (client: { on(event: 'body', fn: (body: Buffer) => void): void }) =>
+      client.on('body', (body: Buffer) => {
+        const id = /"id":"((?:sls|sub)_[0-9A-Za-z]+)"/.exec(body.toString())?.[1];
+        if (id) ids.push(id);
+      }),
   } as autocannon.Options);
   (instance as unknown as NodeJS.EventEmitter).on('response', (_c: unknown, status: number) => {
     statusCounts[status] = (statusCounts[status] ?? 0) + 1;
@@ -176,8 +176,8 @@ async function smartLinkPath(gatewayUrl: string, token: string): Promise<string>
 async function baseline(file: string): Promise<Measured> {
   const proc = await startProcess([path.join(DIST, 'bench/baselines', file)], {});
   try {
-    await flood(`${proc.url}/s/baseline`, false);
-    const measured = await flood(`${proc.url}/s/baseline`, false, async () => [proc.child.pid as number]);
+    await flood(`${proc.url}/s/baseline`);
+    const measured = await flood(`${proc.url}/s/baseline`, async () => [proc.child.pid as number]);
     console.error(`bench/ingest, ${file}: ${measured.rps.toFixed(0)} req/s${othersNote(measured)}`);
     return measured;
   } finally {
@@ -201,7 +201,7 @@ async function gatewayAlone(bare: Measured): Promise<{ rows: BenchRow[]; ingestR
     const path_ = await smartLinkPath(gateway.url, team.token);
 
     // warm up, then drop what the warm-up queued so the count below is only the measured run's
-    await flood(gateway.url + path_, false);
+    await flood(gateway.url + path_);
     const redis = new Redis(env.REDIS_URL as string, { maxRetriesPerRequest: null });
     const queue = new Queue('smart-link-submissions', { connection: redis, prefix: '{bench-ingest}' });
     await queue.obliterate({ force: true });
@@ -209,7 +209,7 @@ async function gatewayAlone(bare: Measured): Promise<{ rows: BenchRow[]; ingestR
 
     const gatewayCpu = cpuMeter(async () => [gateway.child.pid as number]);
     await gatewayCpu.start();
-    const ours = await flood(gateway.url + path_, true, async () => [gateway.child.pid as number, ...redisPids]);
+    const ours = await flood(gateway.url + path_, async () => [gateway.child.pid as number, ...redisPids]);
     const cpuSeconds = await gatewayCpu.stop();
     const accepted = acceptedOf('gateway alone', ours);
     await gateway.stop();
@@ -274,12 +274,12 @@ async function oneMachine(bare: Measured): Promise<BenchRow[]> {
     let insert: Measured;
     let insertCpu: { app: number | null; postgres: number | null };
     try {
-      await flood(`${insertProc.url}/s/baseline`, false);
+      await flood(`${insertProc.url}/s/baseline`);
       await db.raw(`TRUNCATE ${table}`);
       const app = cpuMeter(async () => [insertProc.child.pid as number]);
       const postgres = cpuMeter(() => backendPids(db, [BASELINE_APPLICATION]));
       await Promise.all([app.start(), postgres.start()]);
-      insert = await flood(`${insertProc.url}/s/baseline`, false, async () => [insertProc.child.pid as number, ...(await backendPids(db, [BASELINE_APPLICATION]))]);
+      insert = await flood(`${insertProc.url}/s/baseline`, async () => [insertProc.child.pid as number, ...(await backendPids(db, [BASELINE_APPLICATION]))]);
       insertCpu = { app: await app.stop(), postgres: await postgres.stop() };
     } finally {
       await insertProc.stop();
@@ -301,7 +301,7 @@ async function oneMachine(bare: Measured): Promise<BenchRow[]> {
       const warmPath = await smartLinkPath(gateway.url, warmTeam.token);
       const path_ = await smartLinkPath(gateway.url, team.token);
 
-      const warmAccepted = acceptedOf('one machine, warm-up', await flood(gateway.url + warmPath, false));
+      const warmAccepted = acceptedOf('one machine, warm-up', await flood(gateway.url + warmPath));
       const warmed = await eventsReach(db, warmTeam.teamId, warmAccepted, 250);
       if (warmed.events < warmAccepted) throw new Error(`bench/ingest: the warm-up's ${warmAccepted} submissions made ${warmed.events} events`);
 
@@ -316,7 +316,7 @@ async function oneMachine(bare: Measured): Promise<BenchRow[]> {
       await Promise.all(Object.values(meters).map((m) => m.start()));
       const started = performance.now();
       const startedMono = monotonicMicros();
-      const ours = await flood(gateway.url + path_, true, async () => [
+      const ours = await flood(gateway.url + path_, async () => [
         gateway.child.pid as number,
         (worker as Proc).child.pid as number,
         ...redisPids,

@@ -59,7 +59,8 @@ export function resolveEventTimes(input: TimesInput): { times: StoredTimes } | {
   const to = resolveEpochMs(end, input.timezone);
   if (to < from) return { errors: endBeforeStart(startField, endField) };
   if (to > LAST_INSTANT_MS) return { errors: from > LAST_INSTANT_MS ? tooLate(startField) : input.endFromStart ? noRoomForDuration(startField) : tooLate(endField) };
-  return { times: { date_start: iso(from), date_end: iso(to), ends_at: iso(to) } };
+  const endIso = iso(to);
+  return { times: { date_start: iso(from), date_end: endIso, ends_at: endIso } };
 }
 
 function tooLate(field: string): FieldErrors {

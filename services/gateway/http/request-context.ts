@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
-import type { Logger } from '../../../shared/logging/logger';
+import { type Logger, requestLineLogger } from '../../../shared/logging/logger';
 import type { HttpMetrics } from './http-metrics';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -50,14 +50,15 @@ export function beginRequest(logger: Logger, req: IncomingMessage, res: ServerRe
   // Taken now: routers rewrite req.url on the way (a mounted router strips its prefix).
   const path = req.url ?? '';
   const started = process.hrtime.bigint();
+  const lines = requestLineLogger(logger);
   res.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const status = res.statusCode;
     observe(ms / 1000);
     const url = loggedPath(path);
     const line = { reqId: id, method: req.method, url, status, ms: Math.round(ms * 100) / 100 };
-    if (status >= 500) logger.error(line, 'request failed');
-    else logger.info(line, 'request completed');
+    if (status >= 500) lines.error(line, 'request failed');
+    else lines.info(line, 'request completed');
   });
   return id;
 }
