@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { ReplyError } from 'ioredis';
 import { capLine, MAX_LINE_BYTES, serializeError } from '../../shared/logging/logger';
+import { ROOT } from '../helpers/processes';
 
 describe('log lines', () => {
   it('an error is logged as type, code, message and stack: never the failed command and its arguments', () => {
@@ -32,5 +34,23 @@ describe('log lines', () => {
     expect(JSON.parse(capped)).toMatchObject({ msg: 'asked', truncated: true, bytes: Buffer.byteLength(line) });
     const fits = `${JSON.stringify({ level: 30, msg: 'é'.repeat(MAX_LINE_BYTES / 4) })}\n`;
     expect(capLine(fits)).toBe(fits);
+  });
+
+  it('writes every line whole, request lines and others interleaved, including those logged just before exit', () => {
+    // A process (the built logger: npm test builds first) logs 20,000 lines in one turn,
+    // multi-byte text among them, and exits at once.
+    const logger = `${ROOT}/dist/shared/logging/logger.js`;
+    const script = `
+      const { createLogger, requestLineLogger } = require(${JSON.stringify(logger)});
+      const log = createLogger('lines-test');
+      const lines = requestLineLogger(log);
+      for (let i = 0; i < 10000; i++) { log.info({ i, text: 'Grüße 日本 ' + i }, 'other'); lines.info({ i, status: 202 }, 'request completed'); }
+      process.exit(0);`;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const parsed = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string; text?: string });
+    expect(parsed).toHaveLength(20_000);
+    expect(parsed[0]).toMatchObject({ i: 0, msg: 'other', text: 'Grüße 日本 0', service: 'lines-test' });
+    expect(parsed[19_999]).toMatchObject({ i: 9999, msg: 'request completed', status: 202 });
+    expect(parsed.filter((l) => l.msg === 'other').map((l) => l.i)).toEqual([...Array(10_000).keys()]);
   });
 });
