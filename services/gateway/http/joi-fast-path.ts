@@ -10,7 +10,7 @@ import type Joi from 'joi';
  * calling the type's and the rules' own functions. The moment any of them reports a
  * problem, or the input is anything it was not built for, it gives up and joi validates
  * the input from the start: every error, every message and every unusual value is joi's.
- * What it answers when it does not give up is what joi answers (test/gateway/joi-fast-path).
+ * What it answers when it does not give up is what joi answers (test/mutation/joi-fast-path.test.ts).
  */
 export const DEFER = Symbol('defer to joi');
 
@@ -24,12 +24,12 @@ const FIELD_FLAGS = new Set(['presence', 'description']);
  * truthy and falsy values, a string's replacements, in their coerce): any other term that
  * is not empty leaves the schema to joi.
  */
-const HANDLED_TERMS = new Set(['metas', 'notes', 'tags', 'examples', 'alterations', 'shared', 'replacements', 'truthy', 'falsy']);
+const HANDLED_TERMS = new Set(['metas', 'notes', 'tags', 'examples', 'replacements', 'truthy', 'falsy']);
 
 interface Internals {
   type: string;
   _flags: Record<string, unknown>;
-  _preferences: unknown;
+  _preferences: object | null;
   _cache: unknown;
   _valids: unknown;
   _invalids: unknown;
@@ -38,24 +38,28 @@ interface Internals {
   _definition: {
     prepare?: unknown;
     coerce?: { from?: string[]; method: (value: unknown, helpers: unknown) => { value: unknown; errors?: unknown } | undefined };
-    validate?: (value: unknown, helpers: unknown) => { value: unknown; errors?: unknown } | undefined;
-    rules: Record<string, { convert?: boolean; validate?: (value: unknown, helpers: unknown, args: unknown, rule: unknown) => unknown }>;
+    validate: (value: unknown, helpers: unknown) => { value: unknown; errors?: unknown } | undefined;
+    rules: Record<string, { convert?: boolean; validate: (value: unknown, helpers: unknown, args: unknown, rule: unknown) => unknown }>;
   };
 }
 
-const termsOnly = (s: Internals, allowed: Set<string>) => Object.entries(s.$_terms).every(([name, term]) => allowed.has(name) || !term || term.length === 0);
+const termsOnly = (s: Internals, allowed: Set<string>) => Object.entries(s.$_terms).every(([name, term]) => allowed.has(name) || !term?.length);
 
 /** A field's own preferences, when they only repeat what validation runs with (`strict(false)`: convert). */
-const samePreferences = (own: unknown, prefs: Joi.ValidationOptions) =>
-  own === undefined || own === null || (typeof own === 'object' && own !== null && Object.entries(own).every(([key, value]) => key === 'convert' && value === prefs.convert));
+const samePreferences = (own: object | null | undefined, prefs: Joi.ValidationOptions) =>
+  !own || Object.entries(own).every(([key, value]) => key === 'convert' && value === prefs.convert);
 
 function fieldSupported(s: Internals, prefs: Joi.ValidationOptions): boolean {
   if (!FIELD_TYPES.has(s.type) || !samePreferences(s._preferences, prefs) || s._cache || s._valids || s._invalids || s._definition.prepare) return false;
   if (!Object.keys(s._flags).every((flag) => FIELD_FLAGS.has(flag)) || !termsOnly(s, HANDLED_TERMS)) return false;
-  return s._rules.every((rule) => rule._resolve.length === 0 && !rule.warn && typeof s._definition.rules[rule.method]?.validate === 'function');
+  return s._rules.every((rule) => rule._resolve.length === 0 && !rule.warn);
 }
 
-/** A joi error report, recognized without importing joi's internals: the fast path then gives up. */
+/**
+ * What `error()` answers here instead of joi's report: the field gave up. A type or rule
+ * that asks the helpers for anything else (warnings, messages) throws, and the whole input
+ * is handed to joi.
+ */
 const GAVE_UP = Symbol('gave up');
 const giveUp = () => GAVE_UP;
 
@@ -65,7 +69,7 @@ function compileField(s: Internals, prefs: Joi.ValidationOptions): (value: unkno
   const coerce = def.coerce;
   const rules = s._rules.filter((rule) => !def.rules[rule.method].convert);
   // One per field, its `original` set for each value: validation never runs two at once.
-  const helpers = { schema: s, prefs, original: undefined as unknown, error: giveUp, errorsArray: () => [], warn: giveUp, message: giveUp };
+  const helpers = { schema: s, prefs, original: undefined as unknown, error: giveUp };
   return (original) => {
     if (original === undefined) return required ? GAVE_UP : undefined;
     helpers.original = original;
@@ -77,16 +81,14 @@ function compileField(s: Internals, prefs: Joi.ValidationOptions): (value: unkno
         value = coerced.value;
       }
     }
-    if (def.validate) {
-      const base = def.validate(value, helpers);
-      if (base) {
-        if (base.errors && (!Array.isArray(base.errors) || base.errors.length)) return GAVE_UP;
-        value = base.value;
-      }
+    const base = def.validate(value, helpers);
+    if (base) {
+      if (base.errors) return GAVE_UP;
+      value = base.value;
     }
     for (const rule of rules) {
-      const result = (def.rules[rule.method].validate as NonNullable<Internals['_definition']['rules'][string]['validate']>)(value, helpers, rule.args, rule);
-      if (result === GAVE_UP || (Array.isArray(result) && result.includes(GAVE_UP))) return GAVE_UP;
+      const result = def.rules[rule.method].validate(value, helpers, rule.args, rule);
+      if (result === GAVE_UP) return GAVE_UP;
       value = result;
     }
     return value;
@@ -108,7 +110,8 @@ export function compileFastPath(schema: Joi.Schema, prefs: Joi.ValidationOptions
   if (!keys.every((child) => fieldSupported(child.schema, prefs))) return null;
   const fields = keys.map((child) => ({ key: child.key, check: compileField(child.schema, prefs) }));
   return (input) => {
-    if (!input || typeof input !== 'object' || Array.isArray(input) || Object.getPrototypeOf(input) !== Object.prototype) return DEFER;
+    // A plain object only (not null, an array, a string, or an object of another prototype)
+    if (Object.getPrototypeOf(input ?? 0) !== Object.prototype) return DEFER;
     const out: Record<string, unknown> = { ...(input as Record<string, unknown>) };
     try {
       for (const { key, check } of fields) {
