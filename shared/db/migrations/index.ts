@@ -38,6 +38,7 @@ import * as teamDeletion from './0036_team_deletion';
 import * as webhookDueIndex from './0037_webhook_due_index';
 import * as webhookMessageBody from './0038_webhook_message_body';
 import * as submissionAnalytics from './0039_submission_analytics';
+import * as calendarTeamStatistics from './0040_calendar_team_statistics';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -91,4 +92,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0037_webhook_due_index', webhookDueIndex],
   ['0038_webhook_message_body', webhookMessageBody],
   ['0039_submission_analytics', submissionAnalytics],
+  ['0040_calendar_team_statistics', calendarTeamStatistics],
 ];
