@@ -21,8 +21,8 @@ const FIELD_TYPES = new Set(['string', 'number', 'boolean']);
 const FIELD_FLAGS = new Set(['presence', 'description']);
 /**
  * Terms that describe (metas, notes…) or that the type's own functions apply (a boolean's
- * truthy and falsy values, a string's replacements, in their coerce): any other term that
- * is not empty leaves the schema to joi.
+ * truthy and falsy values, a string's replacements, in their coerce). A field or object
+ * with a non-empty term not listed here is left to joi.
  */
 const HANDLED_TERMS = new Set(['metas', 'notes', 'tags', 'examples', 'replacements', 'truthy', 'falsy']);
 

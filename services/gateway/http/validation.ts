@@ -265,12 +265,17 @@ export function validatePart<T>(schema: Joi.Schema | undefined, input: unknown):
     }
     return { value: structuredClone(cached.value) as T, errors: cached.errors };
   }
-  const oversized = oversizedArrays(schema, input);
-  if (Object.keys(oversized).length) return { value: input as T, errors: oversized };
-  const fast = fastPathOf(schema)?.(input) ?? DEFER;
-  if (fast !== DEFER) {
-    const nulls = nullCharacterErrors(schema, input);
-    if (!Object.keys(nulls).length) return { value: fast as T, errors: nulls };
+  const fast = fastPathOf(schema);
+  if (fast) {
+    // A schema the fast path takes declares no arrays: none can be oversized.
+    const value = fast(input);
+    if (value !== DEFER) {
+      const nulls = nullCharacterErrors(schema, input);
+      if (!Object.keys(nulls).length) return { value: value as T, errors: nulls };
+    }
+  } else {
+    const oversized = oversizedArrays(schema, input);
+    if (Object.keys(oversized).length) return { value: input as T, errors: oversized };
   }
   const { value, error } = withOptions(schema).validate(input);
   return { value: value as T, errors: mergeFieldErrors(toFieldErrors(error, schema), nullCharacterErrors(schema, input)) };
